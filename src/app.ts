@@ -1,0 +1,97 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import type { DB } from './db/schema.ts';
+import { registerAccessControl } from './http/access-hook.ts';
+import { ApiError, handleError, sendError } from './http/errors.ts';
+import { registerMetrics } from './http/metrics.ts';
+import { registerOpenApi } from './http/openapi.ts';
+import type { AreaPlugin } from './http/plugin.ts';
+import { TokenService } from './http/tokens.ts';
+import { registerFormats, validatorCompiler } from './http/validation.ts';
+import auditRoutes from './modules/audit/routes.ts';
+import authRoutes from './modules/auth/routes.ts';
+import formationRoutes from './modules/formation/routes.ts';
+import healthRoutes from './modules/health/routes.ts';
+import patientRoutes from './modules/patients/routes.ts';
+import userRoutes from './modules/users/routes.ts';
+import { Services } from './services.ts';
+
+/** Every area of the API, one plugin per folder under src/modules. */
+const areas: AreaPlugin[] = [healthRoutes, authRoutes, formationRoutes, userRoutes, patientRoutes, auditRoutes];
+
+export interface AppOptions {
+  config: Config;
+  database: Database;
+}
+
+export interface App {
+  server: FastifyInstance;
+  services: Services;
+}
+
+/** Logs carry no PHI: a request is its method, route pattern and id, never its URL or body. */
+const logSerializers = {
+  req: (request: FastifyRequest) => ({ id: request.id, method: request.method, route: request.routeOptions?.url ?? 'unmatched' }),
+  res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
+};
+
+/** Builds the HTTP app on an open, migrated database. `listen()` is the caller's choice. */
+export async function buildApp({ config, database }: AppOptions): Promise<App> {
+  registerFormats();
+  const services = new Services(config, database, new TokenService(config.jwtSecret || (await sharedJwtSecret(database.db))));
+
+  const app = Fastify({
+    logger: { level: config.logLevel, serializers: logSerializers },
+    bodyLimit: config.bodyLimitBytes,
+    exposeHeadRoutes: false,
+    return503OnClosing: true,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new ApiError('ROUTE_NOT_FOUND', { method: request.method, path: request.url.split('?')[0] })),
+  );
+
+  // Clients send Content-Type: application/json on bodiless DELETEs too; an empty body is no body.
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, undefined);
+    jsonParser(request, body as string, done);
+  });
+
+  await app.register(cors, { origin: config.corsOrigins === '*' ? '*' : config.corsOrigins });
+  app.addHook('onSend', async (request, reply) => {
+    // DECISIONS §1: nothing this API returns may be cached.
+    reply.header('cache-control', 'no-store');
+    reply.header('x-request-id', request.id);
+  });
+  registerMetrics(app);
+  await registerOpenApi(app);
+  registerAccessControl(app, services);
+  for (const area of areas) await app.register(area, { services });
+  return { server: app, services };
+}
+
+/**
+ * The token signing key when CAIRN_JWT_SECRET is unset: made once and kept in the database,
+ * so every worker and node signs and checks with the same key.
+ */
+async function sharedJwtSecret(db: Kysely<DB>): Promise<string> {
+  await db
+    .insertInto('server_settings')
+    .values({ name: 'jwt_secret', value: randomBytes(48).toString('base64url') })
+    .onConflict((conflict) => conflict.column('name').doNothing())
+    .execute();
+  const row = await db.selectFrom('server_settings').select('value').where('name', '=', 'jwt_secret').executeTakeFirstOrThrow();
+  return row.value;
+}

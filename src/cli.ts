@@ -1,0 +1,198 @@
+#!/usr/bin/env node
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { cliServices, ensureDemoTenant, openMigrated } from './cli/bootstrap.ts';
+import { DEMO_PASSWORD, seedDemo } from './cli/demo-seed.ts';
+import { serve } from './cli/serve.ts';
+import { envDocumentation, loadConfig } from './config.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { systemActor } from './events/audit.ts';
+import { ApiError } from './http/errors.ts';
+import { findInstanceByName, findTenantByName } from './http/tenancy.ts';
+import { applyFormation } from './modules/formation/operations.ts';
+import { createApiClient, createInstance, createTenant } from './modules/tenants/store.ts';
+import { saveUser, setPassword } from './modules/users/operations.ts';
+
+const usage = `cairn — the Cairn care-management API server
+
+Usage:
+  cairn serve [--workers N]                     Start the HTTP server (N processes; needs DATABASE_URL for N > 1)
+  cairn migrate                                 Bring the database schema up to date
+  cairn tenant create <name> [--title T]        Create a tenant
+  cairn instance create <tenant> <name> [--description D]
+  cairn client create <tenant> --name N --role <instance>:<role> [--role ...] [--key K] [--secret S]
+                                                Create an API client; prints its key and secret once
+  cairn formation apply <tenant>/<instance> <file.json>
+                                                Set the draft formation and publish it
+  cairn user create <tenant> --username U --email E [--first-name F] [--last-name L]
+                    [--role <instance>:<role> ...] [--password P]
+  cairn seed demo                               Demo tenant plus sample users and patients
+
+Environment:
+${envDocumentation.map((entry) => `  ${entry.name.padEnd(28)} ${entry.description}${entry.default ? ` (default ${entry.default})` : ''}`).join('\n')}
+`;
+
+type Options = Record<string, string | boolean | string[] | undefined>;
+
+function fail(message: string): never {
+  throw new UsageError(message);
+}
+class UsageError extends Error {}
+
+function text(options: Options, name: string, required = true): string {
+  const value = options[name];
+  if (typeof value === 'string' && value !== '') return value;
+  if (required) fail(`--${name} is required`);
+  return '';
+}
+
+/** `<instance>:<role>` pairs given with --role. */
+function rolesOf(options: Options): { instanceName: string; role: string }[] {
+  return ((options.role as string[] | undefined) ?? []).map((pair) => {
+    const [instanceName, role] = pair.split(':');
+    if (!instanceName || !role) fail(`--role takes <instance>:<role>, not "${pair}"`);
+    return { instanceName, role };
+  });
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values: options, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      workers: { type: 'string' },
+      title: { type: 'string' },
+      description: { type: 'string' },
+      name: { type: 'string' },
+      role: { type: 'string', multiple: true },
+      key: { type: 'string' },
+      secret: { type: 'string' },
+      username: { type: 'string' },
+      email: { type: 'string' },
+      'first-name': { type: 'string' },
+      'last-name': { type: 'string' },
+      password: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, sub, ...rest] = positionals;
+  if (!command || options.help) {
+    process.stdout.write(usage);
+    return;
+  }
+  const config = loadConfig();
+  if (command === 'serve') {
+    const workers = Number(options.workers ?? 1);
+    if (!Number.isInteger(workers) || workers < 1) fail('--workers takes a positive whole number');
+    await serve(config, workers);
+    return;
+  }
+
+  const database = await openMigrated(config);
+  const services = cliServices(config, database);
+  const db = database.db;
+  const tenantNamed = async (name: string | undefined) => {
+    const tenant = name ? await findTenantByName(db, name) : undefined;
+    return tenant ?? fail(`No tenant "${name ?? ''}"`);
+  };
+  try {
+    switch (`${command} ${sub ?? ''}`.trim()) {
+      case 'migrate': {
+        const applied = await migrateToLatest(db);
+        console.log(applied.length ? `Applied ${applied.join(', ')}` : 'The schema is up to date');
+        break;
+      }
+      case 'tenant create': {
+        const tenant = await createTenant(
+          db,
+          rest[0] ?? fail('tenant create <name>'),
+          text(options, 'title', false) || undefined,
+        );
+        console.log(`Created tenant ${tenant.name} (${tenant.id})`);
+        break;
+      }
+      case 'instance create': {
+        const tenant = await tenantNamed(rest[0]);
+        const instance = await createInstance(
+          db,
+          tenant,
+          rest[1] ?? fail('instance create <tenant> <name>'),
+          text(options, 'description', false) || null,
+        );
+        console.log(`Created instance ${tenant.name}/${instance.name} (${instance.id})`);
+        break;
+      }
+      case 'client create': {
+        const tenant = await tenantNamed(rest[0]);
+        const roles = [];
+        for (const { instanceName, role } of rolesOf(options)) {
+          const instance = (await findInstanceByName(db, tenant.id, instanceName)) ?? fail(`No instance "${instanceName}"`);
+          roles.push({ instanceId: instance.id, role });
+        }
+        const client = await createApiClient(db, tenant, {
+          name: text(options, 'name'),
+          roles,
+          clientKey: text(options, 'key', false),
+          secret: text(options, 'secret', false),
+        });
+        console.log(
+          `Created API client ${client.name}. The secret is shown only now:\n  key:    ${client.clientKey}\n  secret: ${client.secret}`,
+        );
+        break;
+      }
+      case 'formation apply': {
+        const [tenantName, instanceName] = (rest[0] ?? '').split('/');
+        const tenant = await tenantNamed(tenantName);
+        const instance =
+          (await findInstanceByName(db, tenant.id, instanceName ?? '')) ?? fail(`No instance "${instanceName ?? ''}"`);
+        const file = rest[1] ?? fail('formation apply <tenant>/<instance> <file>');
+        const published = await applyFormation(
+          services,
+          instance.id,
+          systemActor(tenant.id, instance.id),
+          JSON.parse(fs.readFileSync(file, 'utf8')),
+        );
+        console.log(`Published formation version ${published.version} of ${tenant.name}/${instance.name}`);
+        break;
+      }
+      case 'user create': {
+        const tenant = await tenantNamed(rest[0]);
+        const actor = systemActor(tenant.id);
+        const user = await saveUser(services, tenant, actor, {
+          username: text(options, 'username'),
+          email: text(options, 'email'),
+          firstName: text(options, 'first-name', false) || null,
+          lastName: text(options, 'last-name', false) || null,
+          roles: rolesOf(options).map(({ instanceName, role }) => ({ permissionName: role, instanceName, primaryRole: true })),
+        });
+        const password = text(options, 'password', false);
+        if (password) await setPassword(services, tenant, actor, user.id, 'ID', password);
+        console.log(`Created user ${user.username} (${user.id})${password ? ' with a password' : ''}`);
+        break;
+      }
+      case 'seed demo': {
+        const demo = await ensureDemoTenant(config, database);
+        if (demo.created) console.log(`Created the demo tenant; API client key ${demo.clientKey}, secret ${demo.secret}`);
+        const users = await seedDemo(services);
+        console.log(`Seeded 40 patients and users ${users.join(', ')} (password "${DEMO_PASSWORD}")`);
+        break;
+      }
+      default:
+        fail(`Unknown command "${positionals.join(' ')}"\n\n${usage}`);
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ApiError) {
+    const problems = (error.details.errors as { path: string; message: string }[] | undefined) ?? [];
+    console.error(
+      `${error.message}${problems.length ? `\n  ${problems.map((p) => `${p.path}: ${p.message}`).join('\n  ')}` : ''}`,
+    );
+  } else {
+    console.error(error instanceof Error ? error.message : error);
+  }
+  process.exitCode = 1;
+});

@@ -1,0 +1,121 @@
+import path from 'node:path';
+import { type Static, Type } from 'typebox';
+import { Value } from 'typebox/value';
+
+/**
+ * Every setting Cairn reads from the environment, with its default. The README's
+ * configuration table is generated from the same descriptions, so keep them short.
+ */
+const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'HTTP port.' }),
+  HOST: Type.String({ default: '127.0.0.1', description: 'Interface to listen on (0.0.0.0 in containers).' }),
+  DATABASE_URL: Type.String({
+    default: '',
+    description: 'PostgreSQL connection string. Unset: the embedded PGlite database under CAIRN_DATA_DIR.',
+  }),
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'Connections per process.' }),
+  CAIRN_DATA_DIR: Type.String({ default: './data', description: 'Where PGlite and local files live.' }),
+  CAIRN_DEMO: Type.Boolean({
+    default: true,
+    description: 'Create the demo tenant (demo/sandbox) and its API client on first start.',
+  }),
+  CAIRN_DEMO_CLIENT: Type.String({ default: '', description: "Fixes the demo API client's key on first start." }),
+  CAIRN_DEMO_SECRET: Type.String({ default: '', description: "Fixes the demo API client's secret on first start." }),
+  CAIRN_JWT_SECRET: Type.String({
+    default: '',
+    description: 'HMAC key for tokens (32+ chars). Unset: a key generated once and kept in the database.',
+  }),
+  CAIRN_TOKEN_LIMIT: Type.Integer({ minimum: 1, default: 100, description: 'Token requests allowed per window.' }),
+  CAIRN_TOKEN_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 300, description: 'Token limit window.' }),
+  CAIRN_TOKEN_BLOCK_SECONDS: Type.Integer({ minimum: 1, default: 300, description: 'Block after the limit.' }),
+  CAIRN_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1_048_576, description: 'Largest JSON body.' }),
+  CAIRN_CORS_ORIGINS: Type.String({
+    default: '*',
+    description: 'Comma-separated allowed CORS origins; * allows any.',
+  }),
+  CAIRN_CACHE_TTL_MS: Type.Integer({
+    minimum: 0,
+    default: 5000,
+    description: 'How long a node trusts its cached tenants, formations and permissions.',
+  }),
+  LOG_LEVEL: Type.Union(
+    [
+      Type.Literal('fatal'),
+      Type.Literal('error'),
+      Type.Literal('warn'),
+      Type.Literal('info'),
+      Type.Literal('debug'),
+      Type.Literal('trace'),
+      Type.Literal('silent'),
+    ],
+    { default: 'info', description: 'pino log level.' },
+  ),
+});
+
+export type Env = Static<typeof EnvSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Empty: embedded PGlite. */
+  databaseUrl: string;
+  databasePoolSize: number;
+  dataDir: string;
+  demo: { enabled: boolean; clientKey: string; secret: string };
+  jwtSecret: string;
+  tokenLimit: { max: number; windowSeconds: number; blockSeconds: number };
+  bodyLimitBytes: number;
+  corsOrigins: string[] | '*';
+  cacheTtlMs: number;
+  logLevel: Env['LOG_LEVEL'];
+}
+
+export const envDocumentation = Object.entries(EnvSchema.properties).map(([name, schema]) => ({
+  name,
+  default: String((schema as { default?: unknown }).default ?? ''),
+  description: String((schema as { description?: string }).description ?? ''),
+}));
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the environment; a bad value stops start-up with a readable message. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const known = Object.fromEntries(
+    Object.keys(EnvSchema.properties)
+      .filter((key) => env[key] !== undefined && env[key] !== '')
+      .map((key) => [key, env[key]]),
+  );
+  const withDefaults = Value.Default(EnvSchema, Value.Convert(EnvSchema, known));
+  if (!Value.Check(EnvSchema, withDefaults)) {
+    const problems = [...Value.Errors(EnvSchema, withDefaults)].map(
+      (error) => `${error.instancePath.slice(1) || 'environment'}: ${error.message}`,
+    );
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  const e = withDefaults as Env;
+  if (e.CAIRN_JWT_SECRET && e.CAIRN_JWT_SECRET.length < 32) {
+    throw new ConfigError('Invalid configuration:\n  CAIRN_JWT_SECRET: must be at least 32 characters');
+  }
+  if (Boolean(e.CAIRN_DEMO_CLIENT) !== Boolean(e.CAIRN_DEMO_SECRET)) {
+    throw new ConfigError('Invalid configuration:\n  CAIRN_DEMO_CLIENT and CAIRN_DEMO_SECRET go together');
+  }
+  const origins = e.CAIRN_CORS_ORIGINS.trim();
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    dataDir: path.resolve(e.CAIRN_DATA_DIR),
+    demo: { enabled: e.CAIRN_DEMO, clientKey: e.CAIRN_DEMO_CLIENT, secret: e.CAIRN_DEMO_SECRET },
+    jwtSecret: e.CAIRN_JWT_SECRET,
+    tokenLimit: {
+      max: e.CAIRN_TOKEN_LIMIT,
+      windowSeconds: e.CAIRN_TOKEN_WINDOW_SECONDS,
+      blockSeconds: e.CAIRN_TOKEN_BLOCK_SECONDS,
+    },
+    bodyLimitBytes: e.CAIRN_BODY_LIMIT_BYTES,
+    corsOrigins: origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
+    cacheTtlMs: e.CAIRN_CACHE_TTL_MS,
+    logLevel: e.LOG_LEVEL,
+  };
+}

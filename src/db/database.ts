@@ -1,0 +1,111 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { DB } from './schema.ts';
+
+// pg hands int8 (count(*), bigint) back as a string; every count Cairn reads fits a double,
+// and PGlite through the same driver then behaves identically.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+// A SQL `date` is a calendar day, not an instant: keep 'YYYY-MM-DD' instead of a local-midnight Date.
+pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value);
+
+export type DatabaseKind = 'postgres' | 'pglite';
+
+export interface Database {
+  db: Kysely<DB>;
+  kind: DatabaseKind;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** A PostgreSQL URL; empty opens the embedded PGlite. */
+  databaseUrl: string;
+  /** PGlite's directory, or `memory://` for a throwaway database. */
+  dataDir: string;
+  poolSize: number;
+  /** PGlite only: start from this dumped data directory (a tarball), used by the tests. */
+  loadDataDir?: Blob;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize);
+  return openPglite(options);
+}
+
+function openPostgres(connectionString: string, poolSize: number): Database {
+  const pool = new pg.Pool({ connectionString, max: poolSize });
+  // An idle client that loses its server must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return { db, kind: 'postgres', close: () => db.destroy() };
+}
+
+async function openPglite(options: DatabaseOptions): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  const inMemory = options.dataDir.startsWith('memory://');
+  const releaseLock = inMemory ? async () => {} : await lockDataDir(options.dataDir);
+  try {
+    // pg_trgm must be loaded on every open: a directory holding a trigram index will not reopen without it.
+    const pglite = await PGlite.create({
+      dataDir: inMemory ? undefined : path.join(options.dataDir, 'pglite'),
+      extensions: { pg_trgm },
+      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    });
+    // PGlite is one session: a pool of one serialises transactions instead of interleaving them.
+    const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 } as pg.PoolConfig);
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      db,
+      kind: 'pglite',
+      async close() {
+        await db.destroy();
+        await pglite.close();
+        await releaseLock();
+      },
+    };
+  } catch (error) {
+    await releaseLock();
+    throw error;
+  }
+}
+
+export class DataDirLockedError extends Error {}
+
+/**
+ * PGlite does not lock its directory, and a second process writing to it silently loses data.
+ * An exclusive lock file (created with O_EXCL) holding our pid refuses the second process;
+ * a lock left by a process that no longer runs is taken over.
+ */
+async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const lockPath = path.join(dataDir, 'cairn.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+      return async () => fs.rmSync(lockPath, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(fs.readFileSync(lockPath, 'utf8'));
+      if (holder && holder !== process.pid && isRunning(holder)) {
+        throw new DataDirLockedError(
+          `${dataDir} is in use by another Cairn process (pid ${holder}). ` +
+            'Stop it, or set DATABASE_URL to share a PostgreSQL server between processes.',
+        );
+      }
+      fs.rmSync(lockPath, { force: true });
+    }
+  }
+  throw new DataDirLockedError(`Could not lock ${dataDir}`);
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

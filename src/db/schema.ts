@@ -1,0 +1,275 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/** Table types for Kysely. Column names are the SQL names; the API's names live in each area's schemas. */
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json<T> = ColumnType<T, string | T, string | T>;
+
+export interface ServerSettingsTable {
+  name: string;
+  value: string;
+}
+
+export interface TenantsTable {
+  id: string;
+  name: string;
+  title: string;
+  created_at: Timestamp;
+}
+
+export interface InstancesTable {
+  tenant_id: string;
+  id: string;
+  name: string;
+  description: string | null;
+  current_formation_version: number | null;
+  created_at: Timestamp;
+}
+
+export interface FormationsTable {
+  tenant_id: string;
+  instance_id: string;
+  version: number;
+  document: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  published_at: Date | null;
+  published_by_name: string | null;
+}
+
+export interface ApiClientsTable {
+  tenant_id: string;
+  id: string;
+  name: string;
+  client_key: string;
+  secret_hash: string;
+  enabled: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ApiClientKeysTable {
+  client_key: string;
+  tenant_id: string;
+  client_id: string;
+}
+
+export type PrincipalType = 'USER' | 'API_CLIENT';
+export type GrantType = 'SECURITY_ROLE' | 'SECURITY_POLICY';
+
+export interface AccessGrantsTable {
+  tenant_id: string;
+  principal_id: string;
+  principal_type: PrincipalType;
+  instance_id: string;
+  grant_type: GrantType;
+  name: string;
+  primary_role: Generated<boolean>;
+  effective_date: Date | null;
+  expiration_date: Date | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface UsersTable {
+  tenant_id: string;
+  id: string;
+  username: string;
+  email: string;
+  phone: string | null;
+  timezone: string | null;
+  locale: string;
+  first_name: string | null;
+  last_name: string | null;
+  credentials: string | null;
+  terminology_name: string | null;
+  enabled: boolean;
+  mfa_enabled: boolean;
+  status_type: string | null;
+  sso_access: boolean;
+  password_access: boolean;
+  password_hash: string | null;
+  user_state: string;
+  custom_user_attributes: Json<Record<string, unknown>>;
+  allowed_to_receive_calls: boolean;
+  seats: string[];
+  seat_assign_allowed: boolean;
+  admin_access_enabled: boolean;
+  audit_security_access_enabled: boolean;
+  application_access_id: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  created_by: string | null;
+  created_by_name: string | null;
+  updated_by: string | null;
+  updated_by_name: string | null;
+  deleted_at: Date | null;
+}
+
+export interface UserTerritoryEntry {
+  name: string;
+  territories: string[];
+  instanceName: string;
+  createdAt: string;
+  updatedAt: string;
+  createdBy: string | null;
+  updatedBy: string | null;
+}
+
+export interface UserTerritoriesTable {
+  tenant_id: string;
+  user_id: string;
+  id: string;
+  territories: Json<UserTerritoryEntry[]>;
+  full_territories_access_instances: string[] | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  created_by: string | null;
+  updated_by: string | null;
+}
+
+export interface TokenLimitsTable {
+  tenant_id: string;
+  principal_id: string;
+  recent: Date[];
+  blocked_until: Date | null;
+}
+
+export interface AuditEventsTable {
+  tenant_id: string;
+  id: string;
+  instance_id: string | null;
+  occurred_at: Timestamp;
+  actor_type: string;
+  actor_id: string | null;
+  actor_name: string | null;
+  action: string;
+  entity_type: string;
+  entity_id: string | null;
+  patient_id: string | null;
+  request_id: string | null;
+  method: string | null;
+  route: string | null;
+  changed_fields: string[] | null;
+}
+
+export interface PatientTerritory {
+  name: string;
+  territories: string[];
+}
+
+export interface CadenceEntry {
+  schedules: { hour: number; minute: number; days: string[]; weekNumbers: number[] }[];
+  priority: string;
+}
+
+export interface PatientsTable {
+  tenant_id: string;
+  instance_id: string;
+  id: string;
+  external_guid: string;
+  external_id: string | null;
+  mrn: string | null;
+  nric: string | null;
+  access_code: string | null;
+  first_name: string;
+  last_name: string;
+  middle_name: string | null;
+  birth_date: string | null;
+  gender: string | null;
+  marital_status: string | null;
+  primary_language: string | null;
+  secondary_language: string | null;
+  email: string | null;
+  secondary_email: string | null;
+  phone: string | null;
+  secondary_phone: string | null;
+  phone_label: string | null;
+  secondary_phone_label: string | null;
+  primary_phone_capabilities: string[];
+  secondary_phone_capabilities: string[];
+  preferable_instance_phone_id: string | null;
+  country: string | null;
+  state: string | null;
+  city: string | null;
+  zip: string | null;
+  address_line1: string | null;
+  address_line2: string | null;
+  timezone: string | null;
+  patient_type: string | null;
+  notes: string | null;
+  cadence: Json<CadenceEntry[]>;
+  patient_region: string | null;
+  patient_territory: string | null;
+  patient_territories: Json<PatientTerritory[]>;
+  regions: string[];
+  territories: string[];
+  custom_attributes: Json<Record<string, unknown>>;
+  search_text: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  created_by: string | null;
+  created_by_name: string | null;
+  updated_by: string | null;
+  updated_by_name: string | null;
+}
+
+export interface PatientCareTeamTable {
+  tenant_id: string;
+  patient_id: string;
+  user_id: string;
+  point_of_contact: boolean;
+  position: number;
+  created_at: Timestamp;
+}
+
+export interface ProgramPhase {
+  timestamp: string;
+  createdBy: string | null;
+  createdByName: string | null;
+  name: string;
+  title: string | null;
+  description: string | null;
+  currentVersion: string;
+  deleted: boolean;
+}
+
+export interface PatientProgramsTable {
+  tenant_id: string;
+  id: string;
+  instance_id: string;
+  patient_id: string;
+  program_name: string;
+  assigned: boolean;
+  status: string;
+  current_phase: Json<ProgramPhase | null>;
+  path_history: Json<ProgramPhase[]>;
+  formation_version: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  created_by: string | null;
+  created_by_name: string | null;
+  updated_by: string | null;
+  updated_by_name: string | null;
+}
+
+export interface DB {
+  server_settings: ServerSettingsTable;
+  tenants: TenantsTable;
+  instances: InstancesTable;
+  formations: FormationsTable;
+  api_clients: ApiClientsTable;
+  api_client_keys: ApiClientKeysTable;
+  access_grants: AccessGrantsTable;
+  users: UsersTable;
+  user_territories: UserTerritoriesTable;
+  token_limits: TokenLimitsTable;
+  audit_events: AuditEventsTable;
+  patients: PatientsTable;
+  patient_care_team: PatientCareTeamTable;
+  patient_programs: PatientProgramsTable;
+}
+
+export type Row<T extends keyof DB> = Selectable<DB[T]>;
+export type NewRow<T extends keyof DB> = Insertable<DB[T]>;
+export type RowUpdate<T extends keyof DB> = Updateable<DB[T]>;

@@ -1,0 +1,90 @@
+import type { FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { DB } from '../db/schema.ts';
+
+/**
+ * Who makes a change, for the audit log and the created/updated-by fields. Requests act as
+ * their caller; the CLI acts as SYSTEM.
+ */
+export interface Actor {
+  tenantId: string;
+  instanceId: string | null;
+  type: 'API_CLIENT' | 'USER' | 'SYSTEM';
+  id: string | null;
+  /** Shown as createdByName/updatedByName: `API_CLIENT:<name>`, a user's full name, or `SYSTEM:cli`. */
+  name: string;
+  requestId: string | null;
+  method: string | null;
+  route: string | null;
+}
+
+export function actorOf(request: FastifyRequest): Actor {
+  const scope = request.scope;
+  if (!scope) throw new Error('actorOf needs an authenticated request');
+  return {
+    tenantId: scope.tenant.id,
+    instanceId: scope.instance?.id ?? null,
+    type: scope.caller.type,
+    id: scope.caller.id,
+    name: scope.caller.name,
+    requestId: request.id,
+    method: request.method,
+    route: request.routeOptions.url ?? null,
+  };
+}
+
+export function systemActor(tenantId: string, instanceId: string | null = null): Actor {
+  return {
+    tenantId,
+    instanceId,
+    type: 'SYSTEM',
+    id: null,
+    name: 'SYSTEM:cli',
+    requestId: null,
+    method: null,
+    route: null,
+  };
+}
+
+export interface AuditEntry {
+  /** `<ENTITY>_<CREATED|UPDATED|DELETED>` or a domain action such as `FORMATION_PUBLISHED`. */
+  action: string;
+  entityType: string;
+  entityId: string | null;
+  patientId?: string | null;
+  /** Names of the fields a change touched; never their values, which may be PHI. */
+  changedFields?: string[];
+}
+
+/**
+ * Writes audit rows in the caller's transaction, so a change and its audit record commit or
+ * roll back together.
+ */
+export async function recordAudit(trx: Kysely<DB>, actor: Actor, entries: AuditEntry | AuditEntry[]): Promise<void> {
+  const list = Array.isArray(entries) ? entries : [entries];
+  if (list.length === 0) return;
+  const occurredAt = new Date();
+  await trx
+    .insertInto('audit_events')
+    .values(
+      list.map((entry) => ({
+        tenant_id: actor.tenantId,
+        id: uuidv7(),
+        instance_id: actor.instanceId,
+        occurred_at: occurredAt,
+        actor_type: actor.type,
+        actor_id: actor.id,
+        actor_name: actor.name,
+        action: entry.action,
+        entity_type: entry.entityType,
+        entity_id: entry.entityId,
+        patient_id: entry.patientId ?? null,
+        request_id: actor.requestId,
+        method: actor.method,
+        route: actor.route,
+        changed_fields: entry.changedFields ?? null,
+      })),
+    )
+    .execute();
+}

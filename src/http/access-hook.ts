@@ -1,0 +1,103 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Services } from '../services.ts';
+import type { Access } from './access.ts';
+import { type RouteAccess, routeAccess } from './access-table.ts';
+import { ApiError } from './errors.ts';
+import type { Instance, Tenant } from './tenancy.ts';
+import type { Caller } from './tokens.ts';
+
+/** Who is calling, where, and with what rights; set before validation on every tenant route. */
+export interface RequestScope {
+  caller: Caller;
+  tenant: Tenant;
+  /** Present on instance routes (`/{tenantName}/{instanceName}/...`). */
+  instance?: Instance;
+  access: Access;
+  rule: RouteAccess;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    scope: RequestScope | null;
+  }
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+}
+
+/** The scope of a request on an instance route. */
+export function instanceScope(request: FastifyRequest): RequestScope & { instance: Instance } {
+  const scope = request.scope;
+  if (!scope?.instance) throw new Error(`${request.routeOptions.url} is not an instance route`);
+  return scope as RequestScope & { instance: Instance };
+}
+
+export function tenantScope(request: FastifyRequest): RequestScope {
+  if (!request.scope) throw new Error(`${request.routeOptions.url} is not a tenant route`);
+  return request.scope;
+}
+
+const TENANT_ROUTE = /^\/:tenantName\//;
+const INSTANCE_ROUTE = /^\/:tenantName\/:instanceName(\/|$)/;
+
+/**
+ * Authentication, tenancy and permission checks, in that order, for every route under
+ * `/{tenantName}/`. Each such route must have an entry in the access table; start-up fails
+ * otherwise, so no route is ever left open by omission.
+ */
+export function registerAccessControl(app: FastifyInstance, services: Services): void {
+  app.decorateRequest('scope', null);
+
+  app.addHook('onRoute', (route) => {
+    if (!TENANT_ROUTE.test(route.url)) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      const rule = routeAccess(method, route.url);
+      if (!rule) throw new Error(`${method} ${route.url} has no entry in src/http/access-table.ts`);
+      route.config = { ...route.config, access: rule };
+    }
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const rule = request.routeOptions.config.access;
+    if (!rule || rule.public) return;
+    const caller = await services.tokens.verify(bearerToken(request));
+    const params = request.params as { tenantName: string; instanceName?: string };
+    const tenant = await services.tenant(params.tenantName);
+    if (!tenant) throw new ApiError('TENANT_NOT_FOUND', { tenantName: params.tenantName });
+    if (tenant.id !== caller.tenantId) throw new ApiError('TENANT_ACCESS_DENIED', { tenantName: tenant.name });
+
+    let instance: Instance | undefined;
+    if (INSTANCE_ROUTE.test(request.routeOptions.url ?? '')) {
+      instance = await services.instance(tenant.id, params.instanceName ?? '');
+      if (!instance) throw new ApiError('INSTANCE_NOT_FOUND', { instanceName: params.instanceName });
+    }
+    const access = await services.accessOf(caller, instance?.id);
+    // A client disabled (or user deleted) since the token was issued: the token is no longer good.
+    if (!access.active) throw new ApiError('NOT_VALID_JSON_WEB_TOKEN');
+    if (instance && !access.instanceIds.has(instance.id)) {
+      throw new ApiError('INSTANCE_ACCESS_DENIED', { instanceName: instance.name });
+    }
+    if (rule.callers && rule.callers !== caller.type) {
+      throw caller.type === 'API_CLIENT'
+        ? new ApiError('ACCESS_FOR_API_CLIENT_RESTRICTED', {
+            clientId: caller.id,
+            clientType: 'API_CLIENT',
+            organizationName: tenant.name,
+            requestURI: request.url.split('?')[0],
+          })
+        : new ApiError('ACCESS_FOR_USER_RESTRICTED');
+    }
+    if (rule.permission && !access.permissions.has(rule.permission)) {
+      throw new ApiError('ACCESS_DENIED', { permission: rule.permission }, `The caller lacks the permission ${rule.permission}`);
+    }
+    request.scope = { caller, tenant, ...(instance ? { instance } : {}), access, rule };
+  });
+}
+
+function bearerToken(request: FastifyRequest): string {
+  const header = request.headers.authorization ?? '';
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match?.[1]) throw new ApiError('NOT_VALID_JSON_WEB_TOKEN');
+  return match[1];
+}

@@ -1,0 +1,84 @@
+import { type Kysely, sql } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import type { Formation } from '../modules/formation/schemas.ts';
+import { isPermission, type Permission } from './permissions.ts';
+import type { CallerType } from './tokens.ts';
+
+/** What a caller may do: in one instance, or (for tenant admin routes) across all of them. */
+export interface Access {
+  /** False when the client or user was disabled or deleted after the token was issued. */
+  active: boolean;
+  /** Instances where the caller holds at least one role or policy. */
+  instanceIds: ReadonlySet<string>;
+  permissions: ReadonlySet<Permission>;
+}
+
+interface Grant {
+  instance_id: string;
+  current_formation_version: number | null;
+  grant_type: 'SECURITY_ROLE' | 'SECURITY_POLICY';
+  name: string;
+}
+
+/**
+ * Resolves a caller's grants through the current formation of each instance: roles name
+ * policies, policies name permissions (DECISIONS §5). Grants outside their effective window
+ * count for nothing.
+ */
+export async function loadAccess(
+  db: Kysely<DB>,
+  formationOf: (instanceId: string, version: number | null) => Promise<Formation>,
+  caller: { tenantId: string; type: CallerType; id: string },
+  instanceId: string | undefined,
+): Promise<Access> {
+  const active = await isActive(db, caller);
+  if (!active) return { active, instanceIds: new Set(), permissions: new Set() };
+
+  let query = db
+    .selectFrom('access_grants as g')
+    .innerJoin('instances as i', (join) => join.onRef('i.tenant_id', '=', 'g.tenant_id').onRef('i.id', '=', 'g.instance_id'))
+    .select(['g.instance_id', 'i.current_formation_version', 'g.grant_type', 'g.name'])
+    .where('g.tenant_id', '=', caller.tenantId)
+    .where('g.principal_id', '=', caller.id)
+    .where((eb) => eb.or([eb('g.effective_date', 'is', null), eb('g.effective_date', '<=', sql<Date>`now()`)]))
+    .where((eb) => eb.or([eb('g.expiration_date', 'is', null), eb('g.expiration_date', '>', sql<Date>`now()`)]));
+  if (instanceId) query = query.where('g.instance_id', '=', instanceId);
+  const grants: Grant[] = await query.execute();
+
+  const permissions = new Set<Permission>();
+  const byInstance = new Map<string, Grant[]>();
+  for (const grant of grants) byInstance.set(grant.instance_id, [...(byInstance.get(grant.instance_id) ?? []), grant]);
+  for (const [id, instanceGrants] of byInstance) {
+    const formation = await formationOf(id, instanceGrants[0]?.current_formation_version ?? null);
+    for (const permission of permissionsFromGrants(formation, instanceGrants)) permissions.add(permission);
+  }
+  return { active, instanceIds: new Set(byInstance.keys()), permissions };
+}
+
+export function permissionsFromGrants(formation: Formation, grants: Pick<Grant, 'grant_type' | 'name'>[]): Permission[] {
+  const policies = new Map((formation.securityPolicies ?? []).map((policy) => [policy.name, policy.permissions]));
+  const roles = new Map((formation.roles ?? []).map((role) => [role.name, role.policies]));
+  const policyNames = grants.flatMap((grant) =>
+    grant.grant_type === 'SECURITY_ROLE' ? (roles.get(grant.name) ?? []) : [grant.name],
+  );
+  return policyNames.flatMap((name) => policies.get(name) ?? []).filter(isPermission);
+}
+
+async function isActive(db: Kysely<DB>, caller: { tenantId: string; type: CallerType; id: string }): Promise<boolean> {
+  if (caller.type === 'API_CLIENT') {
+    const client = await db
+      .selectFrom('api_clients')
+      .select('enabled')
+      .where('tenant_id', '=', caller.tenantId)
+      .where('id', '=', caller.id)
+      .executeTakeFirst();
+    return client?.enabled === true;
+  }
+  const user = await db
+    .selectFrom('users')
+    .select(['enabled', 'deleted_at'])
+    .where('tenant_id', '=', caller.tenantId)
+    .where('id', '=', caller.id)
+    .executeTakeFirst();
+  return user?.enabled === true && user.deleted_at === null;
+}

@@ -1,0 +1,199 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+
+/**
+ * Every error code Cairn answers with, in one place (DECISIONS §2). Codes marked (prod) are
+ * matched by existing clients and must not change: two of them make a client refresh its token.
+ */
+export const errorCatalog = {
+  // 400
+  VALIDATION_ERROR: { status: 400, componentType: 'REQUEST', message: 'The request is not valid' },
+  MALFORMED_JSON: { status: 400, componentType: 'REQUEST', message: 'The body is not valid JSON' },
+  INVALID_SORT: { status: 400, componentType: 'REQUEST', message: 'The sort is not supported' },
+  INVALID_PAGE_TOKEN: { status: 400, componentType: 'REQUEST', message: 'The page token is not valid' },
+  BAD_REQUEST: { status: 400, componentType: 'REQUEST', message: 'The request could not be understood' },
+  FORMATION_INVALID: { status: 400, componentType: 'FORMATION', message: 'The formation is not valid' },
+  // 401 (prod): a client refreshes its token on the first two, so the token routes never use them.
+  NOT_VALID_JSON_WEB_TOKEN: { status: 401, componentType: 'AUTH', message: 'Not valid JWT' },
+  TOKEN_EXPIRED: { status: 401, componentType: 'AUTH', message: 'Token has expired' },
+  INVALID_CLIENT_CREDENTIALS: {
+    status: 401,
+    componentType: 'AUTH',
+    message: 'The API client key or secret is wrong, or the client is disabled',
+  },
+  INVALID_USER_CREDENTIALS: {
+    status: 401,
+    componentType: 'AUTH',
+    message: 'The username or password is wrong, or password access is off',
+  },
+  // 403
+  ACCESS_DENIED: { status: 403, componentType: 'AUTH', message: 'The caller lacks the permission this needs' },
+  ACCESS_FOR_API_CLIENT_RESTRICTED: {
+    status: 403,
+    componentType: 'AUTH',
+    message: 'Access to this API is restricted for the APIClient',
+  },
+  ACCESS_FOR_USER_RESTRICTED: { status: 403, componentType: 'AUTH', message: 'This API is for API clients only' },
+  TENANT_ACCESS_DENIED: { status: 403, componentType: 'TENANCY', message: 'The token is for another tenant' },
+  INSTANCE_ACCESS_DENIED: { status: 403, componentType: 'TENANCY', message: 'The caller may not use this instance' },
+  // 404
+  ROUTE_NOT_FOUND: { status: 404, componentType: 'SERVER', message: 'No such route' },
+  TENANT_NOT_FOUND: { status: 404, componentType: 'TENANCY', message: 'Tenant not found' },
+  INSTANCE_NOT_FOUND: { status: 404, componentType: 'TENANCY', message: 'Instance not found' },
+  FORMATION_NOT_FOUND: { status: 404, componentType: 'FORMATION', message: 'Formation version not found' },
+  FORMATION_SECTION_NOT_FOUND: { status: 404, componentType: 'FORMATION', message: 'No such formation section' },
+  FORMATION_ITEM_NOT_FOUND: { status: 404, componentType: 'FORMATION', message: 'Formation item not found' },
+  USER_NOT_FOUND: { status: 404, componentType: 'USER', message: "User doesn't exist" },
+  USER_TERRITORIES_NOT_FOUND: {
+    status: 404,
+    componentType: 'USER',
+    message: 'The user has no territories record',
+  },
+  PATIENT_NOT_FOUND: { status: 404, componentType: 'PATIENT', message: "Patient doesn't exist" },
+  // 409
+  DUPLICATE_VALUE: { status: 409, componentType: 'REQUEST', message: 'A record with this value already exists' },
+  // 413, 415, 429
+  PAYLOAD_TOO_LARGE: { status: 413, componentType: 'REQUEST', message: 'The body is larger than allowed' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, componentType: 'REQUEST', message: 'The content type is not supported' },
+  TOO_MANY_REQUESTS: { status: 429, componentType: 'AUTH', message: 'Too many requests; retry later' },
+  // 500: always a bug or an outage; never carries internals.
+  INTERNAL_ERROR: { status: 500, componentType: 'SERVER', message: 'Internal server error' },
+} as const satisfies Record<string, { status: number; componentType: string; message: string }>;
+
+export type ErrorCode = keyof typeof errorCatalog;
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly componentType: string;
+
+  constructor(
+    readonly errorCode: ErrorCode,
+    readonly details: Record<string, unknown> = {},
+    message?: string,
+    /** Extra response headers, such as Retry-After. */
+    readonly headers: Record<string, string> = {},
+  ) {
+    const entry = errorCatalog[errorCode];
+    super(message ?? entry.message);
+    this.status = entry.status;
+    this.componentType = entry.componentType;
+  }
+}
+
+/** One field problem, as listed in VALIDATION_ERROR's details.errors. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export function validationError(errors: FieldError[], message?: string): ApiError {
+  return new ApiError('VALIDATION_ERROR', { errors }, message ?? errors.map((e) => `${e.path}: ${e.message}`).join('; '));
+}
+
+export function badField(path: string, message: string): ApiError {
+  return validationError([{ path, message }]);
+}
+
+export const ErrorBody = Type.Array(
+  Type.Object({
+    errorCode: Type.String(),
+    componentType: Type.String(),
+    message: Type.String(),
+    details: Type.Record(Type.String(), Type.Unknown()),
+    date: Type.String({ format: 'date-time' }),
+  }),
+  { description: 'DECISIONS §2: an array holding one error object.' },
+);
+
+interface ErrorEnvelope {
+  errorCode: string;
+  componentType: string;
+  message: string;
+  details: Record<string, unknown>;
+  date: string;
+}
+
+export function errorBody(error: ApiError): ErrorEnvelope[] {
+  return [
+    {
+      errorCode: error.errorCode,
+      componentType: error.componentType,
+      message: error.message,
+      details: error.details,
+      date: new Date().toISOString(),
+    },
+  ];
+}
+
+export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  // The body is written as a string: a route's own response schema must not reshape an error.
+  return reply
+    .code(error.status)
+    .headers(error.headers)
+    .type('application/json; charset=utf-8')
+    .serializer((payload) => JSON.stringify(payload))
+    .send(errorBody(error));
+}
+
+/** Fastify's own error codes that mean the client sent something wrong. */
+const fastifyClientErrors: Record<string, (error: FastifyError) => ApiError> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: () => new ApiError('MALFORMED_JSON'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () =>
+    new ApiError('MALFORMED_JSON', {}, 'The body is empty but the content type is application/json'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new ApiError('PAYLOAD_TOO_LARGE'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new ApiError('UNSUPPORTED_MEDIA_TYPE'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new ApiError('BAD_REQUEST', {}, 'Content-Length does not match the body'),
+};
+
+/** PostgreSQL errors that bad input can cause despite validation; anything else is a bug. */
+function fromDatabaseError(error: { code?: unknown; constraint?: unknown }): ApiError | undefined {
+  if (typeof error.code !== 'string' || !/^[0-9A-Z]{5}$/.test(error.code)) return undefined;
+  if (error.code === '23505') {
+    return new ApiError('DUPLICATE_VALUE', { constraint: String(error.constraint ?? '') });
+  }
+  // Class 22 is "data exception": a value the column cannot hold (too long, out of range, bad format).
+  if (error.code.startsWith('22')) {
+    return new ApiError('VALIDATION_ERROR', { errors: [] }, 'A value is not valid for its field');
+  }
+  return undefined;
+}
+
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) {
+    const context = fastifyError.validationContext ?? 'body';
+    return validationError(
+      fastifyError.validation.map((issue) => {
+        const missing = (issue.params as { requiredProperties?: string[]; missingProperty?: string } | undefined) ?? {};
+        const property = missing.requiredProperties?.[0] ?? missing.missingProperty;
+        const pointer = issue.instancePath.split('/').filter(Boolean).join('.');
+        const path = [context, pointer, issue.keyword === 'required' ? property : undefined].filter(Boolean).join('.');
+        return { path, message: issue.message ?? 'is not valid' };
+      }),
+    );
+  }
+  if (fastifyError.code && fastifyClientErrors[fastifyError.code]) {
+    return fastifyClientErrors[fastifyError.code]!(fastifyError);
+  }
+  const fromDatabase = fromDatabaseError(error as { code?: unknown });
+  if (fromDatabase) return fromDatabase;
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new ApiError('BAD_REQUEST', {}, fastifyError.message);
+  }
+  return new ApiError('INTERNAL_ERROR');
+}
+
+/** The single place where every error becomes the wire format. */
+export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const apiError = toApiError(error);
+  if (apiError.status >= 500) {
+    // Log the class and code only: driver messages can quote row values, and rows hold PHI.
+    const e = error as { name?: string; code?: string; stack?: string };
+    request.log.error(
+      { err: { type: e.name, code: e.code, stack: e.stack?.split('\n').slice(1, 6).join('\n') } },
+      'request failed',
+    );
+  }
+  return sendError(reply, apiError);
+}

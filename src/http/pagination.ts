@@ -1,0 +1,158 @@
+import { type SelectQueryBuilder, sql } from 'kysely';
+import { type TSchema, Type } from 'typebox';
+import { ApiError } from './errors.ts';
+
+/**
+ * Paging, sorting and the two paged response shapes of 000 ("page object" and "data and
+ * meta"), built the same way for every list.
+ */
+
+export const MAX_PAGE_SIZE = 1000;
+/** Beyond this, offset paging costs more than any client needs; cursors exist for export. */
+export const MAX_PAGE = 1_000_000;
+
+export const PagingQuery = {
+  page: Type.Integer({ minimum: 0, maximum: MAX_PAGE, default: 0, description: 'Zero-based page.' }),
+  size: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 20, description: 'Page size, 1–1000.' }),
+  sort: Type.Optional(
+    Type.Union([Type.String(), Type.Array(Type.String())], {
+      description: '`<field>,<asc|desc>`; repeat for more keys.',
+    }),
+  ),
+};
+
+export interface Paging {
+  page: number;
+  size: number;
+}
+
+export interface SortKey {
+  /** The SQL expression to order by; it comes from an area's own whitelist, never from input. */
+  column: string;
+  direction: 'asc' | 'desc';
+}
+
+/**
+ * 000 convention 6: `sort=<field>,<asc|desc>` (direction optional, asc by default). Only the
+ * fields an area lists can be sorted on, each backed by an index; anything else is a 400.
+ */
+export function parseSort(sort: string | string[] | undefined, sortable: Record<string, string>): SortKey[] {
+  if (sort === undefined) return [];
+  const values = (Array.isArray(sort) ? sort : [sort]).filter((value) => value.trim() !== '');
+  return values.map((value) => {
+    const [field = '', direction = 'asc', ...rest] = value.split(',').map((part) => part.trim());
+    const normalized = direction.toLowerCase();
+    const column = Object.hasOwn(sortable, field) ? sortable[field] : undefined;
+    if (!column || rest.length > 0 || (normalized !== 'asc' && normalized !== 'desc')) {
+      throw new ApiError(
+        'INVALID_SORT',
+        { sort: value, sortableFields: Object.keys(sortable) },
+        `Cannot sort by "${value}": use <field>,<asc|desc> with one of ${Object.keys(sortable).join(', ')}`,
+      );
+    }
+    return { column, direction: normalized };
+  });
+}
+
+/** Orders by the given keys, then by a unique tie-breaker so pages never repeat or skip rows. */
+export function applySort<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  keys: SortKey[],
+  fallback: SortKey[],
+  tieBreaker: string,
+): SelectQueryBuilder<DB, TB, O> {
+  let ordered = query;
+  for (const key of keys.length > 0 ? keys : fallback) {
+    ordered = ordered.orderBy(
+      sql.raw(key.column),
+      sql.raw(`${key.direction} nulls ${key.direction === 'asc' ? 'last' : 'first'}`),
+    );
+  }
+  return ordered.orderBy(sql.ref(tieBreaker));
+}
+
+export function offsetOf(paging: Paging): number {
+  return paging.page * paging.size;
+}
+
+const SortState = Type.Object({ sorted: Type.Boolean(), unsorted: Type.Boolean(), empty: Type.Boolean() });
+
+/** 000 "page object" (Spring's Page). */
+export function PageObject<T extends TSchema>(item: T) {
+  return Type.Object({
+    content: Type.Array(item),
+    pageable: Type.Object({
+      sort: SortState,
+      pageSize: Type.Integer(),
+      pageNumber: Type.Integer(),
+      offset: Type.Integer(),
+      unpaged: Type.Boolean(),
+      paged: Type.Boolean(),
+    }),
+    totalElements: Type.Integer(),
+    totalPages: Type.Integer(),
+    last: Type.Boolean(),
+    first: Type.Boolean(),
+    number: Type.Integer(),
+    size: Type.Integer(),
+    numberOfElements: Type.Integer(),
+    empty: Type.Boolean(),
+    sort: SortState,
+  });
+}
+
+export function pageObject<T>(content: T[], totalElements: number, paging: Paging, sorted: boolean) {
+  const totalPages = Math.ceil(totalElements / paging.size);
+  const sort = { sorted, unsorted: !sorted, empty: !sorted };
+  return {
+    content,
+    pageable: {
+      sort,
+      pageSize: paging.size,
+      pageNumber: paging.page,
+      offset: offsetOf(paging),
+      unpaged: false,
+      paged: true,
+    },
+    totalElements,
+    totalPages,
+    last: paging.page >= totalPages - 1,
+    first: paging.page === 0,
+    number: paging.page,
+    size: paging.size,
+    numberOfElements: content.length,
+    empty: content.length === 0,
+    sort,
+  };
+}
+
+export const MetaInfo = Type.Object({
+  page: Type.Integer(),
+  pageSize: Type.Integer(),
+  totalElements: Type.Integer(),
+  numberOfElements: Type.Integer(),
+  totalPages: Type.Integer(),
+  firstPage: Type.Boolean(),
+  lastPage: Type.Boolean(),
+});
+
+/** 000 "data and meta", with the totalPages/firstPage/lastPage that production adds (DECISIONS §3). */
+export function DataAndMeta<T extends TSchema>(item: T) {
+  return Type.Object({ data: Type.Array(item), metaInfo: MetaInfo });
+}
+
+export function dataAndMeta<T>(data: T[], totalElements: number, paging: Paging) {
+  const totalPages = Math.ceil(totalElements / paging.size);
+  return {
+    data,
+    metaInfo: {
+      page: paging.page,
+      pageSize: paging.size,
+      totalElements,
+      numberOfElements: data.length,
+      totalPages,
+      firstPage: paging.page === 0,
+      lastPage: paging.page >= totalPages - 1,
+    },
+  };
+}

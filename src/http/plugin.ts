@@ -1,0 +1,25 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
+import type { Services } from '../services.ts';
+
+/** The Fastify instance every area registers its routes on, typed by its TypeBox schemas. */
+export type Api = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export interface AreaOptions {
+  services: Services;
+}
+
+/** An area's routes: one plugin per folder under src/modules, registered in src/app.ts. */
+export type AreaPlugin = (app: Api, options: AreaOptions) => Promise<void>;

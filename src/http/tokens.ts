@@ -1,0 +1,65 @@
+import { errors, jwtVerify, SignJWT } from 'jose';
+import { ApiError } from './errors.ts';
+
+/** 000: a token is valid for one hour. */
+export const TOKEN_LIFETIME_SECONDS = 60 * 60;
+const ISSUER = 'cairn';
+const AUDIENCE = 'cairn-api';
+
+export type CallerType = 'API_CLIENT' | 'USER';
+
+/** Who is calling, as the token says. */
+export interface Caller {
+  type: CallerType;
+  id: string;
+  tenantId: string;
+  /** What records show as createdByName: `API_CLIENT:<name>` for clients (prod), the full name for users. */
+  name: string;
+}
+
+export interface IssuedToken {
+  token: string;
+  expiresAt: Date;
+}
+
+/** Signs and checks bearer tokens: HS256 JWTs whose key every node shares through the database. */
+export class TokenService {
+  private readonly key: Uint8Array;
+
+  constructor(secret: string) {
+    this.key = new TextEncoder().encode(secret);
+  }
+
+  async issue(caller: Caller): Promise<IssuedToken> {
+    const issuedAt = Math.floor(Date.now() / 1000);
+    const expiresAt = issuedAt + TOKEN_LIFETIME_SECONDS;
+    const token = await new SignJWT({ tid: caller.tenantId, typ: caller.type, nam: caller.name })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(caller.id)
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(expiresAt)
+      .sign(this.key);
+    return { token, expiresAt: new Date(expiresAt * 1000) };
+  }
+
+  /** DECISIONS §2: an expired token is TOKEN_EXPIRED; anything else wrong is NOT_VALID_JSON_WEB_TOKEN. */
+  async verify(token: string): Promise<Caller> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, {
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        algorithms: ['HS256'],
+      });
+      const { sub, tid, typ, nam } = payload;
+      if (typeof sub !== 'string' || typeof tid !== 'string' || (typ !== 'API_CLIENT' && typ !== 'USER')) {
+        throw new ApiError('NOT_VALID_JSON_WEB_TOKEN');
+      }
+      return { id: sub, tenantId: tid, type: typ, name: typeof nam === 'string' ? nam : '' };
+    } catch (error) {
+      if (error instanceof errors.JWTExpired) throw new ApiError('TOKEN_EXPIRED');
+      throw new ApiError('NOT_VALID_JSON_WEB_TOKEN');
+    }
+  }
+}

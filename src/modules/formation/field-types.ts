@@ -1,0 +1,92 @@
+import { isE164 } from '../../http/validation.ts';
+
+/**
+ * Value types a designer can give a custom field (patient attributes now; PDT and CDT fields
+ * use the same list). The names follow the field types seen in production formations.
+ */
+export const fieldTypes = [
+  'text',
+  'textarea',
+  'integer',
+  'float',
+  'boolean',
+  'checkbox',
+  'date',
+  'datetime',
+  'email',
+  'phone',
+  'select',
+  'uuid',
+  'object',
+] as const;
+
+export type FieldType = (typeof fieldTypes)[number];
+
+export interface FieldDefinition {
+  name: string;
+  type: FieldType;
+  required?: boolean;
+  /** Allowed values of a `select` field. */
+  options?: string[];
+  /** A `select` field that holds a list of options. */
+  multiple?: boolean;
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const datePattern = /^\d{4}-\d{2}-\d{2}$/;
+
+function isDate(value: string): boolean {
+  return datePattern.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
+}
+
+function isDateTime(value: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) && !Number.isNaN(Date.parse(value));
+}
+
+/** Returns why `value` does not fit `field`, or undefined when it does. `null` always fits here. */
+export function fieldValueProblem(field: FieldDefinition, value: unknown): string | undefined {
+  if (value === null) return undefined;
+  const text = typeof value === 'string' ? value : undefined;
+  switch (field.type) {
+    case 'text':
+    case 'textarea':
+      return text === undefined ? 'must be a string' : undefined;
+    case 'integer':
+      return Number.isInteger(value) ? undefined : 'must be an integer';
+    case 'float':
+      return typeof value === 'number' && Number.isFinite(value) ? undefined : 'must be a number';
+    case 'boolean':
+    case 'checkbox':
+      return typeof value === 'boolean' ? undefined : 'must be a boolean';
+    case 'date':
+      return text !== undefined && isDate(text) ? undefined : 'must be a date (YYYY-MM-DD)';
+    case 'datetime':
+      return text !== undefined && isDateTime(text) ? undefined : 'must be an ISO 8601 date-time';
+    case 'email':
+      return text !== undefined && emailPattern.test(text) ? undefined : 'must be an email address';
+    case 'phone':
+      return text !== undefined && isE164(text) ? undefined : 'must be a valid E.164 phone number';
+    case 'uuid':
+      return text !== undefined && uuidPattern.test(text) ? undefined : 'must be a uuid';
+    case 'object':
+      return typeof value === 'object' && !Array.isArray(value) ? undefined : 'must be an object';
+    case 'select': {
+      const options = field.options ?? [];
+      const values = field.multiple ? value : [value];
+      if (!Array.isArray(values)) return 'must be a list of options';
+      const bad = values.find((item) => typeof item !== 'string' || !options.includes(item));
+      return bad === undefined ? undefined : `must be one of ${options.join(', ')}`;
+    }
+  }
+}
+
+/** A value that counts as "not given" for a required field. */
+export function isBlank(value: unknown): boolean {
+  return (
+    value === undefined ||
+    value === null ||
+    (typeof value === 'string' && value.trim() === '') ||
+    (Array.isArray(value) && value.length === 0)
+  );
+}

@@ -1,0 +1,57 @@
+import { Value } from 'typebox/value';
+import { type Actor, recordAudit } from '../../events/audit.ts';
+import { ApiError, validationError } from '../../http/errors.ts';
+import type { Services } from '../../services.ts';
+import { type Formation, FormationDocument } from './schemas.ts';
+import { type FormationRow, publishDraft, saveDraft } from './store.ts';
+import { formationProblems } from './validate.ts';
+
+export async function putDraft(services: Services, instanceId: string, actor: Actor, document: Formation): Promise<FormationRow> {
+  return services.db.transaction().execute(async (trx) => {
+    const row = await saveDraft(trx, actor.tenantId, instanceId, document);
+    await recordAudit(trx, actor, { action: 'FORMATION_DRAFT_SAVED', entityType: 'FORMATION', entityId: '-1' });
+    return row;
+  });
+}
+
+/** Publishes the draft after checking it; the new version becomes current at once. */
+export async function publish(services: Services, instanceId: string, actor: Actor): Promise<FormationRow> {
+  const published = await services.db.transaction().execute(async (trx) => {
+    const draft = await trx
+      .selectFrom('formations')
+      .select('document')
+      .where('tenant_id', '=', actor.tenantId)
+      .where('instance_id', '=', instanceId)
+      .where('version', '=', -1)
+      .executeTakeFirst();
+    if (!draft) throw new ApiError('FORMATION_NOT_FOUND', { version: 'draft' }, 'There is no draft to publish');
+    const problems = formationProblems(draft.document as Formation);
+    if (problems.length > 0) {
+      throw new ApiError('FORMATION_INVALID', { errors: problems }, problems.map((p) => `${p.path}: ${p.message}`).join('; '));
+    }
+    const row = await publishDraft(trx, actor.tenantId, instanceId, actor.name);
+    await recordAudit(trx, actor, { action: 'FORMATION_PUBLISHED', entityType: 'FORMATION', entityId: String(row.version) });
+    return row;
+  });
+  services.forgetCachedAccess();
+  return published;
+}
+
+/** Checks a formation file's shape, for the CLI (the HTTP route's schema does this for requests). */
+export function parseFormation(document: unknown): Formation {
+  if (!Value.Check(FormationDocument, document)) {
+    throw validationError(
+      [...Value.Errors(FormationDocument, document)].map((error) => ({
+        path: error.instancePath.split('/').filter(Boolean).join('.') || '(root)',
+        message: error.message,
+      })),
+    );
+  }
+  return document;
+}
+
+/** `cairn formation apply`: sets the draft and publishes it in one step. */
+export async function applyFormation(services: Services, instanceId: string, actor: Actor, document: unknown) {
+  await putDraft(services, instanceId, actor, parseFormation(document));
+  return publish(services, instanceId, actor);
+}

@@ -1,0 +1,113 @@
+import type { PatientsTable } from '../../db/schema.ts';
+
+type Column = keyof PatientsTable & string;
+
+/**
+ * The patient's scalar fields: API name → column. Create and PATCH copy these one to one;
+ * every one except free-text `notes` can be sorted on (DECISIONS §8), and each sortable column
+ * has an index (migration 0002).
+ */
+export const scalarFields = {
+  id: 'id',
+  externalGuid: 'external_guid',
+  externalId: 'external_id',
+  mrn: 'mrn',
+  nric: 'nric',
+  accessCode: 'access_code',
+  firstName: 'first_name',
+  lastName: 'last_name',
+  middleName: 'middle_name',
+  birthDate: 'birth_date',
+  gender: 'gender',
+  maritalStatus: 'marital_status',
+  primaryLanguage: 'primary_language',
+  secondaryLanguage: 'secondary_language',
+  email: 'email',
+  secondaryEmail: 'secondary_email',
+  phone: 'phone',
+  secondaryPhone: 'secondary_phone',
+  phoneLabel: 'phone_label',
+  secondaryPhoneLabel: 'secondary_phone_label',
+  preferableInstancePhoneId: 'preferable_instance_phone_id',
+  country: 'country',
+  state: 'state',
+  city: 'city',
+  zip: 'zip',
+  addressLine1: 'address_line1',
+  addressLine2: 'address_line2',
+  timezone: 'timezone',
+  patientType: 'patient_type',
+  notes: 'notes',
+  patientRegion: 'patient_region',
+  patientTerritory: 'patient_territory',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  createdBy: 'created_by',
+  updatedBy: 'updated_by',
+  createdByName: 'created_by_name',
+  updatedByName: 'updated_by_name',
+} as const satisfies Record<string, Column>;
+
+export type ScalarField = keyof typeof scalarFields;
+
+const systemFields = new Set<ScalarField>([
+  'id',
+  'createdAt',
+  'updatedAt',
+  'createdBy',
+  'updatedBy',
+  'createdByName',
+  'updatedByName',
+]);
+
+/** Scalar fields a client writes. */
+export const writableScalarFields = (Object.keys(scalarFields) as ScalarField[]).filter((field) => !systemFields.has(field));
+
+/** Sort keys for `GET /patients`: API name → `p.<column>`. */
+export const sortableFields: Record<string, string> = Object.fromEntries(
+  (Object.entries(scalarFields) as [ScalarField, Column][])
+    .filter(([field]) => field !== 'notes')
+    .map(([field, column]) => [field, `p.${column}`]),
+);
+
+/** Fields a patient object has besides the scalars; read-only ones are ignored on write (DECISIONS §10). */
+export const structuredFields = [
+  'primaryPhoneCapabilities',
+  'secondaryPhoneCapabilities',
+  'cadence',
+  'careTeam',
+  'careTeamMembers',
+  'patientTerritories',
+] as const;
+export const readOnlyFields = ['territorialTeam', 'patientPrograms', 'pointOfContact', 'patientRegionTitle'] as const;
+
+/** Names a formation may put a designer "required" rule on. */
+export const builtInPatientFields = new Set<string>([...Object.keys(scalarFields), ...structuredFields, ...readOnlyFields]);
+
+/** Top-level keys no custom attribute may take: clients unwrap these as lists (DECISIONS §10). */
+export const reservedTopLevelNames = new Set(['content', 'data', 'rows', 'metaInfo', 'meta', 'cursor']);
+
+/** 001: the timezones a patient can be created with. */
+export const supportedTimezones = [
+  'US/Eastern',
+  'US/Central',
+  'US/Mountain',
+  'US/Pacific',
+  'US/Alaska',
+  'US/Arizona',
+  'US/Hawaii',
+  'WET',
+  'CET',
+  'EET',
+  'Asia/Dubai',
+  'Asia/Singapore',
+  'Australia/Perth',
+  'Australia/Darwin',
+  'Australia/Brisbane',
+  'Australia/Adelaide',
+  'Australia/Broken_Hill',
+  'Antarctica/Casey',
+  'Australia/Hobart',
+  'Australia/Sydney',
+  'Australia/Lord_Howe',
+] as const;

@@ -1,0 +1,245 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { NewRow, RowUpdate } from '../../db/schema.ts';
+import { type Actor, recordAudit } from '../../events/audit.ts';
+import { ApiError, validationError } from '../../http/errors.ts';
+import type { Instance } from '../../http/tenancy.ts';
+import type { Services } from '../../services.ts';
+import { checkTerritories, derivedTerritories, normalizeCareTeam } from './rules.ts';
+import type { PatientBulkPatchBody, PatientInput } from './schemas.ts';
+import {
+  addCareTeamMembers,
+  ensurePointOfContact,
+  findPatient,
+  type LookupType,
+  missingPatientIds,
+  missingUserIds,
+  type PatientRow,
+  removeCareTeamMembers,
+  replaceCareTeamMember,
+  replaceCareTeams,
+  touchPatients,
+} from './store.ts';
+import { type PatientView, patientViews } from './views.ts';
+import { patientWrite } from './write.ts';
+
+/** The patient writes: each runs in one transaction with its audit rows. */
+
+async function requireUsers(db: Services['db'], tenantId: string, userIds: string[], path: string) {
+  const missing = await missingUserIds(db, tenantId, userIds);
+  if (missing.length > 0) {
+    throw validationError(
+      missing.map((id) => ({ path, message: `user ${id} does not exist` })),
+      `Care-team members must be users of this tenant: ${missing.join(', ')} are not`,
+    );
+  }
+}
+
+export async function viewsOf(services: Services, instance: Instance, rows: PatientRow[]): Promise<PatientView[]> {
+  return patientViews(services.db, instance, await services.currentFormation(instance), rows);
+}
+
+export async function getPatient(services: Services, instance: Instance, key: string, type: LookupType): Promise<PatientView> {
+  const row = await findPatient(services.db, { tenantId: instance.tenantId, instanceId: instance.id }, key, type);
+  if (!row) throw new ApiError('PATIENT_NOT_FOUND', { id: key, type });
+  const [view] = await viewsOf(services, instance, [row]);
+  return view!;
+}
+
+export async function createPatient(services: Services, instance: Instance, actor: Actor, body: PatientInput) {
+  const formation = await services.currentFormation(instance);
+  const write = patientWrite(body, formation);
+  if (write.careTeam)
+    await requireUsers(
+      services.db,
+      instance.tenantId,
+      write.careTeam.map((m) => m.userId),
+      'body.careTeam',
+    );
+  const id = uuidv7();
+  const row = await services.db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto('patients')
+      .values({
+        ...write.columns,
+        first_name: write.columns.first_name ?? '',
+        last_name: write.columns.last_name ?? '',
+        search_text: write.columns.search_text ?? '',
+        external_guid: write.columns.external_guid ?? uuidv7(),
+        tenant_id: instance.tenantId,
+        instance_id: instance.id,
+        id,
+        created_by: actor.id,
+        created_by_name: actor.name,
+        updated_by: actor.id,
+        updated_by_name: actor.name,
+      } as unknown as NewRow<'patients'>)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (write.careTeam) await replaceCareTeams(trx, instance.tenantId, [id], write.careTeam);
+    await recordAudit(trx, actor, { action: 'PATIENT_CREATED', entityType: 'PATIENT', entityId: id, patientId: id });
+    return inserted;
+  });
+  const [view] = await patientViews(services.db, instance, formation, [row]);
+  return view!;
+}
+
+export async function updatePatient(
+  services: Services,
+  instance: Instance,
+  actor: Actor,
+  key: string,
+  type: LookupType,
+  body: PatientInput,
+) {
+  const formation = await services.currentFormation(instance);
+  const where = { tenantId: instance.tenantId, instanceId: instance.id };
+  const row = await services.db.transaction().execute(async (trx) => {
+    const existing = await findPatient(trx, where, key, type, { forUpdate: true });
+    if (!existing) throw new ApiError('PATIENT_NOT_FOUND', { id: key, type });
+    const write = patientWrite(body, formation, existing);
+    // Inside a transaction every query must use trx: PGlite has a single connection.
+    if (write.careTeam)
+      await requireUsers(
+        trx,
+        instance.tenantId,
+        write.careTeam.map((m) => m.userId),
+        'body.careTeam',
+      );
+    const updated = await trx
+      .updateTable('patients')
+      .set({
+        ...write.columns,
+        updated_at: new Date(),
+        updated_by: actor.id,
+        updated_by_name: actor.name,
+      } as RowUpdate<'patients'>)
+      .where('tenant_id', '=', instance.tenantId)
+      .where('id', '=', existing.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (write.careTeam) await replaceCareTeams(trx, instance.tenantId, [existing.id], write.careTeam);
+    await recordAudit(trx, actor, {
+      action: 'PATIENT_UPDATED',
+      entityType: 'PATIENT',
+      entityId: existing.id,
+      patientId: existing.id,
+      changedFields: write.changedFields,
+    });
+    return updated;
+  });
+  const [view] = await patientViews(services.db, instance, formation, [row]);
+  return view!;
+}
+
+export async function deletePatient(services: Services, instance: Instance, actor: Actor, key: string, type: LookupType) {
+  await services.db.transaction().execute(async (trx) => {
+    const existing = await findPatient(trx, { tenantId: instance.tenantId, instanceId: instance.id }, key, type, {
+      forUpdate: true,
+    });
+    if (!existing) throw new ApiError('PATIENT_NOT_FOUND', { id: key, type });
+    await trx.deleteFrom('patients').where('tenant_id', '=', instance.tenantId).where('id', '=', existing.id).execute();
+    await recordAudit(trx, actor, {
+      action: 'PATIENT_DELETED',
+      entityType: 'PATIENT',
+      entityId: existing.id,
+      patientId: existing.id,
+    });
+  });
+}
+
+/**
+ * 001 bulk PATCH: the same change to many patients, all or nothing. Care-team edits apply in
+ * order: `careTeam` (replace), additions, replacements, removals; then every team that lost its
+ * point of contact gets its first member as one.
+ */
+export async function bulkUpdatePatients(services: Services, instance: Instance, actor: Actor, body: PatientBulkPatchBody) {
+  const formation = await services.currentFormation(instance);
+  const where = { tenantId: instance.tenantId, instanceId: instance.id };
+  const ids = [...new Set(body.ids)];
+  const missing = await missingPatientIds(services.db, where, ids);
+  if (missing.length > 0) {
+    throw new ApiError('PATIENT_NOT_FOUND', { ids: missing }, `No patients with ids ${missing.slice(0, 10).join(', ')}`);
+  }
+  const team = body.careTeam === undefined ? undefined : normalizeCareTeam(body.careTeam ?? [], 'body.careTeam');
+  const userIds = [
+    ...(team ?? []).map((member) => member.userId),
+    ...(body.careTeamAdditions ?? []),
+    ...(body.careTeamReplacements ?? []).map((pair) => pair.to),
+  ];
+  await requireUsers(services.db, instance.tenantId, userIds, 'body');
+  checkTerritories(formation, {
+    patientRegion: body.patientRegion ?? null,
+    patientTerritory: body.patientTerritory ?? null,
+    patientTerritories: body.patientTerritories ?? null,
+  });
+
+  const changedFields = Object.keys(body).filter((key) => key !== 'ids');
+  const rows = await services.db.transaction().execute(async (trx) => {
+    const current = await trx
+      .selectFrom('patients')
+      .select(['id', 'patient_region', 'patient_territory', 'patient_territories'])
+      .where('tenant_id', '=', instance.tenantId)
+      .where('id', 'in', ids)
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+    await updateLocation(trx, instance.tenantId, current, body);
+    if (team) await replaceCareTeams(trx, instance.tenantId, ids, team);
+    await addCareTeamMembers(trx, instance.tenantId, ids, body.careTeamAdditions ?? []);
+    for (const pair of body.careTeamReplacements ?? []) {
+      await replaceCareTeamMember(trx, instance.tenantId, ids, pair.from, pair.to);
+    }
+    await removeCareTeamMembers(trx, instance.tenantId, ids, body.careTeamRemovals ?? []);
+    await ensurePointOfContact(trx, instance.tenantId, ids);
+    await touchPatients(trx, instance.tenantId, ids, actor);
+    await recordAudit(
+      trx,
+      actor,
+      ids.map((id) => ({ action: 'PATIENT_UPDATED', entityType: 'PATIENT', entityId: id, patientId: id, changedFields })),
+    );
+    return trx.selectFrom('patients').selectAll().where('tenant_id', '=', instance.tenantId).where('id', 'in', ids).execute();
+  });
+  const order = new Map(body.ids.map((id, index) => [id, index]));
+  rows.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+  return patientViews(services.db, instance, formation, rows);
+}
+
+type LocationRow = Pick<PatientRow, 'id' | 'patient_region' | 'patient_territory' | 'patient_territories'>;
+
+/**
+ * Timezone, territories and cadence are the same for every patient, but the derived region
+ * lists also depend on what each patient had; patients that end up alike share one UPDATE.
+ */
+async function updateLocation(trx: Services['db'], tenantId: string, current: LocationRow[], body: PatientBulkPatchBody) {
+  const set: Record<string, unknown> = {};
+  if (body.timezone !== undefined) set.timezone = body.timezone;
+  if (body.cadence !== undefined) set.cadence = JSON.stringify(body.cadence ?? []);
+  if (body.patientRegion !== undefined) set.patient_region = body.patientRegion;
+  if (body.patientTerritory !== undefined) set.patient_territory = body.patientTerritory;
+  if (body.patientTerritories !== undefined) set.patient_territories = JSON.stringify(body.patientTerritories ?? []);
+  if (Object.keys(set).length === 0) return;
+
+  const touchesLocation = ['patientRegion', 'patientTerritory', 'patientTerritories'].some((key) => Object.hasOwn(body, key));
+  const groups = new Map<string, { ids: string[]; derived: ReturnType<typeof derivedTerritories> | undefined }>();
+  for (const row of current) {
+    const derived = touchesLocation
+      ? derivedTerritories({
+          patientRegion: body.patientRegion !== undefined ? body.patientRegion : row.patient_region,
+          patientTerritory: body.patientTerritory !== undefined ? body.patientTerritory : row.patient_territory,
+          patientTerritories: body.patientTerritories !== undefined ? (body.patientTerritories ?? []) : row.patient_territories,
+        })
+      : undefined;
+    const key = JSON.stringify(derived ?? null);
+    const group = groups.get(key) ?? { ids: [], derived };
+    group.ids.push(row.id);
+    groups.set(key, group);
+  }
+  for (const group of groups.values()) {
+    await trx
+      .updateTable('patients')
+      .set({ ...set, ...(group.derived ?? {}) })
+      .where('tenant_id', '=', tenantId)
+      .where('id', 'in', group.ids)
+      .execute();
+  }
+}

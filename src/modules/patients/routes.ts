@@ -1,0 +1,186 @@
+import { Type } from 'typebox';
+import { actorOf } from '../../events/audit.ts';
+import { instanceScope } from '../../http/access-hook.ts';
+import { badField, ErrorBody } from '../../http/errors.ts';
+import { PageObject, pageObject, parseSort } from '../../http/pagination.ts';
+import type { AreaPlugin } from '../../http/plugin.ts';
+import { EmptyBody, InstanceParams } from '../../http/schemas.ts';
+import { sortableFields } from './fields.ts';
+import { bulkUpdatePatients, createPatient, deletePatient, getPatient, updatePatient, viewsOf } from './operations.ts';
+import {
+  Patient,
+  PatientBulkPatch,
+  PatientCreate,
+  type PatientFilter,
+  PatientFilterBody,
+  PatientIdParams,
+  PatientListQuery,
+  PatientLookupQuery,
+  PatientPatch,
+} from './schemas.ts';
+import { type LookupType, listPatients } from './store.ts';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
+const tags = ['Patients'];
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** DECISIONS §7: `type=EID|EGUID|MRN` makes the path segment an externalId, externalGuid or MRN. */
+function lookup(patientId: string, type: 'EID' | 'EGUID' | 'MRN' | undefined): { key: string; type: LookupType } {
+  const lookupType: LookupType = type ?? 'ID';
+  if ((lookupType === 'ID' || lookupType === 'EGUID') && !uuidPattern.test(patientId)) {
+    throw badField('params.patientId', lookupType === 'ID' ? 'must be a uuid (or pass type=EID|EGUID|MRN)' : 'must be a uuid');
+  }
+  return { key: patientId, type: lookupType };
+}
+
+const patientRoutes: AreaPlugin = async (app, { services }) => {
+  const PatientPage = PageObject(Patient);
+
+  async function page(
+    request: Parameters<typeof instanceScope>[0],
+    filter: PatientFilter,
+    paging: { page: number; size: number },
+    sort?: string | string[],
+  ) {
+    const { instance, caller } = instanceScope(request);
+    const sortKeys = parseSort(sort, sortableFields);
+    const where = { tenantId: instance.tenantId, instanceId: instance.id };
+    const { rows, total } = await listPatients(services.db, where, filter, caller, paging, sortKeys);
+    return pageObject(await viewsOf(services, instance, rows), total, paging, sortKeys.length > 0);
+  }
+
+  app.get(
+    '/:tenantName/:instanceName/patients',
+    {
+      schema: {
+        tags,
+        summary: 'Search and list patients (page object)',
+        params: InstanceParams,
+        querystring: PatientListQuery,
+        response: { 200: PatientPage, ...errors },
+      },
+    },
+    async (request) => {
+      const { page: pageNumber, size, sort, ...filter } = request.query;
+      return page(request, filter, { page: pageNumber, size }, sort);
+    },
+  );
+
+  app.post(
+    '/:tenantName/:instanceName/by-filter/patients',
+    {
+      schema: {
+        tags,
+        summary: 'List patients matching a JSON filter (page object)',
+        params: InstanceParams,
+        querystring: Type.Object({
+          page: Type.Optional(Type.Integer({ minimum: 0 })),
+          size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+          sort: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+        }),
+        body: PatientFilterBody,
+        response: { 200: PatientPage, ...errors },
+      },
+    },
+    async (request) => {
+      const { page: bodyPage, size: bodySize, sort: bodySort, ...filter } = request.body;
+      const paging = { page: request.query.page ?? bodyPage ?? 0, size: request.query.size ?? bodySize ?? 20 };
+      return page(request, filter, paging, request.query.sort ?? bodySort);
+    },
+  );
+
+  app.post(
+    '/:tenantName/:instanceName/patients',
+    {
+      schema: {
+        tags,
+        summary: 'Create a patient',
+        description:
+          'firstName and lastName are required, plus any field the formation marks required. Territories must exist in the formation, every care-team member must be a user, and exactly one member is the point of contact (the first when none is flagged).',
+        params: InstanceParams,
+        body: PatientCreate,
+        response: { 201: Patient, ...errors, 409: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const { instance } = instanceScope(request);
+      reply.code(201);
+      return createPatient(services, instance, actorOf(request), request.body);
+    },
+  );
+
+  app.patch(
+    '/:tenantName/:instanceName/patients',
+    {
+      schema: {
+        tags,
+        summary: 'Change many patients at once, all or nothing',
+        params: InstanceParams,
+        body: PatientBulkPatch,
+        response: { 200: Type.Array(Patient), ...errors },
+      },
+    },
+    async (request) => {
+      const { instance } = instanceScope(request);
+      return bulkUpdatePatients(services, instance, actorOf(request), request.body);
+    },
+  );
+
+  app.get(
+    '/:tenantName/:instanceName/patients/:patientId',
+    {
+      schema: {
+        tags,
+        summary: 'Read a patient by id, externalId, externalGuid or MRN',
+        params: PatientIdParams,
+        querystring: PatientLookupQuery,
+        response: { 200: Patient, ...errors },
+      },
+    },
+    async (request) => {
+      const { instance } = instanceScope(request);
+      const { key, type } = lookup(request.params.patientId, request.query.type);
+      return getPatient(services, instance, key, type);
+    },
+  );
+
+  app.patch(
+    '/:tenantName/:instanceName/patients/:patientId',
+    {
+      schema: {
+        tags,
+        summary: 'Change the fields present in the body; others keep their values',
+        params: PatientIdParams,
+        querystring: PatientLookupQuery,
+        body: PatientPatch,
+        response: { 200: Patient, ...errors, 409: ErrorBody },
+      },
+    },
+    async (request) => {
+      const { instance } = instanceScope(request);
+      const { key, type } = lookup(request.params.patientId, request.query.type);
+      return updatePatient(services, instance, actorOf(request), key, type, request.body);
+    },
+  );
+
+  app.delete(
+    '/:tenantName/:instanceName/patients/:patientId',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a patient and everything recorded about them',
+        params: PatientIdParams,
+        querystring: PatientLookupQuery,
+        response: { 200: EmptyBody, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { instance } = instanceScope(request);
+      const { key, type } = lookup(request.params.patientId, request.query.type);
+      await deletePatient(services, instance, actorOf(request), key, type);
+      return reply.send();
+    },
+  );
+};
+
+export default patientRoutes;

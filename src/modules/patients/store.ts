@@ -1,0 +1,343 @@
+import { type Kysely, type SqlBool, sql } from 'kysely';
+import type { DB, Row } from '../../db/schema.ts';
+import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
+import type { Caller } from '../../http/tokens.ts';
+import type { CareTeamEntry } from './rules.ts';
+import { likeContains, searchTerm } from './rules.ts';
+import type { PatientFilter } from './schemas.ts';
+
+export type PatientRow = Row<'patients'>;
+
+export interface InstanceRef {
+  tenantId: string;
+  instanceId: string;
+}
+
+export type LookupType = 'ID' | 'EID' | 'EGUID' | 'MRN';
+
+const lookupColumns = { ID: 'id', EID: 'external_id', EGUID: 'external_guid', MRN: 'mrn' } as const;
+
+export async function findPatient(
+  db: Kysely<DB>,
+  where: InstanceRef,
+  key: string,
+  type: LookupType = 'ID',
+  options: { forUpdate?: boolean } = {},
+): Promise<PatientRow | undefined> {
+  let query = db
+    .selectFrom('patients')
+    .selectAll()
+    .where('tenant_id', '=', where.tenantId)
+    .where('instance_id', '=', where.instanceId)
+    .where(lookupColumns[type], '=', key);
+  if (options.forUpdate) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+/** The ids among `ids` that are not patients of this instance. */
+export async function missingPatientIds(db: Kysely<DB>, where: InstanceRef, ids: string[]): Promise<string[]> {
+  const found = await db
+    .selectFrom('patients')
+    .select('id')
+    .where('tenant_id', '=', where.tenantId)
+    .where('instance_id', '=', where.instanceId)
+    .where('id', 'in', ids)
+    .execute();
+  const present = new Set(found.map((row) => row.id));
+  return ids.filter((id) => !present.has(id));
+}
+
+/** The ids among `userIds` that are not live users of the tenant (001: every care-team member is a valid user). */
+export async function missingUserIds(db: Kysely<DB>, tenantId: string, userIds: string[]): Promise<string[]> {
+  if (userIds.length === 0) return [];
+  const found = await db
+    .selectFrom('users')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', userIds)
+    .where('deleted_at', 'is', null)
+    .execute();
+  const present = new Set(found.map((row) => row.id));
+  return [...new Set(userIds)].filter((id) => !present.has(id));
+}
+
+function filtered(db: Kysely<DB>, where: InstanceRef, filter: PatientFilter, caller: Caller) {
+  let query = db
+    .selectFrom('patients as p')
+    .where('p.tenant_id', '=', where.tenantId)
+    .where('p.instance_id', '=', where.instanceId);
+  const search = filter.search ?? filter.query;
+  if (search?.trim()) query = query.where('p.search_text', 'like', likeContains(searchTerm(search)));
+  if (filter.email) {
+    const email = filter.email.toLowerCase();
+    query = query.where((eb) =>
+      eb.or([eb(eb.fn('lower', ['p.email']), '=', email), eb(eb.fn('lower', ['p.secondary_email']), '=', email)]),
+    );
+  }
+  if (filter.phone) {
+    const phone = filter.phone;
+    query = query.where((eb) => eb.or([eb('p.phone', '=', phone), eb('p.secondary_phone', '=', phone)]));
+  }
+  if (filter.mrn) query = query.where('p.mrn', '=', filter.mrn);
+  if (filter.externalId) query = query.where('p.external_id', '=', filter.externalId);
+  if (filter.timezone) query = query.where('p.timezone', '=', filter.timezone);
+  if (filter.ids) query = query.where('p.id', 'in', filter.ids.length > 0 ? filter.ids : [null as never]);
+  if (filter.territories && filter.territories.length > 0) {
+    query = query.where(sql<SqlBool>`p.territories && ${sql.val(filter.territories)}::text[]`);
+  }
+  if (filter.region) query = query.where(sql<SqlBool>`p.regions @> ARRAY[${filter.region}]::text[]`);
+  if (filter.createdAfter) query = query.where('p.created_at', '>=', new Date(filter.createdAfter));
+  if (filter.createdBefore) query = query.where('p.created_at', '<', new Date(filter.createdBefore));
+  if (filter.updatedAfter) query = query.where('p.updated_at', '>=', new Date(filter.updatedAfter));
+  if (filter.updatedBefore) query = query.where('p.updated_at', '<', new Date(filter.updatedBefore));
+  const memberId = filter.assignedToMe ? (caller.type === 'USER' ? caller.id : null) : undefined;
+  for (const userId of [filter.careTeamMemberId, memberId]) {
+    if (userId === undefined) continue;
+    query = query.where((eb) =>
+      userId === null
+        ? eb.val(false)
+        : eb.exists(
+            eb
+              .selectFrom('patient_care_team as ct')
+              .select(eb.lit(1).as('one'))
+              .whereRef('ct.tenant_id', '=', 'p.tenant_id')
+              .whereRef('ct.patient_id', '=', 'p.id')
+              .where('ct.user_id', '=', userId),
+          ),
+    );
+  }
+  if (filter.withoutCareTeam) {
+    query = query.where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('patient_care_team as ct')
+            .select(eb.lit(1).as('one'))
+            .whereRef('ct.tenant_id', '=', 'p.tenant_id')
+            .whereRef('ct.patient_id', '=', 'p.id'),
+        ),
+      ),
+    );
+  }
+  if (filter.programName) {
+    const programName = filter.programName;
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('patient_programs as pp')
+          .select(eb.lit(1).as('one'))
+          .whereRef('pp.tenant_id', '=', 'p.tenant_id')
+          .whereRef('pp.patient_id', '=', 'p.id')
+          .where('pp.program_name', '=', programName)
+          .where('pp.assigned', '=', true),
+      ),
+    );
+  }
+  return query;
+}
+
+export async function listPatients(
+  db: Kysely<DB>,
+  where: InstanceRef,
+  filter: PatientFilter,
+  caller: Caller,
+  paging: Paging,
+  sort: SortKey[],
+): Promise<{ rows: PatientRow[]; total: number }> {
+  const base = filtered(db, where, filter, caller);
+  const [rows, count] = await Promise.all([
+    applySort(base.selectAll('p'), sort, [{ column: 'p.created_at', direction: 'desc' }], 'p.id')
+      .limit(paging.size)
+      .offset(offsetOf(paging))
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
+
+export interface CareTeamMemberRow {
+  patient_id: string;
+  point_of_contact: boolean;
+  id: string;
+  username: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string;
+  enabled: boolean;
+}
+
+export async function careTeamsOf(db: Kysely<DB>, tenantId: string, patientIds: string[]): Promise<CareTeamMemberRow[]> {
+  if (patientIds.length === 0) return [];
+  return db
+    .selectFrom('patient_care_team as ct')
+    .innerJoin('users as u', (join) => join.onRef('u.tenant_id', '=', 'ct.tenant_id').onRef('u.id', '=', 'ct.user_id'))
+    .select(['ct.patient_id', 'ct.point_of_contact', 'u.id', 'u.username', 'u.first_name', 'u.last_name', 'u.email', 'u.enabled'])
+    .where('ct.tenant_id', '=', tenantId)
+    .where('ct.patient_id', 'in', patientIds)
+    .orderBy('ct.patient_id')
+    .orderBy('ct.position')
+    .execute();
+}
+
+export interface TerritoryUserRow {
+  id: string;
+  username: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string;
+  enabled: boolean;
+  territories: { name: string; territories: string[]; instanceName: string }[];
+}
+
+/** Users whose territories (in this instance) name one of `regions`; the GIN index finds them. */
+export async function usersCoveringRegions(
+  db: Kysely<DB>,
+  tenantId: string,
+  instanceName: string,
+  regions: string[],
+): Promise<TerritoryUserRow[]> {
+  if (regions.length === 0) return [];
+  const patterns = regions.map((name) => JSON.stringify([{ name, instanceName }]));
+  return db
+    .selectFrom('user_territories as ut')
+    .innerJoin('users as u', (join) => join.onRef('u.tenant_id', '=', 'ut.tenant_id').onRef('u.id', '=', 'ut.user_id'))
+    .select(['u.id', 'u.username', 'u.first_name', 'u.last_name', 'u.email', 'u.enabled', 'ut.territories'])
+    .where('ut.tenant_id', '=', tenantId)
+    .where('u.deleted_at', 'is', null)
+    .where(sql<SqlBool>`ut.territories @> ANY(${sql.val(patterns)}::jsonb[])`)
+    .orderBy('u.username')
+    .execute() as Promise<TerritoryUserRow[]>;
+}
+
+export async function rolesOfUsers(
+  db: Kysely<DB>,
+  tenantId: string,
+  instanceId: string,
+  userIds: string[],
+): Promise<{ principal_id: string; name: string; primary_role: boolean }[]> {
+  if (userIds.length === 0) return [];
+  return db
+    .selectFrom('access_grants')
+    .select(['principal_id', 'name', 'primary_role'])
+    .where('tenant_id', '=', tenantId)
+    .where('instance_id', '=', instanceId)
+    .where('grant_type', '=', 'SECURITY_ROLE')
+    .where('principal_id', 'in', [...new Set(userIds)])
+    .orderBy('name')
+    .execute();
+}
+
+/** Replaces the care teams of `patientIds` with `members` (already normalised to one point of contact). */
+export async function replaceCareTeams(
+  trx: Kysely<DB>,
+  tenantId: string,
+  patientIds: string[],
+  members: CareTeamEntry[],
+): Promise<void> {
+  await trx.deleteFrom('patient_care_team').where('tenant_id', '=', tenantId).where('patient_id', 'in', patientIds).execute();
+  if (members.length === 0) return;
+  await trx
+    .insertInto('patient_care_team')
+    .values(
+      patientIds.flatMap((patientId) =>
+        members.map((member, position) => ({
+          tenant_id: tenantId,
+          patient_id: patientId,
+          user_id: member.userId,
+          point_of_contact: member.pointOfContact,
+          position,
+        })),
+      ),
+    )
+    .execute();
+}
+
+/** Adds users at the end of each care team; members already there stay as they are. */
+export async function addCareTeamMembers(trx: Kysely<DB>, tenantId: string, patientIds: string[], userIds: string[]) {
+  if (userIds.length === 0) return;
+  await sql`
+    INSERT INTO patient_care_team (tenant_id, patient_id, user_id, point_of_contact, position)
+    SELECT ${tenantId}::uuid, p.id, u.user_id, false, coalesce(last.position, -1) + u.ordinal
+    FROM unnest(${sql.val(patientIds)}::uuid[]) AS p(id)
+    CROSS JOIN unnest(${sql.val(userIds)}::uuid[]) WITH ORDINALITY AS u(user_id, ordinal)
+    LEFT JOIN (
+      SELECT patient_id, max(position) AS position FROM patient_care_team
+      WHERE tenant_id = ${tenantId} AND patient_id = ANY(${sql.val(patientIds)}::uuid[])
+      GROUP BY patient_id
+    ) last ON last.patient_id = p.id
+    ON CONFLICT (tenant_id, patient_id, user_id) DO NOTHING
+  `.execute(trx);
+}
+
+/**
+ * Swaps `from` for `to` in each care team, keeping the place and the point-of-contact flag.
+ * Where `to` is already a member, `from` just leaves, handing over the flag if it held it.
+ */
+export async function replaceCareTeamMember(trx: Kysely<DB>, tenantId: string, patientIds: string[], from: string, to: string) {
+  if (from === to) return;
+  const left = await sql<{ patient_id: string; point_of_contact: boolean }>`
+    DELETE FROM patient_care_team ct
+    WHERE ct.tenant_id = ${tenantId} AND ct.patient_id = ANY(${sql.val(patientIds)}::uuid[]) AND ct.user_id = ${from}
+      AND EXISTS (SELECT 1 FROM patient_care_team o WHERE o.tenant_id = ct.tenant_id AND o.patient_id = ct.patient_id AND o.user_id = ${to})
+    RETURNING ct.patient_id, ct.point_of_contact
+  `.execute(trx);
+  const handOver = left.rows.filter((row) => row.point_of_contact).map((row) => row.patient_id);
+  if (handOver.length > 0) {
+    await trx
+      .updateTable('patient_care_team')
+      .set({ point_of_contact: true })
+      .where('tenant_id', '=', tenantId)
+      .where('patient_id', 'in', handOver)
+      .where('user_id', '=', to)
+      .execute();
+  }
+  await trx
+    .updateTable('patient_care_team')
+    .set({ user_id: to })
+    .where('tenant_id', '=', tenantId)
+    .where('patient_id', 'in', patientIds)
+    .where('user_id', '=', from)
+    .execute();
+}
+
+export async function removeCareTeamMembers(trx: Kysely<DB>, tenantId: string, patientIds: string[], userIds: string[]) {
+  if (userIds.length === 0) return;
+  await trx
+    .deleteFrom('patient_care_team')
+    .where('tenant_id', '=', tenantId)
+    .where('patient_id', 'in', patientIds)
+    .where('user_id', 'in', userIds)
+    .execute();
+}
+
+/** 001: a care team without a point of contact gets its first member as one. */
+export async function ensurePointOfContact(trx: Kysely<DB>, tenantId: string, patientIds: string[]) {
+  await sql`
+    UPDATE patient_care_team ct SET point_of_contact = true
+    FROM (
+      SELECT DISTINCT ON (c.patient_id) c.patient_id, c.user_id
+      FROM patient_care_team c
+      WHERE c.tenant_id = ${tenantId} AND c.patient_id = ANY(${sql.val(patientIds)}::uuid[])
+        AND NOT EXISTS (
+          SELECT 1 FROM patient_care_team poc
+          WHERE poc.tenant_id = c.tenant_id AND poc.patient_id = c.patient_id AND poc.point_of_contact
+        )
+      ORDER BY c.patient_id, c.position
+    ) first
+    WHERE ct.tenant_id = ${tenantId} AND ct.patient_id = first.patient_id AND ct.user_id = first.user_id
+  `.execute(trx);
+}
+
+export function touchPatients(
+  trx: Kysely<DB>,
+  tenantId: string,
+  patientIds: string[],
+  actor: { id: string | null; name: string },
+) {
+  return trx
+    .updateTable('patients')
+    .set({ updated_at: new Date(), updated_by: actor.id, updated_by_name: actor.name })
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', patientIds)
+    .execute();
+}

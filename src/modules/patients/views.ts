@@ -1,0 +1,142 @@
+import type { Kysely } from 'kysely';
+import type { Static } from 'typebox';
+import type { DB } from '../../db/schema.ts';
+import type { Instance } from '../../http/tenancy.ts';
+import type { Formation } from '../formation/schemas.ts';
+import type { CareUser, Patient } from './schemas.ts';
+import {
+  type CareTeamMemberRow,
+  careTeamsOf,
+  type PatientRow,
+  rolesOfUsers,
+  type TerritoryUserRow,
+  usersCoveringRegions,
+} from './store.ts';
+
+/** A patient as the API returns it; custom attributes ride along as extra keys. */
+export type PatientView = Static<typeof Patient>;
+
+/**
+ * Turns patient rows into API objects with their care teams, territorial teams and roles,
+ * loading each of those for the whole page at once (no query per patient).
+ */
+export async function patientViews(
+  db: Kysely<DB>,
+  instance: Instance,
+  formation: Formation,
+  rows: PatientRow[],
+): Promise<PatientView[]> {
+  if (rows.length === 0) return [];
+  const regions = [...new Set(rows.flatMap((row) => row.regions))];
+  const [careTeams, territoryUsers] = await Promise.all([
+    careTeamsOf(
+      db,
+      instance.tenantId,
+      rows.map((row) => row.id),
+    ),
+    usersCoveringRegions(db, instance.tenantId, instance.name, regions),
+  ]);
+  const roles = await rolesOfUsers(db, instance.tenantId, instance.id, [
+    ...careTeams.map((member) => member.id),
+    ...territoryUsers.map((user) => user.id),
+  ]);
+  const roleDescriptions = new Map((formation.roles ?? []).map((role) => [role.name, role.description ?? role.title ?? null]));
+  const rolesByUser = new Map<string, CareUser['roles']>();
+  for (const role of roles) {
+    const list = rolesByUser.get(role.principal_id) ?? [];
+    list.push({
+      name: role.name,
+      primaryRole: role.primary_role,
+      description: roleDescriptions.get(role.name) ?? null,
+      instanceId: instance.id,
+    });
+    rolesByUser.set(role.principal_id, list);
+  }
+  const summary = (user: CareTeamMemberRow | TerritoryUserRow, pointOfContact: boolean): CareUser => ({
+    id: user.id,
+    username: user.username,
+    firstName: user.first_name,
+    lastName: user.last_name,
+    email: user.email,
+    roles: rolesByUser.get(user.id) ?? [],
+    pointOfContact,
+    enabled: user.enabled,
+  });
+  const teams = new Map<string, CareTeamMemberRow[]>();
+  for (const member of careTeams) teams.set(member.patient_id, [...(teams.get(member.patient_id) ?? []), member]);
+  const regionTitles = new Map((formation.territories ?? []).map((region) => [region.name, region.title ?? null]));
+
+  return rows.map((row) => {
+    const team = teams.get(row.id) ?? [];
+    const careTeam = team.map((member) => summary(member, member.point_of_contact));
+    const territorialTeam = territoryUsers
+      .filter((user) => coversPatient(user, instance.name, row))
+      .map((user) => summary(user, false));
+    return {
+      // Custom attributes first, so they can never shadow a built-in field.
+      ...(row.custom_attributes as Record<string, unknown>),
+      id: row.id,
+      externalGuid: row.external_guid,
+      externalId: row.external_id,
+      mrn: row.mrn,
+      nric: row.nric,
+      accessCode: row.access_code,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      createdBy: row.created_by,
+      updatedBy: row.updated_by,
+      createdByName: row.created_by_name,
+      updatedByName: row.updated_by_name,
+      firstName: row.first_name,
+      lastName: row.last_name,
+      middleName: row.middle_name,
+      // prod: a birth date is written as a date-time at midnight UTC.
+      birthDate: row.birth_date ? `${row.birth_date}T00:00:00.000Z` : null,
+      gender: row.gender,
+      maritalStatus: row.marital_status,
+      primaryLanguage: row.primary_language,
+      secondaryLanguage: row.secondary_language,
+      email: row.email,
+      secondaryEmail: row.secondary_email,
+      phone: row.phone,
+      secondaryPhone: row.secondary_phone,
+      phoneLabel: row.phone_label,
+      secondaryPhoneLabel: row.secondary_phone_label,
+      primaryPhoneCapabilities: row.primary_phone_capabilities,
+      secondaryPhoneCapabilities: row.secondary_phone_capabilities,
+      preferableInstancePhoneId: row.preferable_instance_phone_id,
+      country: row.country,
+      state: row.state,
+      city: row.city,
+      zip: row.zip,
+      addressLine1: row.address_line1,
+      addressLine2: row.address_line2,
+      timezone: row.timezone,
+      patientType: row.patient_type,
+      notes: row.notes,
+      patientTerritories: row.patient_territories,
+      careTeamMembers: team.map((member) => ({ id: member.id, pointOfContact: member.point_of_contact })),
+      careTeam,
+      territorialTeam,
+      patientPrograms: [],
+      cadence: row.cadence as PatientView['cadence'],
+      patientRegion: row.patient_region,
+      patientRegionTitle: row.patient_region ? (regionTitles.get(row.patient_region) ?? null) : null,
+      patientTerritory: row.patient_territory,
+      pointOfContact: careTeam.find((member) => member.pointOfContact) ?? null,
+    };
+  });
+}
+
+/**
+ * A user is on a patient's territorial team when one of the user's entries for this instance
+ * names a region of the patient and either covers the whole region or shares a territory.
+ */
+function coversPatient(user: TerritoryUserRow, instanceName: string, patient: PatientRow): boolean {
+  return user.territories.some(
+    (entry) =>
+      entry.instanceName === instanceName &&
+      patient.regions.includes(entry.name) &&
+      (entry.territories.length === 0 || entry.territories.some((territory) => patient.territories.includes(territory))),
+  );
+}

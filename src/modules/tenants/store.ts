@@ -1,0 +1,144 @@
+import type { Kysely } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { DB, GrantType, PrincipalType } from '../../db/schema.ts';
+import {
+  findInstanceByName,
+  findTenantByName,
+  type Instance,
+  reservedInstanceNames,
+  reservedTenantNames,
+  type Tenant,
+  tenantNamePattern,
+} from '../../http/tenancy.ts';
+import { hashSecret, newClientKey, newSecret } from '../auth/secrets.ts';
+
+/** Tenants, instances and API clients: created by the CLI and the demo bootstrap, not over HTTP. */
+
+export class TenancyInputError extends Error {}
+
+function checkName(kind: 'tenant' | 'instance', name: string): void {
+  const reserved = kind === 'tenant' ? reservedTenantNames : reservedInstanceNames;
+  if (!tenantNamePattern.test(name)) {
+    throw new TenancyInputError(`A ${kind} name is 1–63 lower-case letters, digits, - or _, starting with a letter or digit`);
+  }
+  if (reserved.has(name)) throw new TenancyInputError(`"${name}" is reserved and cannot name a ${kind}`);
+}
+
+export async function createTenant(db: Kysely<DB>, name: string, title = name): Promise<Tenant> {
+  checkName('tenant', name);
+  if (await findTenantByName(db, name)) throw new TenancyInputError(`Tenant "${name}" already exists`);
+  return db.insertInto('tenants').values({ id: uuidv7(), name, title }).returning(['id', 'name']).executeTakeFirstOrThrow();
+}
+
+export async function createInstance(
+  db: Kysely<DB>,
+  tenant: Tenant,
+  name: string,
+  description: string | null = null,
+): Promise<Instance> {
+  checkName('instance', name);
+  if (await findInstanceByName(db, tenant.id, name)) {
+    throw new TenancyInputError(`Instance "${name}" already exists in ${tenant.name}`);
+  }
+  await db.insertInto('instances').values({ tenant_id: tenant.id, id: uuidv7(), name, description }).execute();
+  const instance = await findInstanceByName(db, tenant.id, name);
+  if (!instance) throw new Error('instance vanished after insert');
+  return instance;
+}
+
+export interface GrantInput {
+  instanceId: string;
+  type: GrantType;
+  name: string;
+  primaryRole?: boolean;
+  effectiveDate?: Date | null;
+  expirationDate?: Date | null;
+}
+
+/**
+ * Replaces the roles and/or policies a caller holds (the kinds in `types`); callers clear the
+ * access cache afterwards.
+ */
+export async function replaceGrants(
+  trx: Kysely<DB>,
+  tenantId: string,
+  principal: { type: PrincipalType; id: string },
+  grants: GrantInput[],
+  types: GrantType[] = ['SECURITY_ROLE', 'SECURITY_POLICY'],
+): Promise<void> {
+  await trx
+    .deleteFrom('access_grants')
+    .where('tenant_id', '=', tenantId)
+    .where('principal_id', '=', principal.id)
+    .where('grant_type', 'in', types)
+    .execute();
+  if (grants.length === 0) return;
+  await trx
+    .insertInto('access_grants')
+    .values(
+      grants.map((grant) => ({
+        tenant_id: tenantId,
+        principal_id: principal.id,
+        principal_type: principal.type,
+        instance_id: grant.instanceId,
+        grant_type: grant.type,
+        name: grant.name,
+        primary_role: grant.primaryRole ?? false,
+        effective_date: grant.effectiveDate ?? null,
+        expiration_date: grant.expirationDate ?? null,
+      })),
+    )
+    .onConflict((conflict) => conflict.doNothing())
+    .execute();
+}
+
+export interface CreatedClient {
+  id: string;
+  name: string;
+  clientKey: string;
+  /** Shown once; only its hash is stored (000 auth rule 4). */
+  secret: string;
+}
+
+/** Creates an API client holding the given roles. The key is unique across the whole server. */
+export async function createApiClient(
+  db: Kysely<DB>,
+  tenant: Tenant,
+  input: { name: string; roles: { instanceId: string; role: string }[]; clientKey?: string; secret?: string },
+): Promise<CreatedClient> {
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/.test(input.name)) {
+    throw new TenancyInputError('A client name is 1–100 letters, digits, ., - or _');
+  }
+  const clientKey = input.clientKey || newClientKey();
+  const secret = input.secret || newSecret();
+  if (secret.length < 16) throw new TenancyInputError('A client secret needs at least 16 characters');
+  const id = uuidv7();
+  const secretHash = await hashSecret(secret);
+  await db.transaction().execute(async (trx) => {
+    const taken = await trx
+      .selectFrom('api_client_keys')
+      .select('client_key')
+      .where('client_key', '=', clientKey)
+      .executeTakeFirst();
+    if (taken) throw new TenancyInputError('That client key is already in use');
+    const sameName = await trx
+      .selectFrom('api_clients')
+      .select('id')
+      .where('tenant_id', '=', tenant.id)
+      .where('name', '=', input.name)
+      .executeTakeFirst();
+    if (sameName) throw new TenancyInputError(`Client "${input.name}" already exists in ${tenant.name}`);
+    await trx
+      .insertInto('api_clients')
+      .values({ tenant_id: tenant.id, id, name: input.name, client_key: clientKey, secret_hash: secretHash })
+      .execute();
+    await trx.insertInto('api_client_keys').values({ client_key: clientKey, tenant_id: tenant.id, client_id: id }).execute();
+    await replaceGrants(
+      trx,
+      tenant.id,
+      { type: 'API_CLIENT', id },
+      input.roles.map((role) => ({ instanceId: role.instanceId, type: 'SECURITY_ROLE', name: role.role, primaryRole: true })),
+    );
+  });
+  return { id, name: input.name, clientKey, secret };
+}

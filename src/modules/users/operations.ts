@@ -1,0 +1,387 @@
+import type { Kysely } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { DB, GrantType, RowUpdate, UsersTable, UserTerritoryEntry } from '../../db/schema.ts';
+import { type Actor, recordAudit } from '../../events/audit.ts';
+import { ApiError, type FieldError, validationError } from '../../http/errors.ts';
+import { type Instance, listInstances, type Tenant } from '../../http/tenancy.ts';
+import type { Services } from '../../services.ts';
+import { hashSecret } from '../auth/secrets.ts';
+import { ensurePointOfContact } from '../patients/store.ts';
+import { type GrantInput, replaceGrants } from '../tenants/store.ts';
+import type { GrantInputBody, UserInput } from './schemas.ts';
+import { findUser, type UserLookup, type UserRow, writeTerritories } from './store.ts';
+import { territoriesRecordView, userViews } from './views.ts';
+
+type Columns = RowUpdate<'users'>;
+
+/** What a new user (or a user replaced by PUT) has when the body leaves a field out. */
+const defaults: Columns = {
+  phone: null,
+  timezone: null,
+  locale: 'en-US',
+  first_name: null,
+  last_name: null,
+  credentials: null,
+  terminology_name: null,
+  enabled: true,
+  mfa_enabled: false,
+  status_type: null,
+  sso_access: false,
+  password_access: true,
+  custom_user_attributes: '{}',
+  allowed_to_receive_calls: true,
+  seats: [],
+  seat_assign_allowed: false,
+  admin_access_enabled: false,
+  audit_security_access_enabled: false,
+};
+
+const columnOf = {
+  username: 'username',
+  email: 'email',
+  phone: 'phone',
+  timezone: 'timezone',
+  locale: 'locale',
+  firstName: 'first_name',
+  lastName: 'last_name',
+  credentials: 'credentials',
+  terminologyName: 'terminology_name',
+  enabled: 'enabled',
+  mfaEnabled: 'mfa_enabled',
+  statusType: 'status_type',
+  ssoAccess: 'sso_access',
+  passwordAccess: 'password_access',
+  userState: 'user_state',
+  allowedToReceiveCalls: 'allowed_to_receive_calls',
+  seats: 'seats',
+  seatAssignAllowed: 'seat_assign_allowed',
+} as const satisfies Partial<Record<keyof UserInput, keyof UsersTable>>;
+
+function userColumns(body: UserInput): Columns {
+  const columns: Record<string, unknown> = {};
+  for (const [field, column] of Object.entries(columnOf)) {
+    if (Object.hasOwn(body, field)) columns[column] = (body as Record<string, unknown>)[field];
+  }
+  if (Object.hasOwn(body, 'locale')) columns.locale = body.locale ?? 'en-US';
+  if (Object.hasOwn(body, 'seats')) columns.seats = body.seats ?? [];
+  if (Object.hasOwn(body, 'customUserAttributes'))
+    columns.custom_user_attributes = JSON.stringify(body.customUserAttributes ?? {});
+  if (body.applicationAccess?.adminAccessEnabled !== undefined)
+    columns.admin_access_enabled = body.applicationAccess.adminAccessEnabled;
+  if (body.applicationAccess?.auditSecurityAccessEnabled !== undefined) {
+    columns.audit_security_access_enabled = body.applicationAccess.auditSecurityAccessEnabled;
+  }
+  return columns as Columns;
+}
+
+/** Roles, policies and territories name instances and formation entries; each must exist (400 otherwise). */
+async function checkedAccess(services: Services, tenantId: string, body: UserInput) {
+  const instances = new Map((await listInstances(services.db, tenantId)).map((instance) => [instance.name, instance]));
+  const errors: FieldError[] = [];
+  const grants: GrantInput[] = [];
+  const grantLists: [GrantType, GrantInputBody[] | null | undefined, string][] = [
+    ['SECURITY_ROLE', body.roles, 'roles'],
+    ['SECURITY_POLICY', body.policies, 'policies'],
+  ];
+  for (const [type, list, field] of grantLists) {
+    for (const [index, grant] of (list ?? []).entries()) {
+      const instance = instances.get(grant.instanceName);
+      if (!instance) {
+        errors.push({ path: `body.${field}.${index}.instanceName`, message: `no instance "${grant.instanceName}"` });
+        continue;
+      }
+      const formation = await services.currentFormation(instance);
+      const names = (type === 'SECURITY_ROLE' ? formation.roles : formation.securityPolicies) ?? [];
+      if (!names.some((entry) => entry.name === grant.permissionName)) {
+        errors.push({
+          path: `body.${field}.${index}.permissionName`,
+          message: `no ${type === 'SECURITY_ROLE' ? 'role' : 'security policy'} "${grant.permissionName}" in ${instance.name}`,
+        });
+        continue;
+      }
+      grants.push({
+        instanceId: instance.id,
+        type,
+        name: grant.permissionName,
+        primaryRole: grant.primaryRole ?? false,
+        effectiveDate: grant.effectiveDate ? new Date(grant.effectiveDate) : null,
+        expirationDate: grant.expirationDate ? new Date(grant.expirationDate) : null,
+      });
+    }
+  }
+  errors.push(
+    ...(await territoryProblems(services, instances, body.territories ?? [], body.fullTerritoriesAccessInstances ?? [], 'body')),
+  );
+  if (errors.length > 0) throw validationError(errors);
+  return { grants, instances };
+}
+
+/** Every region and territory must exist in that instance's current formation. */
+async function territoryProblems(
+  services: Services,
+  instances: Map<string, Instance>,
+  entries: { name: string; territories: string[]; instanceName: string }[],
+  fullAccessInstances: string[],
+  path: string,
+): Promise<FieldError[]> {
+  const errors: FieldError[] = [];
+  for (const [index, entry] of entries.entries()) {
+    const instance = instances.get(entry.instanceName);
+    if (!instance) {
+      errors.push({ path: `${path}.territories.${index}.instanceName`, message: `no instance "${entry.instanceName}"` });
+      continue;
+    }
+    const formation = await services.currentFormation(instance);
+    const region = (formation.territories ?? []).find((candidate) => candidate.name === entry.name);
+    if (!region) {
+      errors.push({ path: `${path}.territories.${index}.name`, message: `no region "${entry.name}" in ${instance.name}` });
+      continue;
+    }
+    for (const territory of entry.territories) {
+      if (!region.territories.includes(territory)) {
+        errors.push({
+          path: `${path}.territories.${index}.territories`,
+          message: `no territory "${territory}" in region "${entry.name}"`,
+        });
+      }
+    }
+  }
+  for (const [index, name] of fullAccessInstances.entries()) {
+    if (!instances.has(name))
+      errors.push({ path: `${path}.fullTerritoriesAccessInstances.${index}`, message: `no instance "${name}"` });
+  }
+  return errors;
+}
+
+/** Entries keep their createdAt when they were already there. */
+function stampTerritories(
+  entries: { name: string; territories: string[]; instanceName: string }[],
+  previous: UserTerritoryEntry[],
+  actorId: string | null,
+): UserTerritoryEntry[] {
+  const now = new Date().toISOString();
+  return entries.map((entry) => {
+    const before = previous.find((old) => old.name === entry.name && old.instanceName === entry.instanceName);
+    return {
+      name: entry.name,
+      territories: entry.territories,
+      instanceName: entry.instanceName,
+      createdAt: before?.createdAt ?? now,
+      updatedAt: now,
+      createdBy: before?.createdBy ?? actorId,
+      updatedBy: actorId,
+    };
+  });
+}
+
+async function requireUnique(trx: Kysely<DB>, tenantId: string, columns: Columns, exceptId?: string) {
+  for (const field of ['username', 'email'] as const) {
+    const value = columns[field];
+    if (typeof value !== 'string') continue;
+    const other = await findUser(trx, tenantId, value, field === 'email' ? 'EMAIL' : 'USERNAME');
+    if (other && other.id !== exceptId)
+      throw new ApiError('DUPLICATE_VALUE', { field }, `A user with this ${field} already exists`);
+  }
+}
+
+async function viewOf(services: Services, tenant: Tenant, row: UserRow) {
+  const [view] = await userViews(services.db, tenant, [row]);
+  return view!;
+}
+
+export async function getUser(services: Services, tenant: Tenant, key: string, lookup: UserLookup) {
+  const row = await findUser(services.db, tenant.id, key, lookup);
+  if (!row) throw new ApiError('USER_NOT_FOUND', {});
+  return viewOf(services, tenant, row);
+}
+
+/** POST creates a PROVISIONED user (001); PUT replaces one, absent fields taking their defaults. */
+export async function saveUser(
+  services: Services,
+  tenant: Tenant,
+  actor: Actor,
+  body: UserInput,
+  target?: { key: string; lookup: UserLookup; replace: boolean },
+) {
+  const { grants } = await checkedAccess(services, tenant.id, body);
+  const row = await services.db.transaction().execute(async (trx) => {
+    const existing = target && (await findUser(trx, tenant.id, target.key, target.lookup, { forUpdate: true }));
+    if (target && !existing) throw new ApiError('USER_NOT_FOUND', {});
+    const replacing = !existing || target?.replace === true;
+    const columns: Columns = { ...(replacing ? defaults : {}), ...userColumns(body) };
+    if (!existing) columns.user_state = 'PROVISIONED';
+    await requireUnique(trx, tenant.id, columns, existing?.id);
+    const id = existing?.id ?? uuidv7();
+    const audit = { id: actor.id, name: actor.name };
+    const saved = existing
+      ? await trx
+          .updateTable('users')
+          .set({ ...columns, updated_at: new Date(), updated_by: audit.id, updated_by_name: audit.name })
+          .where('tenant_id', '=', tenant.id)
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow()
+      : await trx
+          .insertInto('users')
+          .values({
+            ...defaults,
+            ...columns,
+            username: body.username ?? '',
+            email: body.email ?? '',
+            tenant_id: tenant.id,
+            id,
+            application_access_id: uuidv7(),
+            created_by: audit.id,
+            created_by_name: audit.name,
+            updated_by: audit.id,
+            updated_by_name: audit.name,
+          } as never)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+
+    const grantTypes: GrantType[] = [];
+    if (replacing || body.roles !== undefined) grantTypes.push('SECURITY_ROLE');
+    if (replacing || body.policies !== undefined) grantTypes.push('SECURITY_POLICY');
+    if (grantTypes.length > 0) {
+      await replaceGrants(
+        trx,
+        tenant.id,
+        { type: 'USER', id },
+        grants.filter((g) => grantTypes.includes(g.type)),
+        grantTypes,
+      );
+    }
+    if (replacing || body.territories !== undefined || body.fullTerritoriesAccessInstances !== undefined) {
+      const previous = await trx
+        .selectFrom('user_territories')
+        .selectAll()
+        .where('tenant_id', '=', tenant.id)
+        .where('user_id', '=', id)
+        .executeTakeFirst();
+      const entries =
+        body.territories !== undefined || replacing
+          ? stampTerritories(body.territories ?? [], (previous?.territories ?? []) as UserTerritoryEntry[], actor.id)
+          : ((previous?.territories ?? []) as UserTerritoryEntry[]);
+      const fullAccess =
+        body.fullTerritoriesAccessInstances !== undefined || replacing
+          ? (body.fullTerritoriesAccessInstances ?? null)
+          : (previous?.full_territories_access_instances ?? null);
+      await writeTerritories(trx, tenant.id, id, entries, fullAccess, actor.id);
+    }
+    await recordAudit(trx, actor, {
+      action: existing ? 'USER_UPDATED' : 'USER_CREATED',
+      entityType: 'USER',
+      entityId: id,
+      changedFields: Object.keys(body),
+    });
+    return saved;
+  });
+  services.forgetCachedAccess();
+  return viewOf(services, tenant, row);
+}
+
+/**
+ * Deleting a user is soft: the row stays for the audit trail (and `includeDeleted`), the user can
+ * no longer sign in, holds no roles, and leaves every care team it was on.
+ */
+export async function deleteUser(services: Services, tenant: Tenant, actor: Actor, key: string, lookup: UserLookup) {
+  await services.db.transaction().execute(async (trx) => {
+    const user = await findUser(trx, tenant.id, key, lookup, { forUpdate: true });
+    if (!user) throw new ApiError('USER_NOT_FOUND', {});
+    await trx
+      .updateTable('users')
+      .set({ deleted_at: new Date(), enabled: false, updated_at: new Date(), updated_by: actor.id, updated_by_name: actor.name })
+      .where('tenant_id', '=', tenant.id)
+      .where('id', '=', user.id)
+      .execute();
+    await replaceGrants(trx, tenant.id, { type: 'USER', id: user.id }, []);
+    const left = await trx
+      .deleteFrom('patient_care_team')
+      .where('tenant_id', '=', tenant.id)
+      .where('user_id', '=', user.id)
+      .returning('patient_id')
+      .execute();
+    if (left.length > 0)
+      await ensurePointOfContact(
+        trx,
+        tenant.id,
+        left.map((row) => row.patient_id),
+      );
+    await recordAudit(trx, actor, { action: 'USER_DELETED', entityType: 'USER', entityId: user.id });
+  });
+  services.forgetCachedAccess();
+}
+
+export async function setPassword(
+  services: Services,
+  tenant: Tenant,
+  actor: Actor,
+  key: string,
+  lookup: UserLookup,
+  password: string,
+) {
+  const hash = await hashSecret(password);
+  await services.db.transaction().execute(async (trx) => {
+    const user = await findUser(trx, tenant.id, key, lookup, { forUpdate: true });
+    if (!user) throw new ApiError('USER_NOT_FOUND', {});
+    await trx
+      .updateTable('users')
+      .set({ password_hash: hash })
+      .where('tenant_id', '=', tenant.id)
+      .where('id', '=', user.id)
+      .execute();
+    await recordAudit(trx, actor, { action: 'USER_PASSWORD_SET', entityType: 'USER', entityId: user.id });
+  });
+}
+
+export async function getTerritories(services: Services, tenant: Tenant, userId: string) {
+  const user = await findUser(services.db, tenant.id, userId, 'ID');
+  if (!user) throw new ApiError('USER_NOT_FOUND', {});
+  const record = await services.db
+    .selectFrom('user_territories')
+    .selectAll()
+    .where('tenant_id', '=', tenant.id)
+    .where('user_id', '=', user.id)
+    .executeTakeFirst();
+  if (!record) throw new ApiError('USER_TERRITORIES_NOT_FOUND', { userId });
+  return territoriesRecordView({ ...record, territories: record.territories as UserTerritoryEntry[] });
+}
+
+/** 001: PUT user territories; every region and territory must exist in its instance's formation. */
+export async function putTerritories(
+  services: Services,
+  tenant: Tenant,
+  actor: Actor,
+  userId: string,
+  body: {
+    userId: string;
+    territories: { name: string; territories: string[]; instanceName: string }[];
+    fullTerritoriesAccessInstances?: string[] | null;
+  },
+) {
+  if (body.userId !== userId) throw validationError([{ path: 'body.userId', message: 'must match the user id in the path' }]);
+  const instances = new Map((await listInstances(services.db, tenant.id)).map((instance) => [instance.name, instance]));
+  const problems = await territoryProblems(
+    services,
+    instances,
+    body.territories,
+    body.fullTerritoriesAccessInstances ?? [],
+    'body',
+  );
+  if (problems.length > 0) throw validationError(problems);
+  const record = await services.db.transaction().execute(async (trx) => {
+    const user = await findUser(trx, tenant.id, userId, 'ID', { forUpdate: true });
+    if (!user) throw new ApiError('USER_NOT_FOUND', {});
+    const previous = await trx
+      .selectFrom('user_territories')
+      .select('territories')
+      .where('tenant_id', '=', tenant.id)
+      .where('user_id', '=', user.id)
+      .executeTakeFirst();
+    const entries = stampTerritories(body.territories, (previous?.territories ?? []) as UserTerritoryEntry[], actor.id);
+    const saved = await writeTerritories(trx, tenant.id, user.id, entries, body.fullTerritoriesAccessInstances ?? null, actor.id);
+    await recordAudit(trx, actor, { action: 'USER_TERRITORIES_UPDATED', entityType: 'USER', entityId: user.id });
+    return saved;
+  });
+  return territoriesRecordView({ ...record, territories: record.territories as UserTerritoryEntry[] });
+}

@@ -1,0 +1,211 @@
+import { Type } from 'typebox';
+import { actorOf } from '../../events/audit.ts';
+import { tenantScope } from '../../http/access-hook.ts';
+import { badField, ErrorBody } from '../../http/errors.ts';
+import { DataAndMeta, dataAndMeta, parseSort } from '../../http/pagination.ts';
+import type { AreaPlugin } from '../../http/plugin.ts';
+import { EmptyBody, TenantParams, Uuid } from '../../http/schemas.ts';
+import { deleteUser, getTerritories, getUser, putTerritories, saveUser, setPassword } from './operations.ts';
+import {
+  PasswordInput,
+  User,
+  UserCreate,
+  UserListQuery,
+  UserLookupQuery,
+  UserNameParams,
+  UserPatch,
+  UserTerritoriesInput,
+  UserTerritoriesRecord,
+} from './schemas.ts';
+import { listUsers, sortableUserFields, type UserLookup } from './store.ts';
+import { userViews } from './views.ts';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
+const tags = ['Users'];
+
+/** 001: without `type` the segment is a username; `type=ID` a user id; `type=EMAIL` an email. */
+const lookupOf = (type: 'ID' | 'EMAIL' | undefined): UserLookup => type ?? 'USERNAME';
+
+const userRoutes: AreaPlugin = async (app, { services }) => {
+  app.get(
+    '/:tenantName/admin/users',
+    {
+      schema: {
+        tags,
+        summary: 'List users (data and meta)',
+        description: '`territories` filters only together with `region`. Name and email filters match whole values, any case.',
+        params: TenantParams,
+        querystring: UserListQuery,
+        response: { 200: DataAndMeta(User), ...errors },
+      },
+    },
+    async (request) => {
+      const { tenant } = tenantScope(request);
+      const { page, size, sort, ...filter } = request.query;
+      if (filter.territories?.length && !filter.region) throw badField('querystring.territories', 'needs region');
+      const { rows, total } = await listUsers(
+        services.db,
+        tenant.id,
+        { page, size, ...filter },
+        { page, size },
+        parseSort(sort, sortableUserFields),
+      );
+      return dataAndMeta(await userViews(services.db, tenant, rows), total, { page, size });
+    },
+  );
+
+  app.post(
+    '/:tenantName/admin/users',
+    {
+      schema: {
+        tags,
+        summary: 'Create a user (userState PROVISIONED)',
+        params: TenantParams,
+        body: UserCreate,
+        response: { 201: User, ...errors, 409: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const { tenant } = tenantScope(request);
+      reply.code(201);
+      return saveUser(services, tenant, actorOf(request), request.body);
+    },
+  );
+
+  app.get(
+    '/:tenantName/admin/users/:userName',
+    {
+      schema: {
+        tags,
+        summary: 'Read a user by username, id (type=ID) or email (type=EMAIL)',
+        params: UserNameParams,
+        querystring: UserLookupQuery,
+        response: { 200: User, ...errors },
+      },
+    },
+    async (request) => {
+      const { tenant } = tenantScope(request);
+      return getUser(services, tenant, request.params.userName, lookupOf(request.query.type));
+    },
+  );
+
+  app.patch(
+    '/:tenantName/admin/users/:userName',
+    {
+      schema: {
+        tags,
+        summary: 'Change the fields present; roles, policies and territories are replaced when given',
+        params: UserNameParams,
+        querystring: UserLookupQuery,
+        body: UserPatch,
+        response: { 200: User, ...errors, 409: ErrorBody },
+      },
+    },
+    async (request) => {
+      const { tenant } = tenantScope(request);
+      const target = { key: request.params.userName, lookup: lookupOf(request.query.type), replace: false };
+      return saveUser(services, tenant, actorOf(request), request.body, target);
+    },
+  );
+
+  app.put(
+    '/:tenantName/admin/users/:userName',
+    {
+      schema: {
+        tags,
+        summary: 'Replace a user; absent fields take their defaults',
+        params: UserNameParams,
+        querystring: UserLookupQuery,
+        body: UserCreate,
+        response: { 200: User, ...errors, 409: ErrorBody },
+      },
+    },
+    async (request) => {
+      const { tenant } = tenantScope(request);
+      const target = { key: request.params.userName, lookup: lookupOf(request.query.type), replace: true };
+      return saveUser(services, tenant, actorOf(request), request.body, target);
+    },
+  );
+
+  app.delete(
+    '/:tenantName/admin/users/:userName',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a user (kept for the audit trail; listed with includeDeleted)',
+        params: UserNameParams,
+        querystring: UserLookupQuery,
+        response: { 200: EmptyBody, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { tenant } = tenantScope(request);
+      await deleteUser(services, tenant, actorOf(request), request.params.userName, lookupOf(request.query.type));
+      return reply.send();
+    },
+  );
+
+  app.put(
+    '/:tenantName/admin/users/:userName/password',
+    {
+      schema: {
+        tags,
+        summary: 'Set the password a user with passwordAccess signs in with',
+        params: UserNameParams,
+        querystring: UserLookupQuery,
+        body: PasswordInput,
+        response: { 200: EmptyBody, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { tenant } = tenantScope(request);
+      await setPassword(
+        services,
+        tenant,
+        actorOf(request),
+        request.params.userName,
+        lookupOf(request.query.type),
+        request.body.password,
+      );
+      return reply.send();
+    },
+  );
+
+  const TerritoryParams = Type.Object({ tenantName: Type.String(), userId: Uuid });
+
+  app.get(
+    '/:tenantName/admin/user-territories/:userId',
+    {
+      schema: {
+        tags,
+        summary: "A user's regions and territories",
+        params: TerritoryParams,
+        response: { 200: UserTerritoriesRecord, ...errors },
+      },
+    },
+    async (request) => {
+      const { tenant } = tenantScope(request);
+      return getTerritories(services, tenant, request.params.userId);
+    },
+  );
+
+  app.put(
+    '/:tenantName/admin/user-territories/:userId',
+    {
+      schema: {
+        tags,
+        summary: "Replace a user's regions and territories",
+        description: "Each entry's region and territories must exist in that instance's current formation.",
+        params: TerritoryParams,
+        body: UserTerritoriesInput,
+        response: { 200: UserTerritoriesRecord, ...errors },
+      },
+    },
+    async (request) => {
+      const { tenant } = tenantScope(request);
+      return putTerritories(services, tenant, actorOf(request), request.params.userId, request.body);
+    },
+  );
+};
+
+export default userRoutes;

@@ -1,0 +1,89 @@
+import type { Kysely } from 'kysely';
+import type { Config } from './config.ts';
+import type { Database, DatabaseKind } from './db/database.ts';
+import type { DB } from './db/schema.ts';
+import { type Access, loadAccess } from './http/access.ts';
+import { ReadThroughCache } from './http/cache.ts';
+import { findInstanceByName, findTenantByName, type Instance, type Tenant } from './http/tenancy.ts';
+import type { Caller, TokenService } from './http/tokens.ts';
+import type { Formation } from './modules/formation/schemas.ts';
+import { loadFormation } from './modules/formation/store.ts';
+
+/**
+ * What every route handler needs, built once per app and handed to each area's plugin.
+ * Nothing here is module-level, so tests can run several apps side by side.
+ */
+export class Services {
+  readonly db: Kysely<DB>;
+  readonly dbKind: DatabaseKind;
+  private readonly tenants: ReadThroughCache<Tenant>;
+  private readonly instances: ReadThroughCache<Instance>;
+  private readonly formations: ReadThroughCache<{ document: Formation }>;
+  private readonly access: ReadThroughCache<Access>;
+
+  constructor(
+    readonly config: Config,
+    database: Database,
+    readonly tokens: TokenService,
+  ) {
+    this.db = database.db;
+    this.dbKind = database.kind;
+    const ttl = config.cacheTtlMs;
+    this.tenants = new ReadThroughCache(ttl, (name) => findTenantByName(this.db, name));
+    this.instances = new ReadThroughCache(ttl, (key) => {
+      const [tenantId = '', name = ''] = key.split('/');
+      return findInstanceByName(this.db, tenantId, name);
+    });
+    // Published formations never change, so only the version that is current can go stale.
+    this.formations = new ReadThroughCache(
+      60 * 60 * 1000,
+      async (key) => {
+        const [tenantId = '', instanceId = '', version = ''] = key.split('/');
+        const row = await loadFormation(this.db, tenantId, instanceId, Number(version));
+        return row && { document: row.document as Formation };
+      },
+      1_000,
+    );
+    this.access = new ReadThroughCache(ttl, (key) => {
+      const [tenantId = '', type = '', id = '', instanceId = ''] = key.split('/');
+      const caller = { tenantId, type: type as Caller['type'], id };
+      return loadAccess(
+        this.db,
+        (instance, version) => this.formation(tenantId, instance, version),
+        caller,
+        instanceId || undefined,
+      );
+    });
+  }
+
+  tenant(name: string): Promise<Tenant | undefined> {
+    return this.tenants.get(name);
+  }
+
+  instance(tenantId: string, name: string): Promise<Instance | undefined> {
+    return this.instances.get(`${tenantId}/${name}`);
+  }
+
+  /** A published formation; an instance that never published one has an empty formation. */
+  async formation(tenantId: string, instanceId: string, version: number | null): Promise<Formation> {
+    if (version === null) return {};
+    return (await this.formations.get(`${tenantId}/${instanceId}/${version}`))?.document ?? {};
+  }
+
+  currentFormation(instance: Instance): Promise<Formation> {
+    return this.formation(instance.tenantId, instance.id, instance.currentFormationVersion);
+  }
+
+  /** The caller's permissions in one instance, or across the tenant when `instanceId` is omitted. */
+  async accessOf(caller: Caller, instanceId?: string): Promise<Access> {
+    const access = await this.access.get(`${caller.tenantId}/${caller.type}/${caller.id}/${instanceId ?? ''}`);
+    return access ?? { active: false, instanceIds: new Set(), permissions: new Set() };
+  }
+
+  /** Call after a change to tenants, instances, formations, grants or callers' status. */
+  forgetCachedAccess(): void {
+    this.tenants.clear();
+    this.instances.clear();
+    this.access.clear();
+  }
+}
