@@ -1,6 +1,7 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import * as foundation from './migrations/0001_foundation.ts';
 import * as patients from './migrations/0002_patients.ts';
+import type { DB } from './schema.ts';
 
 /** Migrations in order. Listed here rather than read from disk, so the built and the source trees agree. */
 const migrations: Record<string, Migration> = {
@@ -10,7 +11,7 @@ const migrations: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
-export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
+export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider,
