@@ -15,6 +15,8 @@ export type DatabaseKind = 'postgres' | 'pglite';
 export interface Database {
   db: Kysely<DB>;
   kind: DatabaseKind;
+  /** The embedded engine, when kind is pglite (the test runner dumps it as a template). */
+  pglite?: { dumpDataDir(compression: 'none'): Promise<Blob | File> };
   close(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
     return {
       db,
       kind: 'pglite',
+      pglite,
       async close() {
         await db.destroy();
         await pglite.close();

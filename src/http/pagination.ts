@@ -63,10 +63,8 @@ export function applySort<DB, TB extends keyof DB, O>(
 ): SelectQueryBuilder<DB, TB, O> {
   let ordered = query;
   for (const key of keys.length > 0 ? keys : fallback) {
-    ordered = ordered.orderBy(
-      sql.raw(key.column),
-      sql.raw(`${key.direction} nulls ${key.direction === 'asc' ? 'last' : 'first'}`),
-    );
+    const nulls = key.direction === 'asc' ? 'last' : 'first';
+    ordered = ordered.orderBy(sql.raw(`${key.column} ${key.direction} nulls ${nulls}`));
   }
   return ordered.orderBy(sql.ref(tieBreaker));
 }

@@ -1,0 +1,53 @@
+/**
+ * `npm test [-- <path filter>...]`: runs every *.test.ts with Node's test runner.
+ *
+ * On PGlite (DATABASE_URL unset) it first builds one migrated database and dumps it, so each
+ * test process starts from a copy in about a second instead of running initdb and migrations.
+ * On PostgreSQL it migrates the database once, before the test processes share it.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openDatabase } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+
+const filters = process.argv.slice(2);
+const files = fs
+  .readdirSync('src', { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.test.ts'))
+  .map((file) => path.join('src', file))
+  .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
+  .sort();
+if (files.length === 0) {
+  console.error(`No test files match ${filters.join(' ')}`);
+  process.exit(1);
+}
+
+const env = { ...process.env };
+if (process.env.DATABASE_URL) {
+  const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '', poolSize: 1 });
+  await migrateToLatest(database.db);
+  await database.close();
+  console.log(`Testing against PostgreSQL (${new URL(process.env.DATABASE_URL).host})`);
+} else {
+  const database = await openDatabase({ databaseUrl: '', dataDir: 'memory://', poolSize: 1 });
+  await migrateToLatest(database.db);
+  const pglite = database.pglite;
+  if (!pglite) throw new Error('the PGlite handle is not exposed');
+  const template = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-test-')), 'template.tar');
+  fs.writeFileSync(template, Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer()));
+  await database.close();
+  env.CAIRN_TEST_TEMPLATE = template;
+  console.log('Testing against PGlite');
+}
+
+// Each file is its own process with its own PGlite; two at a time suits a 2-core machine.
+const concurrency = process.env.TEST_CONCURRENCY ?? String(Math.max(1, Math.min(os.availableParallelism(), 4)));
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
+  { stdio: 'inherit', env },
+);
+if (env.CAIRN_TEST_TEMPLATE) fs.rmSync(path.dirname(env.CAIRN_TEST_TEMPLATE), { recursive: true, force: true });
+process.exit(result.status ?? 1);

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Api, createTestTenant, errorCode, startApp } from '../test/harness.ts';
+import { accessTable } from './access-table.ts';
+import { allPermissions } from './permissions.ts';
+
+const app = await startApp({ bodyLimitBytes: 4096, corsOrigins: ['https://app.example'] });
+const anonymous = new Api(app.server, undefined);
+const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+describe('error format (DECISIONS §2)', () => {
+  test('an unknown route is a 404 array of one error object', async () => {
+    const response = await anonymous.get('/no/such/route/here');
+    assert.equal(response.status, 404);
+    assert.ok(Array.isArray(response.body));
+    assert.equal(response.body.length, 1);
+    const [error] = response.body;
+    assert.deepEqual(Object.keys(error).sort(), ['componentType', 'date', 'details', 'errorCode', 'message']);
+    assert.equal(error.errorCode, 'ROUTE_NOT_FOUND');
+    assert.match(error.date, isoMillis);
+  });
+
+  test('bad JSON, a wrong content type and an oversize body are clear 4xx', async () => {
+    const t = await createTestTenant(app);
+    const broken = await t.api.request('POST', `${t.base}/patients`, '{"firstName": ', { 'content-type': 'application/json' });
+    assert.equal(broken.status, 400);
+    assert.equal(errorCode(broken), 'MALFORMED_JSON');
+    const xml = await t.api.request('POST', `${t.base}/patients`, '<patient/>', { 'content-type': 'application/xml' });
+    assert.equal(xml.status, 415);
+    assert.equal(errorCode(xml), 'UNSUPPORTED_MEDIA_TYPE');
+    const huge = await t.api.post(`${t.base}/patients`, { firstName: 'A', lastName: 'B', notes: 'x'.repeat(5000) });
+    assert.equal(huge.status, 413);
+    assert.equal(errorCode(huge), 'PAYLOAD_TOO_LARGE');
+  });
+
+  test('schema failures name each field, and wrong types are not coerced', async () => {
+    const t = await createTestTenant(app);
+    const response = await t.api.post(`${t.base}/patients`, { firstName: 5, lastName: 'B', email: 'not-an-email' });
+    assert.equal(response.status, 400);
+    assert.equal(errorCode(response), 'VALIDATION_ERROR');
+    const paths = response.body[0].details.errors.map((e: { path: string }) => e.path);
+    assert.ok(paths.includes('body.firstName'), paths.join());
+    const missing = await t.api.post(`${t.base}/patients`, { lastName: 'B' });
+    assert.ok(missing.body[0].details.errors.some((e: { path: string }) => e.path === 'body.firstName'));
+  });
+
+  test('a bodiless DELETE with Content-Type: application/json is accepted', async () => {
+    const t = await createTestTenant(app);
+    const created = await t.api.post(`${t.base}/patients`, { firstName: 'A', lastName: 'B' });
+    const response = await t.api.request('DELETE', `${t.base}/patients/${created.body.id}`, undefined, {
+      'content-type': 'application/json',
+    });
+    assert.equal(response.status, 200);
+    assert.equal(response.text, '');
+  });
+});
+
+describe('query conventions (DECISIONS §10, 000)', () => {
+  test('booleans in any case, unknown parameters ignored, out-of-range page sizes rejected', async () => {
+    const t = await createTestTenant(app);
+    for (const value of ['true', 'True', 'TRUE', 'false']) {
+      const response = await t.api.get(`${t.base}/patients?withoutCareTeam=${value}&unknownThing=1&page=0`);
+      assert.equal(response.status, 200, value);
+    }
+    assert.equal((await t.api.get(`${t.base}/patients?withoutCareTeam=yes`)).status, 400);
+    assert.equal((await t.api.get(`${t.admin}/users?size=1000`)).status, 200);
+    assert.equal((await t.api.get(`${t.admin}/users?size=1001`)).status, 400);
+    assert.equal((await t.api.get(`${t.admin}/users?size=0`)).status, 400);
+    assert.equal((await t.api.get(`${t.admin}/users?page=-1`)).status, 400);
+    assert.equal((await t.api.get(`${t.admin}/users?size=ten`)).status, 400);
+  });
+
+  test('every response carries Cache-Control: no-store; CORS follows the configured origins', async () => {
+    const t = await createTestTenant(app);
+    const ok = await t.api.get(`${t.base}/patients`);
+    assert.equal(ok.headers['cache-control'], 'no-store');
+    const error = await anonymous.get('/nope');
+    assert.equal(error.headers['cache-control'], 'no-store');
+    const preflight = await app.server.inject({
+      method: 'OPTIONS',
+      url: `${t.base}/patients`,
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET' },
+    });
+    assert.equal(preflight.headers['access-control-allow-origin'], 'https://app.example');
+    const stranger = await app.server.inject({ method: 'GET', url: '/health/live', headers: { origin: 'https://evil.example' } });
+    assert.equal(stranger.headers['access-control-allow-origin'], undefined);
+  });
+});
+
+describe('operations endpoints', () => {
+  test('health: live, and ready checks the database', async () => {
+    assert.deepEqual((await anonymous.get('/health/live')).body, { status: 'ok', worker: 0 });
+    const ready = await anonymous.get('/health/ready');
+    assert.equal(ready.status, 200);
+    assert.equal(ready.body.status, 'ok');
+  });
+
+  test('metrics count requests by route pattern and status, with latency', async () => {
+    const t = await createTestTenant(app);
+    await t.api.get(`${t.base}/patients?search=SECRET-NAME`);
+    const metrics = await anonymous.get('/metrics');
+    assert.equal(metrics.status, 200);
+    assert.match(
+      metrics.text,
+      /cairn_http_requests_total\{method="GET",route="\/:tenantName\/:instanceName\/patients",status="200"\} \d+/,
+    );
+    assert.match(metrics.text, /cairn_http_request_duration_seconds_bucket/);
+    assert.ok(!metrics.text.includes('SECRET-NAME'));
+    assert.ok(!metrics.text.includes(t.tenant.name));
+  });
+
+  test('/openapi.json is OpenAPI 3.1, covers every route and names each permission', async () => {
+    const response = await anonymous.get('/openapi.json');
+    assert.equal(response.status, 200);
+    const document = response.body;
+    assert.equal(document.openapi, '3.1.0');
+    const operations = new Set<string>();
+    for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, { 'x-permission'?: string }>>)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const key = `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`;
+        operations.add(key);
+        const rule = accessTable[key];
+        if (rule?.permission) assert.equal(operation['x-permission'], rule.permission, key);
+      }
+    }
+    for (const route of Object.keys(accessTable)) assert.ok(operations.has(route), `${route} missing from /openapi.json`);
+    assert.ok(operations.has('POST /auth/token'));
+    assert.match(document.info.description, /ACCESS_DENIED/);
+    const docs = await anonymous.get('/docs/');
+    assert.equal(docs.status, 200);
+    assert.match(docs.text, /swagger/i);
+  });
+
+  test('every permission in the catalog is used by some route', () => {
+    const used = new Set(Object.values(accessTable).map((rule) => rule.permission));
+    for (const permission of allPermissions) assert.ok(used.has(permission), permission);
+  });
+});

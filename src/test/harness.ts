@@ -1,0 +1,222 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { after } from 'node:test';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { buildApp } from '../app.ts';
+import { type Config, loadConfig } from '../config.ts';
+import { type Database, openDatabase } from '../db/database.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { systemActor } from '../events/audit.ts';
+import { allPermissions, type Permission } from '../http/permissions.ts';
+import type { Instance, Tenant } from '../http/tenancy.ts';
+import { applyFormation } from '../modules/formation/operations.ts';
+import type { Formation } from '../modules/formation/schemas.ts';
+import { createApiClient, createInstance, createTenant } from '../modules/tenants/store.ts';
+import type { Services } from '../services.ts';
+
+/**
+ * Test harness: one real database per test process (PGlite copied from the runner's template,
+ * or the PostgreSQL of DATABASE_URL), and a fresh tenant per test so tests never share data.
+ */
+
+let shared: Promise<Database> | undefined;
+
+function database(): Promise<Database> {
+  shared ??= (async () => {
+    const url = process.env.DATABASE_URL ?? '';
+    const template = process.env.CAIRN_TEST_TEMPLATE;
+    const db = await openDatabase({
+      databaseUrl: url,
+      dataDir: 'memory://',
+      poolSize: 4,
+      ...(template && !url ? { loadDataDir: new Blob([fs.readFileSync(template)]) } : {}),
+    });
+    if (!template || url) await migrateToLatest(db.db);
+    return db;
+  })();
+  return shared;
+}
+
+export interface TestApp {
+  server: FastifyInstance;
+  services: Services;
+  config: Config;
+}
+
+/** Builds an app on the shared database; closed when the file's tests end. */
+export async function startApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const config = { ...loadConfig({ CAIRN_DEMO: 'false', LOG_LEVEL: 'silent' }), ...overrides };
+  const { server, services } = await buildApp({ config, database: await database() });
+  await server.ready();
+  after(async () => {
+    await server.close();
+  });
+  return { server, services, config };
+}
+
+/** Closes the shared database once every test in the file is done. */
+after(async () => {
+  if (shared) await (await shared).close();
+});
+
+/** The formation each test tenant starts with: every permission via `admin`, none via `nothing`. */
+export function testFormation(extra: Partial<Formation> = {}): Formation {
+  return {
+    territories: [
+      { name: 'west', title: 'West', territories: ['california', 'oregon'] },
+      { name: 'east', title: 'East', territories: ['new-york', 'florida'] },
+    ],
+    securityPolicies: [
+      { name: 'everything', permissions: allPermissions },
+      { name: 'patient-reading', permissions: ['PATIENT_READ'] },
+      ...(extra.securityPolicies ?? []),
+    ],
+    roles: [
+      { name: 'admin', title: 'Administrator', description: 'All permissions', policies: ['everything'] },
+      { name: 'patient-reader', title: 'Patient reader', policies: ['patient-reading'] },
+      { name: 'nothing', title: 'No permissions', policies: [] },
+      ...(extra.roles ?? []),
+    ],
+    patientAttributes: extra.patientAttributes ?? [],
+    instancePhones: extra.instancePhones ?? [],
+    ...(extra.territories ? { territories: extra.territories } : {}),
+  };
+}
+
+export interface Response<T = unknown> {
+  status: number;
+  body: T;
+  headers: Record<string, unknown>;
+  text: string;
+}
+
+export interface Client {
+  token: string;
+  clientKey: string;
+  secret: string;
+  id: string;
+}
+
+/** A request helper bound to a token: `await api.get('/demo/sandbox/patients')`. */
+export class Api {
+  constructor(
+    private readonly server: FastifyInstance,
+    readonly token: string | undefined,
+  ) {}
+
+  async request<T = any>(
+    method: InjectOptions['method'],
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Response<T>> {
+    const response = await this.server.inject({
+      method,
+      url,
+      headers: { ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...headers },
+      ...(body === undefined ? {} : typeof body === 'string' ? { payload: body } : { payload: body as object }),
+    });
+    const text = response.body;
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {}
+    return { status: response.statusCode, body: parsed as T, headers: response.headers, text };
+  }
+
+  get<T = any>(url: string) {
+    return this.request<T>('GET', url);
+  }
+  post<T = any>(url: string, body?: unknown) {
+    return this.request<T>('POST', url, body ?? {});
+  }
+  put<T = any>(url: string, body?: unknown) {
+    return this.request<T>('PUT', url, body ?? {});
+  }
+  patch<T = any>(url: string, body?: unknown) {
+    return this.request<T>('PATCH', url, body ?? {});
+  }
+  delete<T = any>(url: string) {
+    return this.request<T>('DELETE', url);
+  }
+}
+
+export interface TestTenant {
+  tenant: Tenant;
+  instance: Instance;
+  /** `/<tenant>/<instance>` */
+  base: string;
+  /** `/<tenant>/admin` */
+  admin: string;
+  /** Holds the admin role: every permission. */
+  api: Api;
+  adminClient: Client;
+  /** A client with a role in the instance whose policies grant the given permissions only. */
+  apiWith(permissions: Permission[]): Promise<Api>;
+  /** A client holding the named role. */
+  clientWithRole(role: string, instance?: Instance): Promise<Client>;
+  anonymous: Api;
+}
+
+/** A new tenant with instance `sandbox`, the test formation, and an admin API client. */
+export async function createTestTenant(app: TestApp, formation: Formation = testFormation()): Promise<TestTenant> {
+  const { services, server } = app;
+  const name = `t${randomBytes(6).toString('hex')}`;
+  const tenant = await createTenant(services.db, name);
+  const instance = await createInstance(services.db, tenant, 'sandbox');
+  await applyFormation(services, instance.id, systemActor(tenant.id, instance.id), formation);
+  const published = { ...instance, currentFormationVersion: 1 };
+
+  async function clientWithRole(role: string, target: Instance = published): Promise<Client> {
+    const client = await createApiClient(services.db, tenant, {
+      name: `client-${randomBytes(4).toString('hex')}`,
+      roles: [{ instanceId: target.id, role }],
+    });
+    const token = await services.tokens.issue({
+      type: 'API_CLIENT',
+      id: client.id,
+      tenantId: tenant.id,
+      name: `API_CLIENT:${client.name}`,
+    });
+    return { token: token.token, clientKey: client.clientKey, secret: client.secret, id: client.id };
+  }
+
+  const adminClient = await clientWithRole('admin');
+  let roleCount = 0;
+  return {
+    tenant,
+    instance: published,
+    base: `/${tenant.name}/${instance.name}`,
+    admin: `/${tenant.name}/admin`,
+    api: new Api(server, adminClient.token),
+    adminClient,
+    anonymous: new Api(server, undefined),
+    clientWithRole,
+    async apiWith(permissions: Permission[]) {
+      // A role of its own, added to the formation through the API like an administrator would.
+      roleCount += 1;
+      const role = `custom-${roleCount}`;
+      const api = new Api(server, adminClient.token);
+      const current = (await api.get(`/${tenant.name}/${instance.name}/formations/current`)).body.formation as Formation;
+      const next: Formation = {
+        ...current,
+        securityPolicies: [...(current.securityPolicies ?? []), { name: `${role}-policy`, permissions }],
+        roles: [...(current.roles ?? []), { name: role, policies: [`${role}-policy`] }],
+      };
+      await api.put(`/${tenant.name}/${instance.name}/formations/draft`, next);
+      const publishedVersion = await api.post(`/${tenant.name}/${instance.name}/formations/draft/publish`);
+      if (publishedVersion.status !== 200) throw new Error(`publish failed: ${publishedVersion.text}`);
+      const client = await clientWithRole(role);
+      return new Api(server, client.token);
+    },
+  };
+}
+
+/** A token for an instance that has not published a formation. */
+export async function newInstance(app: TestApp, tenant: Tenant, name: string): Promise<Instance> {
+  return createInstance(app.services.db, tenant, name);
+}
+
+export function errorCode(response: Response): string | undefined {
+  return (response.body as { errorCode?: string }[] | undefined)?.[0]?.errorCode;
+}
