@@ -92,7 +92,7 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number(fs.readFileSync(lockPath, 'utf8'));
-      if (holder && holder !== process.pid && isRunning(holder)) {
+      if (holder && isRunning(holder)) {
         throw new DataDirLockedError(
           `${dataDir} is in use by another Cairn process (pid ${holder}). ` +
             'Stop it, or set DATABASE_URL to share a PostgreSQL server between processes.',

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+
+/**
+ * The `cairn` command end to end, as an operator runs it: each step is a real process. On
+ * PostgreSQL the server runs with two workers to show that the token limit is shared.
+ */
+
+const run = promisify(execFile);
+const onPostgres = Boolean(process.env.DATABASE_URL);
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-cli-'));
+const env = {
+  ...process.env,
+  CAIRN_DATA_DIR: dataDir,
+  CAIRN_DEMO: 'false',
+  LOG_LEVEL: 'warn',
+  ...(onPostgres ? { DATABASE_POOL_SIZE: '4' } : {}),
+};
+const children: ChildProcess[] = [];
+after(() => {
+  for (const child of children) child.kill('SIGTERM');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function cairn(...args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env, timeout: 60_000 });
+  return stdout;
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function startServer(workers: number): Promise<string> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--workers', String(workers)], {
+    env: { ...env, PORT: String(port) },
+    stdio: 'ignore',
+  });
+  children.push(child);
+  const base = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 120; attempt++) {
+    const ready = await fetch(`${base}/health/ready`).catch(() => undefined);
+    if (ready?.ok) {
+      // With workers, wait until each one answers.
+      const seen = new Set<number>();
+      for (let i = 0; i < 40 && seen.size < workers; i++) seen.add((await (await fetch(`${base}/health/live`)).json()).worker);
+      if (seen.size >= workers) return base;
+    }
+    await sleep(500);
+  }
+  throw new Error('the server did not start');
+}
+
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+describe('the cairn command', () => {
+  const tenant = `cli${randomBytes(4).toString('hex')}`;
+  let clientKey = '';
+  let secret = '';
+
+  test('creates a tenant, an instance, a formation, a client and a user', async () => {
+    assert.match(await cairn('migrate'), /Applied|up to date/);
+    assert.match(await cairn('tenant', 'create', tenant), /Created tenant/);
+    assert.match(await cairn('instance', 'create', tenant, 'sandbox'), /Created instance/);
+    assert.match(await cairn('formation', 'apply', `${tenant}/sandbox`, 'formations/demo.json'), /Published formation version 1/);
+    const created = await cairn('client', 'create', tenant, '--name', 'integration', '--role', 'sandbox:administrator');
+    clientKey = /key: +(\S+)/.exec(created)?.[1] ?? '';
+    secret = /secret: +(\S+)/.exec(created)?.[1] ?? '';
+    assert.ok(clientKey && secret, created);
+    const user = await cairn('user', 'create', tenant, '--username', 'cli.user', '--email', 'cli.user@example.org', '--role', 'sandbox:care-coordinator', '--password', 'a long password 1');
+    assert.match(user, /Created user cli.user/);
+    // Only a slow hash of the secret is stored.
+    await assert.rejects(cairn('client', 'create', tenant, '--name', 'integration', '--role', 'sandbox:administrator'), /already exists/);
+    await assert.rejects(cairn('tenant', 'create', 'auth'), /reserved/);
+  });
+
+  test(`serves the API${onPostgres ? ' with two workers that share the token limit' : ''}`, { timeout: 180_000 }, async () => {
+    const base = await startServer(onPostgres ? 2 : 1);
+    const login = await post(`${base}/auth/token`, { apiClient: clientKey, secret });
+    assert.equal(login.status, 200);
+    const { token } = await login.json();
+    const patients = await fetch(`${base}/${tenant}/sandbox/patients`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(patients.status, 200);
+    const userLogin = await post(`${base}/auth/token`, { tenantName: tenant, username: 'cli.user', password: 'a long password 1' });
+    assert.equal(userLogin.status, 200);
+    const metrics = await fetch(`${base}/metrics`);
+    assert.match(await metrics.text(), /cairn_http_requests_total/);
+    if (!onPostgres) return;
+
+    // Requests are spread over both workers (each answers /health/live with its id) ...
+    const workers = new Set<number>();
+    for (let i = 0; i < 10; i++) workers.add((await (await fetch(`${base}/health/live`)).json()).worker);
+    assert.equal(workers.size, 2);
+    // ... yet the 100-in-5-minutes limit counts across them: one login above, 99 more pass, then 429.
+    const statuses: number[] = [];
+    for (let i = 0; i < 99; i++) statuses.push((await post(`${base}/auth/token`, { apiClient: clientKey, secret })).status);
+    assert.deepEqual([...new Set(statuses)], [200]);
+    const blocked = await post(`${base}/auth/token`, { apiClient: clientKey, secret });
+    assert.equal(blocked.status, 429);
+    assert.ok(Number(blocked.headers.get('retry-after')) > 0);
+  });
+
+  test('refuses --workers on the embedded database', { skip: onPostgres }, async () => {
+    await assert.rejects(cairn('serve', '--workers', '2'), /DATABASE_URL/);
+  });
+});
