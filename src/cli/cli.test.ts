@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -43,6 +44,43 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+  text: string;
+}
+
+/** One request on a new connection, so the cluster can hand each to a different worker. */
+function call(method: string, url: string, body?: unknown, token?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, {
+      method,
+      agent: false,
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
+    });
+    request.on('error', reject);
+    request.on('response', (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => {
+        text += chunk;
+      });
+      response.on('end', () => {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {}
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: parsed, text });
+      });
+    });
+    request.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
 async function startServer(workers: number): Promise<string> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--workers', String(workers)], {
@@ -52,11 +90,11 @@ async function startServer(workers: number): Promise<string> {
   children.push(child);
   const base = `http://127.0.0.1:${port}`;
   for (let attempt = 0; attempt < 120; attempt++) {
-    const ready = await fetch(`${base}/health/ready`).catch(() => undefined);
-    if (ready?.ok) {
+    const ready = await call('GET', `${base}/health/ready`).catch(() => undefined);
+    if (ready?.status === 200) {
       // With workers, wait until each one answers.
       const seen = new Set<number>();
-      for (let i = 0; i < 40 && seen.size < workers; i++) seen.add((await (await fetch(`${base}/health/live`)).json()).worker);
+      for (let i = 0; i < 40 && seen.size < workers; i++) seen.add((await call('GET', `${base}/health/live`)).body.worker);
       if (seen.size >= workers) return base;
     }
     await sleep(500);
@@ -64,8 +102,7 @@ async function startServer(workers: number): Promise<string> {
   throw new Error('the server did not start');
 }
 
-const post = (url: string, body: unknown) =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown) => call('POST', url, body);
 
 describe('the cairn command', () => {
   const tenant = `cli${randomBytes(4).toString('hex')}`;
@@ -92,18 +129,17 @@ describe('the cairn command', () => {
     const base = await startServer(onPostgres ? 2 : 1);
     const login = await post(`${base}/auth/token`, { apiClient: clientKey, secret });
     assert.equal(login.status, 200);
-    const { token } = await login.json();
-    const patients = await fetch(`${base}/${tenant}/sandbox/patients`, { headers: { authorization: `Bearer ${token}` } });
+    const patients = await call('GET', `${base}/${tenant}/sandbox/patients`, undefined, login.body.token);
     assert.equal(patients.status, 200);
     const userLogin = await post(`${base}/auth/token`, { tenantName: tenant, username: 'cli.user', password: 'a long password 1' });
     assert.equal(userLogin.status, 200);
-    const metrics = await fetch(`${base}/metrics`);
-    assert.match(await metrics.text(), /cairn_http_requests_total/);
+    const metrics = await call('GET', `${base}/metrics`);
+    assert.match(metrics.text, /cairn_http_requests_total/);
     if (!onPostgres) return;
 
     // Requests are spread over both workers (each answers /health/live with its id) ...
     const workers = new Set<number>();
-    for (let i = 0; i < 10; i++) workers.add((await (await fetch(`${base}/health/live`)).json()).worker);
+    for (let i = 0; i < 10; i++) workers.add((await call('GET', `${base}/health/live`)).body.worker);
     assert.equal(workers.size, 2);
     // ... yet the 100-in-5-minutes limit counts across them: one login above, 99 more pass, then 429.
     const statuses: number[] = [];
@@ -111,7 +147,7 @@ describe('the cairn command', () => {
     assert.deepEqual([...new Set(statuses)], [200]);
     const blocked = await post(`${base}/auth/token`, { apiClient: clientKey, secret });
     assert.equal(blocked.status, 429);
-    assert.ok(Number(blocked.headers.get('retry-after')) > 0);
+    assert.ok(Number(blocked.headers['retry-after']) > 0);
   });
 
   test('refuses --workers on the embedded database', { skip: onPostgres }, async () => {

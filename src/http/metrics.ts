@@ -24,6 +24,12 @@ export function registerMetrics(app: FastifyInstance): Registry {
     registers: [registry],
   });
 
+  if (cluster.isWorker) {
+    // Lets the primary collect this worker's registry (the constructor installs prom-client's listener).
+    AggregatorRegistry.setRegistries([registry]);
+    new AggregatorRegistry();
+  }
+
   app.addHook('onResponse', async (request, reply) => {
     const labels = {
       method: request.method,
