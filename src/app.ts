@@ -12,7 +12,7 @@ import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import type { AreaPlugin } from './http/plugin.ts';
 import { TokenService } from './http/tokens.ts';
-import { registerFormats, validatorCompiler } from './http/validation.ts';
+import { isE164, isTimeZone, registerFormats, validatorCompiler } from './http/validation.ts';
 import auditRoutes from './modules/audit/routes.ts';
 import authRoutes from './modules/auth/routes.ts';
 import formationRoutes from './modules/formation/routes.ts';
@@ -53,6 +53,8 @@ export async function buildApp({ config, database }: AppOptions): Promise<App> {
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // The serializer compiles schemas with its own Ajv, which must know Cairn's formats too.
+    serializerOpts: { ajv: { formats: { e164: isE164, timezone: isTimeZone } } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

@@ -49,11 +49,34 @@ export function isTimeZone(value: string): boolean {
 
 type ObjectSchema = { type?: unknown; properties?: Record<string, { type?: unknown }> };
 
-function arrayProperties(schema: TSchema): string[] {
+function propertiesOfType(schema: TSchema, type: string): string[] {
   const properties = (schema as ObjectSchema).properties ?? {};
   return Object.entries(properties)
-    .filter(([, property]) => property.type === 'array')
+    .filter(([, property]) => property.type === type)
     .map(([name]) => name);
+}
+
+const integerText = /^[+-]?\d+$/;
+const numberText = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * TypeBox's conversion reads `2.5` as the integer 2 and `0x10` as 16. A query value that is not
+ * written as a plain number is put back as sent, so the check rejects it with a 400.
+ */
+function keepUnreadableNumbers(raw: unknown, converted: unknown, integers: string[], numbers: string[]): unknown {
+  if (typeof raw !== 'object' || raw === null || typeof converted !== 'object' || converted === null) return converted;
+  const sent = raw as Record<string, unknown>;
+  const result = converted as Record<string, unknown>;
+  for (const [names, pattern] of [
+    [integers, integerText],
+    [numbers, numberText],
+  ] as const) {
+    for (const name of names) {
+      const value = sent[name];
+      if (typeof value === 'string' && !pattern.test(value.trim())) result[name] = value;
+    }
+  }
+  return result;
 }
 
 /** 000 convention 5: multi-value query parameters are comma-separated; repeated keys also work. */
@@ -80,9 +103,14 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
   if (httpPart === 'body') {
     return (value) => (validator.Check(value) ? { value } : { error: validator.Errors(value) as never });
   }
-  const listNames = httpPart === 'querystring' ? arrayProperties(schema) : [];
+  const listNames = httpPart === 'querystring' ? propertiesOfType(schema, 'array') : [];
+  const integers = propertiesOfType(schema, 'integer');
+  const numbers = propertiesOfType(schema, 'number');
   return (value) => {
-    const converted = validator.Default(validator.Convert(splitCommaLists(value, listNames)));
+    const split = splitCommaLists(value, listNames);
+    // Convert works in place, so the text as sent is kept aside first.
+    const sent = typeof split === 'object' && split !== null ? { ...split } : split;
+    const converted = validator.Default(keepUnreadableNumbers(sent, validator.Convert(split), integers, numbers));
     return validator.Check(converted) ? { value: converted } : { error: validator.Errors(converted) as never };
   };
 };

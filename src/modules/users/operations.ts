@@ -8,11 +8,14 @@ import type { Services } from '../../services.ts';
 import { hashSecret } from '../auth/secrets.ts';
 import { ensurePointOfContact } from '../patients/store.ts';
 import { type GrantInput, replaceGrants } from '../tenants/store.ts';
-import type { GrantInputBody, UserInput } from './schemas.ts';
+import { type GrantInputBody, type UserInput, UserPatch } from './schemas.ts';
 import { findUser, type UserLookup, type UserRow, writeTerritories } from './store.ts';
 import { territoriesRecordView, userViews } from './views.ts';
 
 type Columns = RowUpdate<'users'>;
+
+/** The body keys a write can change; read-only and unknown keys are ignored (DECISIONS §10). */
+const writableFields = new Set(Object.keys(UserPatch.properties));
 
 /** What a new user (or a user replaced by PUT) has when the body leaves a field out. */
 const defaults: Columns = {
@@ -272,7 +275,8 @@ export async function saveUser(
       action: existing ? 'USER_UPDATED' : 'USER_CREATED',
       entityType: 'USER',
       entityId: id,
-      changedFields: Object.keys(body),
+      // Only writable keys: clients send back whole records, whose read-only keys change nothing.
+      changedFields: Object.keys(body).filter((key) => writableFields.has(key)),
     });
     return saved;
   });
@@ -359,7 +363,9 @@ export async function putTerritories(
     fullTerritoriesAccessInstances?: string[] | null;
   },
 ) {
-  if (body.userId !== userId) throw validationError([{ path: 'body.userId', message: 'must match the user id in the path' }]);
+  // UUIDs compare case-insensitively: the path may be upper case while the body is lower case.
+  if (body.userId.toLowerCase() !== userId.toLowerCase())
+    throw validationError([{ path: 'body.userId', message: 'must match the user id in the path' }]);
   const instances = new Map((await listInstances(services.db, tenant.id)).map((instance) => [instance.name, instance]));
   const problems = await territoryProblems(
     services,
