@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import Fastify from 'fastify';
+import { ApiError, handleError } from './errors.ts';
+
+/** The renderer on a bare Fastify, so a route can fail the ways a bug or the database would. */
+async function failingServer() {
+  const logs: string[] = [];
+  const server = Fastify({ logger: { level: 'error', stream: { write: (line: string) => logs.push(line) } } });
+  server.setErrorHandler(handleError);
+  server.get('/bug', async () => {
+    throw new Error('duplicate key value violates unique constraint: (mrn)=(MRN-4411) for Jane Doe');
+  });
+  server.get('/unique', async () => {
+    throw Object.assign(new Error('Key (mrn)=(MRN-1) already exists'), { code: '23505', constraint: 'patients_mrn_key' });
+  });
+  server.get('/too-long', async () => {
+    throw Object.assign(new Error('value too long for type character varying(5)'), { code: '22001' });
+  });
+  server.get('/known', async () => {
+    throw new ApiError('PATIENT_NOT_FOUND', { id: 'x' });
+  });
+  return { server, logs };
+}
+
+test('a 500 says nothing of its cause, and the log keeps the stack without the message', async () => {
+  const { server, logs } = await failingServer();
+  const response = await server.inject({ method: 'GET', url: '/bug' });
+  assert.equal(response.statusCode, 500);
+  const [error] = response.json();
+  assert.equal(error.errorCode, 'INTERNAL_ERROR');
+  assert.equal(error.message, 'Internal server error');
+  assert.deepEqual(error.details, {});
+  assert.ok(!response.body.includes('Jane'));
+  assert.ok(logs.length > 0);
+  assert.ok(logs.every((line) => !line.includes('Jane') && !line.includes('MRN-4411')), logs.join('\n'));
+});
+
+test('database errors that bad input causes become 4xx', async () => {
+  const { server } = await failingServer();
+  const duplicate = await server.inject({ method: 'GET', url: '/unique' });
+  assert.equal(duplicate.statusCode, 409);
+  assert.equal(duplicate.json()[0].errorCode, 'DUPLICATE_VALUE');
+  assert.ok(!duplicate.body.includes('MRN-1'));
+  const tooLong = await server.inject({ method: 'GET', url: '/too-long' });
+  assert.equal(tooLong.statusCode, 400);
+  const known = await server.inject({ method: 'GET', url: '/known' });
+  assert.equal(known.statusCode, 404);
+  assert.deepEqual(known.json()[0].details, { id: 'x' });
+});
