@@ -203,7 +203,8 @@ export async function createTestTenant(app: TestApp, formation: Formation = test
         securityPolicies: [...(current.securityPolicies ?? []), { name: `${role}-policy`, permissions }],
         roles: [...(current.roles ?? []), { name: role, policies: [`${role}-policy`] }],
       };
-      await api.put(`/${tenant.name}/${instance.name}/formations/draft`, next);
+      const draft = await api.put(`/${tenant.name}/${instance.name}/formations/draft`, next);
+      if (draft.status !== 200) throw new Error(`saving the draft failed: ${draft.text}`);
       const publishedVersion = await api.post(`/${tenant.name}/${instance.name}/formations/draft/publish`);
       if (publishedVersion.status !== 200) throw new Error(`publish failed: ${publishedVersion.text}`);
       const client = await clientWithRole(role);

@@ -75,11 +75,14 @@ const auditRoutes: AreaPlugin = async (app, { services }) => {
       if (q.patientId) query = query.where('a.patient_id', '=', q.patientId);
       if (q.from) query = query.where('a.occurred_at', '>=', new Date(q.from));
       if (q.to) query = query.where('a.occurred_at', '<', new Date(q.to));
+      // Events of one instant (one transaction, or one millisecond) are ordered by their v7 id in
+      // the same direction as the time, so newest first holds within an instant too.
+      const [time = { column: 'a.occurred_at', direction: 'desc' as const }] = parseSort(q.sort, sortable);
       const [rows, count] = await Promise.all([
         applySort(
           query.selectAll('a').select('i.name as instance_name'),
-          parseSort(q.sort, sortable),
-          [{ column: 'a.occurred_at', direction: 'desc' }],
+          [time, { column: 'a.id', direction: time.direction }],
+          [],
           'a.id',
         )
           .limit(paging.size)

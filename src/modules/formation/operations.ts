@@ -7,8 +7,10 @@ import { type FormationRow, publishDraft, saveDraft } from './store.ts';
 import { formationProblems } from './validate.ts';
 
 export async function putDraft(services: Services, instanceId: string, actor: Actor, document: Formation): Promise<FormationRow> {
+  // Unknown keys inside items are ignored (DECISIONS §10): dropped, so no read can show them.
+  const clean = Value.Clean(FormationDocument, structuredClone(document)) as Formation;
   return services.db.transaction().execute(async (trx) => {
-    const row = await saveDraft(trx, actor.tenantId, instanceId, document);
+    const row = await saveDraft(trx, actor.tenantId, instanceId, clean);
     await recordAudit(trx, actor, { action: 'FORMATION_DRAFT_SAVED', entityType: 'FORMATION', entityId: '-1' });
     return row;
   });
@@ -23,6 +25,8 @@ export async function publish(services: Services, instanceId: string, actor: Act
       .where('tenant_id', '=', actor.tenantId)
       .where('instance_id', '=', instanceId)
       .where('version', '=', -1)
+      // Locked until commit, so a draft saved meanwhile cannot slip in unchecked (publishDraft reads it again).
+      .forUpdate()
       .executeTakeFirst();
     if (!draft) throw new ApiError('FORMATION_NOT_FOUND', { version: 'draft' }, 'There is no draft to publish');
     const problems = formationProblems(draft.document as Formation);

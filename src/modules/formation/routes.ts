@@ -41,7 +41,8 @@ const formationRoutes: AreaPlugin = async (app, { services }) => {
   }
 
   function section(formation: Formation, name: string) {
-    const entry = formationSections[name];
+    // Own keys only: `constructor` or `__proto__` must not resolve to Object.prototype's members.
+    const entry = Object.hasOwn(formationSections, name) ? formationSections[name] : undefined;
     if (!entry) throw new ApiError('FORMATION_SECTION_NOT_FOUND', { section: name, sections: Object.keys(formationSections) });
     return { items: (formation[entry.key] ?? []) as Record<string, unknown>[], itemKey: entry.itemKey };
   }
