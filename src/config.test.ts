@@ -17,12 +17,16 @@ test('values are converted and checked, and a bad one names itself', () => {
   assert.equal(config.port, 8080);
   assert.equal(config.demo.enabled, false);
   assert.deepEqual(config.corsOrigins, ['https://a.example', 'https://b.example']);
-  assert.throws(() => loadConfig({ PORT: 'eighty' }), (error: Error) => error instanceof ConfigError && /PORT/.test(error.message));
+  assert.throws(
+    () => loadConfig({ PORT: 'eighty' }),
+    (error: Error) => error instanceof ConfigError && /PORT/.test(error.message),
+  );
   assert.throws(() => loadConfig({ CAIRN_JWT_SECRET: 'short' }), /CAIRN_JWT_SECRET/);
   assert.throws(() => loadConfig({ CAIRN_DEMO_CLIENT: 'key-only' }), /CAIRN_DEMO_SECRET/);
 });
 
 test('the README documents every setting', () => {
   const readme = fs.readFileSync('README.md', 'utf8');
-  for (const entry of envDocumentation) assert.ok(readme.includes(`| \`${entry.name}\` |`), `${entry.name} is missing from the README`);
+  for (const entry of envDocumentation)
+    assert.ok(readme.includes(`| \`${entry.name}\` |`), `${entry.name} is missing from the README`);
 });

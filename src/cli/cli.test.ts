@@ -6,8 +6,8 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 
 /**
@@ -118,10 +118,25 @@ describe('the cairn command', () => {
     clientKey = /key: +(\S+)/.exec(created)?.[1] ?? '';
     secret = /secret: +(\S+)/.exec(created)?.[1] ?? '';
     assert.ok(clientKey && secret, created);
-    const user = await cairn('user', 'create', tenant, '--username', 'cli.user', '--email', 'cli.user@example.org', '--role', 'sandbox:care-coordinator', '--password', 'a long password 1');
+    const user = await cairn(
+      'user',
+      'create',
+      tenant,
+      '--username',
+      'cli.user',
+      '--email',
+      'cli.user@example.org',
+      '--role',
+      'sandbox:care-coordinator',
+      '--password',
+      'a long password 1',
+    );
     assert.match(user, /Created user cli.user/);
     // Only a slow hash of the secret is stored.
-    await assert.rejects(cairn('client', 'create', tenant, '--name', 'integration', '--role', 'sandbox:administrator'), /already exists/);
+    await assert.rejects(
+      cairn('client', 'create', tenant, '--name', 'integration', '--role', 'sandbox:administrator'),
+      /already exists/,
+    );
     await assert.rejects(cairn('tenant', 'create', 'auth'), /reserved/);
   });
 
@@ -131,7 +146,11 @@ describe('the cairn command', () => {
     assert.equal(login.status, 200);
     const patients = await call('GET', `${base}/${tenant}/sandbox/patients`, undefined, login.body.token);
     assert.equal(patients.status, 200);
-    const userLogin = await post(`${base}/auth/token`, { tenantName: tenant, username: 'cli.user', password: 'a long password 1' });
+    const userLogin = await post(`${base}/auth/token`, {
+      tenantName: tenant,
+      username: 'cli.user',
+      password: 'a long password 1',
+    });
     assert.equal(userLogin.status, 200);
     const metrics = await call('GET', `${base}/metrics`);
     assert.match(metrics.text, /cairn_http_requests_total/);

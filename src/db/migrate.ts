@@ -1,12 +1,14 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import * as foundation from './migrations/0001_foundation.ts';
 import * as patients from './migrations/0002_patients.ts';
+import * as care from './migrations/0003_care.ts';
 import type { DB } from './schema.ts';
 
 /** Migrations in order. Listed here rather than read from disk, so the built and the source trees agree. */
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_patients': patients,
+  '0003_care': care,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -240,17 +240,157 @@ export interface PatientProgramsTable {
   instance_id: string;
   patient_id: string;
   program_name: string;
-  assigned: boolean;
   status: string;
-  current_phase: Json<ProgramPhase | null>;
+  current_phase: Json<ProgramPhase>;
   path_history: Json<ProgramPhase[]>;
-  formation_version: number | null;
   created_at: Timestamp;
   updated_at: Timestamp;
   created_by: string | null;
   created_by_name: string | null;
   updated_by: string | null;
   updated_by_name: string | null;
+}
+
+/** Who made and last changed a record; most tables carry these six columns. */
+interface Authorship {
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  created_by: string | null;
+  created_by_name: string | null;
+  updated_by: string | null;
+  updated_by_name: string | null;
+}
+
+export interface CarePlansTable extends Authorship {
+  tenant_id: string;
+  patient_id: string;
+  id: string;
+  overview: string | null;
+  overview_created_at: Date | null;
+  overview_created_by_name: string | null;
+  overview_updated_at: Date | null;
+  overview_updated_by_name: string | null;
+}
+
+export interface GoalsTable extends Authorship {
+  tenant_id: string;
+  id: string;
+  instance_id: string;
+  patient_id: string;
+  name: string;
+  type: string | null;
+  priority: string;
+  status: string;
+  template_name: string | null;
+}
+
+export interface GoalCommentsTable extends Authorship {
+  tenant_id: string;
+  id: string;
+  goal_id: string;
+  text: string;
+}
+
+export interface TasksTable extends Authorship {
+  tenant_id: string;
+  instance_id: string;
+  id: string;
+  name: string;
+  description: string | null;
+  due_date: Date | null;
+  status: string;
+  priority: string;
+  /** LOW 1 … URGENT 4, so priority sorts by urgency rather than alphabetically. */
+  priority_rank: number;
+  patient_id: string | null;
+  assignee_id: string | null;
+  goal_id: string | null;
+  template_name: string | null;
+  created_type: string | null;
+  source_id: string | null;
+  source_type: string | null;
+  hidden_phi: boolean;
+  watchers_type: string;
+  search_text: string;
+}
+
+export interface TaskWatchersTable {
+  tenant_id: string;
+  task_id: string;
+  user_id: string;
+  created_at: Timestamp;
+}
+
+export interface TaskCommentsTable {
+  tenant_id: string;
+  id: string;
+  task_id: string;
+  text: string;
+  /** PATIENT, API_CLIENT, USER or SYSTEM (001: comment attribution). */
+  author_type: string;
+  author_id: string | null;
+  author_name: string | null;
+  created_at: Timestamp;
+}
+
+export interface PdtRecordsTable extends Authorship {
+  tenant_id: string;
+  instance_id: string;
+  id: string;
+  pdt_name: string;
+  values: Json<Record<string, unknown>>;
+  full_value: string;
+  deleted: boolean;
+  external_guid: string;
+  external_id: string | null;
+}
+
+export interface ContactsTable extends Authorship {
+  tenant_id: string;
+  instance_id: string;
+  id: string;
+  patient_id: string;
+  pdt_record_id: string | null;
+  name: string | null;
+  email: string | null;
+  email_label: string | null;
+  email_pdt_field_name: string | null;
+  phone: string | null;
+  phone_label: string | null;
+  phone_pdt_field_name: string | null;
+  secondary_phone: string | null;
+  secondary_phone_label: string | null;
+  secondary_phone_pdt_field_name: string | null;
+  relation: string | null;
+  active: boolean;
+}
+
+export interface CdtRecordsTable extends Authorship {
+  tenant_id: string;
+  instance_id: string;
+  id: string;
+  patient_id: string;
+  cdt_name: string;
+  /** The formation version the record was last written under. */
+  version: number | null;
+  values: Json<Record<string, unknown>>;
+  external_guid: string;
+  external_id: string | null;
+  source_type: string | null;
+  source_id: string | null;
+  source_name: string | null;
+}
+
+export interface DictionaryRecordsTable {
+  tenant_id: string;
+  instance_id: string;
+  id: string;
+  dictionary_name: string;
+  values: Json<Record<string, unknown>>;
+  full_value: string;
+  deleted: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 export interface DB {
@@ -268,6 +408,16 @@ export interface DB {
   patients: PatientsTable;
   patient_care_team: PatientCareTeamTable;
   patient_programs: PatientProgramsTable;
+  care_plans: CarePlansTable;
+  goals: GoalsTable;
+  goal_comments: GoalCommentsTable;
+  tasks: TasksTable;
+  task_watchers: TaskWatchersTable;
+  task_comments: TaskCommentsTable;
+  pdt_records: PdtRecordsTable;
+  contacts: ContactsTable;
+  cdt_records: CdtRecordsTable;
+  dictionary_records: DictionaryRecordsTable;
 }
 
 export type Row<T extends keyof DB> = Selectable<DB[T]>;

@@ -33,7 +33,10 @@ test('a 500 says nothing of its cause, and the log keeps the stack without the m
   assert.deepEqual(error.details, {});
   assert.ok(!response.body.includes('Jane'));
   assert.ok(logs.length > 0);
-  assert.ok(logs.every((line) => !line.includes('Jane') && !line.includes('MRN-4411')), logs.join('\n'));
+  assert.ok(
+    logs.every((line) => !line.includes('Jane') && !line.includes('MRN-4411')),
+    logs.join('\n'),
+  );
 });
 
 test('database errors that bad input causes become 4xx', async () => {

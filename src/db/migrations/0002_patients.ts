@@ -123,18 +123,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     -- 001: exactly one point of contact per care team; the database guards "at most one".
     CREATE UNIQUE INDEX patient_care_team_poc_key ON patient_care_team (tenant_id, patient_id) WHERE point_of_contact;
 
-    -- A patient's enrolments in programs; an unassigned enrolment stays as history.
+    -- A patient's enrolments in programs. Unassigning deletes the enrolment; a FINISHED one stays as history.
     CREATE TABLE patient_programs (
       tenant_id uuid NOT NULL,
       id uuid NOT NULL,
       instance_id uuid NOT NULL,
       patient_id uuid NOT NULL,
       program_name text NOT NULL,
-      assigned boolean NOT NULL DEFAULT true,
       status text NOT NULL,
-      current_phase jsonb,
+      current_phase jsonb NOT NULL,
       path_history jsonb NOT NULL DEFAULT '[]',
-      formation_version integer,
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now(),
       created_by uuid,
@@ -144,10 +142,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       PRIMARY KEY (tenant_id, id),
       FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE CASCADE
     );
-    CREATE INDEX patient_programs_patient_idx ON patient_programs (tenant_id, patient_id, program_name);
-    -- One live enrolment per program and patient; also serves the programName filter.
-    CREATE UNIQUE INDEX patient_programs_assigned_key ON patient_programs (tenant_id, patient_id, program_name) WHERE assigned;
-    CREATE INDEX patient_programs_program_idx ON patient_programs (tenant_id, instance_id, program_name, patient_id) WHERE assigned;
+    CREATE INDEX patient_programs_patient_idx ON patient_programs (tenant_id, patient_id, program_name, created_at);
+    -- One running enrolment per program and patient; also serves the patients' programName filter.
+    CREATE UNIQUE INDEX patient_programs_running_key ON patient_programs (tenant_id, patient_id, program_name)
+      WHERE status <> 'FINISHED';
+    CREATE INDEX patient_programs_program_idx ON patient_programs (tenant_id, instance_id, program_name, patient_id)
+      WHERE status <> 'FINISHED';
   `.execute(db);
 }
 

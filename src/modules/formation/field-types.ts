@@ -36,8 +36,11 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const datePattern = /^\d{4}-\d{2}-\d{2}$/;
 
+/** A real calendar day: Date would read 2021-02-30 as March 2, so the day must read back unchanged. */
 function isDate(value: string): boolean {
-  return datePattern.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
+  if (!datePattern.test(value)) return false;
+  const day = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === value;
 }
 
 function isDateTime(value: string): boolean {

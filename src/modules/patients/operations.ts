@@ -76,7 +76,13 @@ export async function createPatient(services: Services, instance: Instance, acto
       .returningAll()
       .executeTakeFirstOrThrow();
     if (write.careTeam) await replaceCareTeams(trx, instance.tenantId, [id], write.careTeam);
-    await recordAudit(trx, actor, { action: 'PATIENT_CREATED', entityType: 'PATIENT', entityId: id, patientId: id });
+    await recordAudit(trx, actor, {
+      action: 'PATIENT_CREATED',
+      entityType: 'PATIENT',
+      entityId: id,
+      patientId: id,
+      changedFields: write.changedFields,
+    });
     return inserted;
   });
   const [view] = await patientViews(services.db, instance, formation, [row]);

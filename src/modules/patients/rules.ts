@@ -142,12 +142,14 @@ export function searchText(p: {
 
 /**
  * What the search looks for: lower-cased, and a phone typed with spaces, dashes or brackets
- * reduced to its digits so it matches the stored E.164 form.
+ * also reduced to its digits so it matches the stored E.164 form. The term as typed stays one
+ * of the alternatives, so an MRN, NRIC or access code like "555-0199" is still found.
  */
-export function searchTerm(raw: string): string {
+export function searchTerms(raw: string): string[] {
   const term = raw.trim().toLowerCase().replaceAll('\n', ' ');
   const looksLikePhone = /^[\d\s()+.-]+$/.test(term) && (term.match(/\d/g)?.length ?? 0) >= 3;
-  return looksLikePhone ? term.replace(/[^\d+]/g, '') : term;
+  const digits = looksLikePhone ? term.replace(/[^\d+]/g, '') : term;
+  return digits === term ? [term] : [term, digits];
 }
 
 /** Escapes LIKE wildcards so user input matches literally. */
@@ -159,7 +161,13 @@ export function likeContains(term: string): string {
 export function birthDay(value: string | null | undefined): string | null {
   if (!value) return null;
   const day = value.slice(0, 10);
-  if (Number.isNaN(Date.parse(`${day}T00:00:00Z`)) || (value.length > 10 && Number.isNaN(Date.parse(value)))) {
+  const parsed = Date.parse(`${day}T00:00:00Z`);
+  // V8 parses 2021-02-30 as March 2: only a day that reads back the same exists.
+  if (
+    Number.isNaN(parsed) ||
+    new Date(parsed).toISOString().slice(0, 10) !== day ||
+    (value.length > 10 && Number.isNaN(Date.parse(value)))
+  ) {
     throw badField('body.birthDate', 'is not a valid date');
   }
   return value.length > 10 ? new Date(value).toISOString().slice(0, 10) : day;

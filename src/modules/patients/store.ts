@@ -3,7 +3,7 @@ import type { DB, Row } from '../../db/schema.ts';
 import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
 import type { Caller } from '../../http/tokens.ts';
 import type { CareTeamEntry } from './rules.ts';
-import { likeContains, searchTerm } from './rules.ts';
+import { likeContains, searchTerms } from './rules.ts';
 import type { PatientFilter } from './schemas.ts';
 
 export type PatientRow = Row<'patients'>;
@@ -67,7 +67,10 @@ function filtered(db: Kysely<DB>, where: InstanceRef, filter: PatientFilter, cal
     .where('p.tenant_id', '=', where.tenantId)
     .where('p.instance_id', '=', where.instanceId);
   const search = filter.search ?? filter.query;
-  if (search?.trim()) query = query.where('p.search_text', 'like', likeContains(searchTerm(search)));
+  if (search?.trim()) {
+    const terms = searchTerms(search);
+    query = query.where((eb) => eb.or(terms.map((term) => eb('p.search_text', 'like', likeContains(term)))));
+  }
   if (filter.email) {
     const email = filter.email.toLowerCase();
     query = query.where((eb) =>
@@ -129,7 +132,7 @@ function filtered(db: Kysely<DB>, where: InstanceRef, filter: PatientFilter, cal
           .whereRef('pp.tenant_id', '=', 'p.tenant_id')
           .whereRef('pp.patient_id', '=', 'p.id')
           .where('pp.program_name', '=', programName)
-          .where('pp.assigned', '=', true),
+          .where('pp.status', '<>', 'FINISHED'),
       ),
     );
   }

@@ -44,6 +44,9 @@ const blankMeansNull = new Set<ScalarField>([
   'preferableInstancePhoneId',
   'timezone',
   'patientType',
+  // Unique per instance: a blank must not make a second patient sent the same way a duplicate.
+  'externalId',
+  'mrn',
 ]);
 
 /** Production's defaults for a new patient. */

@@ -6,7 +6,7 @@ import { ApiError, type FieldError, validationError } from '../../http/errors.ts
 import { type Instance, listInstances, type Tenant } from '../../http/tenancy.ts';
 import type { Services } from '../../services.ts';
 import { hashSecret } from '../auth/secrets.ts';
-import { ensurePointOfContact } from '../patients/store.ts';
+import { ensurePointOfContact, touchPatients } from '../patients/store.ts';
 import { type GrantInput, replaceGrants } from '../tenants/store.ts';
 import { type GrantInputBody, type UserInput, UserPatch } from './schemas.ts';
 import { findUser, type UserLookup, type UserRow, writeTerritories } from './store.ts';
@@ -305,12 +305,23 @@ export async function deleteUser(services: Services, tenant: Tenant, actor: Acto
       .where('user_id', '=', user.id)
       .returning('patient_id')
       .execute();
-    if (left.length > 0)
-      await ensurePointOfContact(
+    const patientIds = left.map((row) => row.patient_id);
+    if (patientIds.length > 0) {
+      // Leaving a care team changes the patient: its point of contact, updatedAt and audit trail.
+      await ensurePointOfContact(trx, tenant.id, patientIds);
+      await touchPatients(trx, tenant.id, patientIds, actor);
+      await recordAudit(
         trx,
-        tenant.id,
-        left.map((row) => row.patient_id),
+        actor,
+        patientIds.map((id) => ({
+          action: 'PATIENT_UPDATED',
+          entityType: 'PATIENT',
+          entityId: id,
+          patientId: id,
+          changedFields: ['careTeam'],
+        })),
       );
+    }
     await recordAudit(trx, actor, { action: 'USER_DELETED', entityType: 'USER', entityId: user.id });
   });
   services.forgetCachedAccess();
