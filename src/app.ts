@@ -15,14 +15,35 @@ import { TokenService } from './http/tokens.ts';
 import { isE164, isTimeZone, registerFormats, validatorCompiler } from './http/validation.ts';
 import auditRoutes from './modules/audit/routes.ts';
 import authRoutes from './modules/auth/routes.ts';
+import carePlanRoutes from './modules/care-plan/routes.ts';
+import cdtRoutes from './modules/cdts/routes.ts';
+import contactRoutes from './modules/contacts/routes.ts';
+import dictionaryRoutes from './modules/dictionaries/routes.ts';
 import formationRoutes from './modules/formation/routes.ts';
 import healthRoutes from './modules/health/routes.ts';
 import patientRoutes from './modules/patients/routes.ts';
+import pdtRoutes from './modules/pdts/routes.ts';
+import programRoutes from './modules/programs/routes.ts';
+import taskRoutes from './modules/tasks/routes.ts';
 import userRoutes from './modules/users/routes.ts';
 import { Services } from './services.ts';
 
 /** Every area of the API, one plugin per folder under src/modules. */
-const areas: AreaPlugin[] = [healthRoutes, authRoutes, formationRoutes, userRoutes, patientRoutes, auditRoutes];
+const areas: AreaPlugin[] = [
+  healthRoutes,
+  authRoutes,
+  formationRoutes,
+  userRoutes,
+  patientRoutes,
+  programRoutes,
+  carePlanRoutes,
+  taskRoutes,
+  contactRoutes,
+  pdtRoutes,
+  cdtRoutes,
+  dictionaryRoutes,
+  auditRoutes,
+];
 
 export interface AppOptions {
   config: Config;

@@ -13,6 +13,7 @@ export const errorCatalog = {
   INVALID_PAGE_TOKEN: { status: 400, componentType: 'REQUEST', message: 'The page token is not valid' },
   BAD_REQUEST: { status: 400, componentType: 'REQUEST', message: 'The request could not be understood' },
   FORMATION_INVALID: { status: 400, componentType: 'FORMATION', message: 'The formation is not valid' },
+  DICTIONARY_READ_ONLY: { status: 400, componentType: 'DICTIONARY', message: 'This dictionary cannot be changed' },
   // 401 (prod): a client refreshes its token on the first two, so the token routes never use them.
   NOT_VALID_JSON_WEB_TOKEN: { status: 401, componentType: 'AUTH', message: 'Not valid JWT' },
   TOKEN_EXPIRED: { status: 401, componentType: 'AUTH', message: 'Token has expired' },
@@ -50,6 +51,23 @@ export const errorCatalog = {
     message: 'The user has no territories record',
   },
   PATIENT_NOT_FOUND: { status: 404, componentType: 'PATIENT', message: "Patient doesn't exist" },
+  PROGRAM_NOT_FOUND: { status: 404, componentType: 'PATIENT_PROGRAM', message: 'No such program in the formation' },
+  PATIENT_PROGRAM_NOT_FOUND: {
+    status: 404,
+    componentType: 'PATIENT_PROGRAM',
+    message: "Patient related to program doesn't exist",
+  },
+  GOAL_NOT_FOUND: { status: 404, componentType: 'CARE_PLAN', message: 'Goal not found' },
+  TASK_NOT_FOUND: { status: 404, componentType: 'TASK', message: 'Task not found' },
+  TASK_COMMENT_NOT_FOUND: { status: 404, componentType: 'TASK', message: 'Task comment not found' },
+  TASK_WATCHER_NOT_FOUND: { status: 404, componentType: 'TASK', message: 'The user does not watch this task' },
+  CONTACT_NOT_FOUND: { status: 404, componentType: 'CONTACT', message: 'Contact not found' },
+  PDT_NOT_FOUND: { status: 404, componentType: 'PDT', message: 'No such profile data type in the formation' },
+  PDT_RECORD_NOT_FOUND: { status: 404, componentType: 'PDT', message: 'PDT record not found' },
+  CDT_NOT_FOUND: { status: 404, componentType: 'CDT', message: 'No such custom data type in the formation' },
+  DT_RECORD_NOT_FOUND: { status: 404, componentType: 'CDT', message: 'DT record not found' },
+  DICTIONARY_NOT_FOUND: { status: 404, componentType: 'DICTIONARY', message: 'No such dictionary' },
+  DICTIONARY_RECORD_NOT_FOUND: { status: 404, componentType: 'DICTIONARY', message: 'Dictionary record not found' },
   // 409
   DUPLICATE_VALUE: { status: 409, componentType: 'REQUEST', message: 'A record with this value already exists' },
   // 413, 415, 429

@@ -15,6 +15,19 @@ export const permissionCatalog = {
   FORMATION_READ: "Read the instance's formation (configuration)",
   FORMATION_WRITE: 'Edit and publish the formation draft',
   AUDIT_READ: 'Read the audit log',
+  PROGRAM_READ: "Read patients' program enrolments",
+  PROGRAM_UPDATE: 'Enrol and unassign patients, and move them between phases',
+  CARE_PLAN_READ: "Read patients' care plans, goals and goal comments",
+  CARE_PLAN_UPDATE: 'Write care plan overviews, goals, goal tasks and goal comments',
+  TASK_READ: 'Search and read tasks',
+  TASK_UPDATE: 'Create and change tasks, their watchers and comments',
+  GENERAL_MY_PATIENTS_READ_UPDATE: "Read and change patients' contacts (000: General - My Patients - Read and Update)",
+  PDT_READ: 'Read profile data (PDT) records',
+  PDT_UPDATE: 'Create, change and delete profile data (PDT) records',
+  CDT_READ: "Read patients' custom data (CDT) records",
+  CDT_UPDATE: "Create, change and delete patients' custom data (CDT) records",
+  DICTIONARY_READ: 'Read dictionary values',
+  DICTIONARY_UPDATE: 'Add, replace and delete dictionary values',
 } as const;
 
 export type Permission = keyof typeof permissionCatalog;

@@ -29,6 +29,8 @@ export const EmptyBody = Type.Unsafe<void>(Type.Null({ description: 'Empty body'
 
 export const TenantParams = Type.Object({ tenantName: Type.String() });
 export const InstanceParams = Type.Object({ tenantName: Type.String(), instanceName: Type.String() });
+/** Routes under `/patients/{patientId}/...`: a malformed id is a 400, an unknown one a 404. */
+export const PatientParams = Type.Object({ tenantName: Type.String(), instanceName: Type.String(), patientId: Uuid });
 
 /** A short, trimmed, non-empty text such as a name. */
 export function Text(options: { maxLength?: number; minLength?: number; description?: string } = {}) {

@@ -80,6 +80,11 @@ export function testFormation(extra: Partial<Formation> = {}): Formation {
     patientAttributes: extra.patientAttributes ?? [],
     instancePhones: extra.instancePhones ?? [],
     ...(extra.territories ? { territories: extra.territories } : {}),
+    ...(extra.programs ? { programs: extra.programs } : {}),
+    ...(extra.goalTemplates ? { goalTemplates: extra.goalTemplates } : {}),
+    ...(extra.pdts ? { pdts: extra.pdts } : {}),
+    ...(extra.cdts ? { cdts: extra.cdts } : {}),
+    ...(extra.dictionaries ? { dictionaries: extra.dictionaries } : {}),
   };
 }
 

@@ -24,7 +24,8 @@ export type FieldType = (typeof fieldTypes)[number];
 
 export interface FieldDefinition {
   name: string;
-  type: FieldType;
+  /** Formations may write types in upper case (`TEXT`). */
+  type: FieldType | Uppercase<FieldType>;
   required?: boolean;
   /** Allowed values of a `select` field. */
   options?: string[];
@@ -51,7 +52,7 @@ function isDateTime(value: string): boolean {
 export function fieldValueProblem(field: FieldDefinition, value: unknown): string | undefined {
   if (value === null) return undefined;
   const text = typeof value === 'string' ? value : undefined;
-  switch (field.type) {
+  switch (field.type.toLowerCase() as FieldType) {
     case 'text':
     case 'textarea':
       return text === undefined ? 'must be a string' : undefined;
@@ -92,4 +93,48 @@ export function isBlank(value: unknown): boolean {
     (typeof value === 'string' && value.trim() === '') ||
     (Array.isArray(value) && value.length === 0)
   );
+}
+
+/**
+ * The values a PDT, CDT or dictionary record body sets: the type's fields only. Other keys are
+ * ignored (DECISIONS §10: clients send back whole records they have read, whose values sit
+ * under `jsonBody` or `values`, next to read-only keys).
+ */
+export function pickFieldValues(fields: readonly FieldDefinition[], body: Record<string, unknown>): Record<string, unknown> {
+  const nested = [body.jsonBody, body.values].find((value) => typeof value === 'object' && value !== null && !Array.isArray(value));
+  const source = { ...(nested as Record<string, unknown> | undefined), ...body };
+  const picked: Record<string, unknown> = {};
+  for (const field of fields) if (Object.hasOwn(source, field.name)) picked[field.name] = source[field.name];
+  return picked;
+}
+
+/**
+ * Checks a record's values against its type's fields (PDT, CDT and dictionary records): every
+ * key must be a field, every value must fit, and on create every required field is given.
+ * With `partial` (PATCH), only the keys present are checked.
+ */
+export function recordValueProblems(
+  fields: readonly FieldDefinition[],
+  values: Record<string, unknown>,
+  options: { partial: boolean; path: string },
+): { path: string; message: string }[] {
+  const problems: { path: string; message: string }[] = [];
+  const byName = new Map(fields.map((field) => [field.name, field]));
+  for (const [key, value] of Object.entries(values)) {
+    const field = byName.get(key);
+    if (!field) {
+      problems.push({ path: `${options.path}.${key}`, message: 'is not a field of this type' });
+      continue;
+    }
+    const problem = fieldValueProblem(field, value);
+    if (problem) problems.push({ path: `${options.path}.${key}`, message: problem });
+  }
+  for (const field of fields) {
+    if (!field.required) continue;
+    const given = Object.hasOwn(values, field.name);
+    if ((!options.partial || given) && isBlank(values[field.name])) {
+      problems.push({ path: `${options.path}.${field.name}`, message: 'is required' });
+    }
+  }
+  return problems;
 }

@@ -7,12 +7,15 @@ import { InstanceParams, JsonObject } from '../../http/schemas.ts';
 import type { Instance } from '../../http/tenancy.ts';
 import { publish, putDraft } from './operations.ts';
 import { type Formation, FormationDocument, FormationVersionInfo, FormationVersionParam } from './schemas.ts';
-import { formationSections } from './sections.ts';
+import { formationSections, type SectionOptions, sectionItems } from './sections.ts';
 import { type FormationRow, listVersions, loadFormation, resolveVersion } from './store.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const tags = ['Formation'];
 const VersionParams = Type.Object({ ...InstanceParams.properties, version: FormationVersionParam });
+const SectionQuery = Type.Object({
+  includeInternal: Type.Optional(Type.Boolean({ description: 'Dictionaries: list internal ones too' })),
+});
 const FormationVersion = Type.Object({ ...FormationVersionInfo.properties, formation: FormationDocument });
 
 function versionInfo(row: FormationRow, instance: Instance) {
@@ -40,11 +43,11 @@ const formationRoutes: AreaPlugin = async (app, { services }) => {
     return row;
   }
 
-  function section(formation: Formation, name: string) {
+  function section(formation: Formation, name: string, options: SectionOptions) {
     // Own keys only: `constructor` or `__proto__` must not resolve to Object.prototype's members.
     const entry = Object.hasOwn(formationSections, name) ? formationSections[name] : undefined;
     if (!entry) throw new ApiError('FORMATION_SECTION_NOT_FOUND', { section: name, sections: Object.keys(formationSections) });
-    return { items: (formation[entry.key] ?? []) as Record<string, unknown>[], itemKey: entry.itemKey };
+    return { items: sectionItems(formation, entry, options), itemKey: entry.itemKey };
   }
 
   app.get(
@@ -70,14 +73,16 @@ const formationRoutes: AreaPlugin = async (app, { services }) => {
       schema: {
         tags,
         summary: 'One section of a formation version (a bare array)',
+        description: 'Dictionaries include the defaults (timezone, cpt, icd-10); internal ones only with includeInternal=true.',
         params: Type.Object({ ...VersionParams.properties, section: Type.String() }),
+        querystring: SectionQuery,
         response: { 200: Type.Array(JsonObject), ...errors },
       },
     },
     async (request) => {
       const { instance } = instanceScope(request);
       const row = await formationAt(instance, request.params.version);
-      return section(row.document as Formation, request.params.section).items;
+      return section(row.document as Formation, request.params.section, request.query).items;
     },
   );
 
@@ -95,7 +100,8 @@ const formationRoutes: AreaPlugin = async (app, { services }) => {
       const { instance } = instanceScope(request);
       const { section: sectionName, itemName } = request.params;
       const row = await formationAt(instance, request.params.version);
-      const { items, itemKey } = section(row.document as Formation, sectionName);
+      // One item is found by its name, internal or not.
+      const { items, itemKey } = section(row.document as Formation, sectionName, { includeInternal: true });
       const item = items.find((candidate) => candidate[itemKey] === itemName);
       if (!item) throw new ApiError('FORMATION_ITEM_NOT_FOUND', { section: sectionName, name: itemName });
       return item;

@@ -47,6 +47,85 @@ export const InstancePhone = Type.Object({
   label: Type.Optional(Type.String({ maxLength: 100 })),
 });
 
+export const phaseTypes = ['START', 'DEFAULT', 'FINISH'] as const;
+
+export const ProgramPhase = Type.Object({
+  name: Name,
+  title: Title,
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  type: Type.Enum(phaseTypes),
+  autoFinishProgram: Type.Optional(Type.Boolean()),
+  navigateTo: Type.Optional(
+    Type.Array(Type.Union([Type.String(), Type.Object({ name: Type.String() })]), {
+      description: 'Phases reachable from this one, by name (prod writes `{name}`)',
+    }),
+  ),
+});
+
+export const Program = Type.Object({
+  name: Name,
+  title: Title,
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  phases: Type.Array(ProgramPhase, { minItems: 1 }),
+  nodes: Type.Optional(Type.Array(Type.Unknown(), { description: "The designer's graph, kept as given" })),
+});
+
+export const taskPriorities = ['LOW', 'MEDIUM', 'HIGH', 'URGENT'] as const;
+export const goalPriorities = ['LOW', 'MEDIUM', 'HIGH'] as const;
+
+export const TaskTemplate = Type.Object({
+  name: Name,
+  taskName: Type.Optional(Type.String({ maxLength: 255, description: "The task's name; default: the template's name" })),
+  description: Type.Optional(Type.String({ maxLength: 5000 })),
+  priority: Type.Optional(Type.Enum(taskPriorities)),
+  dueInDays: Type.Optional(Type.Integer({ minimum: 0, maximum: 3650 })),
+  subjectConfig: Type.Optional(
+    Type.Object(
+      { type: Type.Literal('ROLE'), roleName: Type.String() },
+      { description: 'Assign to a care-team member with this role' },
+    ),
+  ),
+});
+
+export const GoalTemplate = Type.Object({
+  name: Name,
+  goalName: Type.String({ minLength: 1, maxLength: 255 }),
+  type: Type.Optional(Type.String({ maxLength: 100 })),
+  priority: Type.Optional(Type.Enum(goalPriorities)),
+  taskTemplates: Type.Optional(Type.Array(TaskTemplate)),
+});
+
+/** A field of a PDT, CDT or dictionary. Types are those of field-types.ts, in either case. */
+export const FieldDefinition = Type.Object({
+  name: Name,
+  title: Title,
+  type: Type.Enum([...fieldTypes, ...fieldTypes.map((type) => type.toUpperCase())]),
+  required: Type.Optional(Type.Boolean()),
+  options: Type.Optional(Type.Array(Type.String())),
+  multiple: Type.Optional(Type.Boolean()),
+});
+
+export const Pdt = Type.Object({
+  name: Name,
+  title: Title,
+  contactable: Type.Optional(Type.Boolean({ description: 'Records of this type can back a patient contact' })),
+  fields: Type.Array(FieldDefinition),
+});
+
+export const Cdt = Type.Object({
+  name: Name,
+  title: Title,
+  type: Type.Optional(Type.Enum(['MULTI_RECORD', 'SINGLE_RECORD'] as const)),
+  fields: Type.Array(FieldDefinition),
+});
+
+export const Dictionary = Type.Object({
+  name: Type.String({ pattern: '^[a-z0-9_-]+$', maxLength: 100 }),
+  title: Title,
+  internal: Type.Optional(Type.Boolean()),
+  fields: Type.Array(FieldDefinition, { minItems: 1 }),
+});
+
 /** The sections a formation can hold; each is optional and defaults to empty. */
 export const FormationDocument = Type.Object(
   {
@@ -55,9 +134,21 @@ export const FormationDocument = Type.Object(
     roles: Type.Optional(Type.Array(Role)),
     patientAttributes: Type.Optional(Type.Array(PatientAttribute)),
     instancePhones: Type.Optional(Type.Array(InstancePhone)),
+    programs: Type.Optional(Type.Array(Program)),
+    goalTemplates: Type.Optional(Type.Array(GoalTemplate)),
+    pdts: Type.Optional(Type.Array(Pdt)),
+    cdts: Type.Optional(Type.Array(Cdt)),
+    dictionaries: Type.Optional(Type.Array(Dictionary)),
   },
   { additionalProperties: false },
 );
+
+export type ProgramDefinition = Static<typeof Program>;
+export type GoalTemplateDefinition = Static<typeof GoalTemplate>;
+export type FieldDefinitionInput = Static<typeof FieldDefinition>;
+export type PdtDefinition = Static<typeof Pdt>;
+export type CdtDefinition = Static<typeof Cdt>;
+export type DictionaryDefinition = Static<typeof Dictionary>;
 
 export type Formation = Static<typeof FormationDocument>;
 

@@ -1,7 +1,8 @@
 import type { FieldError } from '../../http/errors.ts';
 import { isPermission } from '../../http/permissions.ts';
 import { builtInPatientFields, reservedTopLevelNames } from '../patients/fields.ts';
-import type { Formation } from './schemas.ts';
+import { defaultDictionaryNames } from './default-dictionaries.ts';
+import type { FieldDefinitionInput, Formation } from './schemas.ts';
 
 /**
  * The rules a formation must meet before it is published: names are unique, references
@@ -54,6 +55,19 @@ export function formationProblems(formation: Formation): FieldError[] {
     }
   }
 
+  programProblems(formation, add);
+  goalTemplateProblems(formation, add);
+  for (const section of ['pdts', 'cdts', 'dictionaries'] as const) {
+    uniqueNames(formation[section] ?? [], section, add);
+    for (const [index, type] of (formation[section] ?? []).entries())
+      fieldProblems(type.fields, `${section}.${index}.fields`, add);
+  }
+  for (const [index, dictionary] of (formation.dictionaries ?? []).entries()) {
+    if (defaultDictionaryNames.has(dictionary.name)) {
+      add(`dictionaries.${index}.name`, `"${dictionary.name}" is a default dictionary and cannot be redefined`);
+    }
+  }
+
   const phones = formation.instancePhones ?? [];
   uniqueBy(phones, (phone) => phone.id, 'instancePhones', 'id', add);
   if (phones.filter((phone) => phone.default).length > 1) add('instancePhones', 'at most one phone can be the default');
@@ -77,5 +91,64 @@ function uniqueBy<T>(
     const value = key(item);
     if (seen.has(value)) add(`${section}.${index}.${field}`, `"${value}" is used twice`);
     seen.add(value);
+  }
+}
+
+/** System keys every CDT and PDT record's jsonBody carries; a custom field cannot take them. */
+export const systemFieldNames = new Set([
+  'id',
+  'external_guid',
+  'external_id',
+  'created_at',
+  'updated_at',
+  'created_by',
+  'created_by_name',
+  'updated_by',
+  'updated_by_name',
+  'source_type',
+  'source_id',
+  'source_name',
+]);
+
+function fieldProblems(fields: FieldDefinitionInput[], path: string, add: (path: string, message: string) => void) {
+  uniqueNames(fields, path, add);
+  for (const [index, field] of fields.entries()) {
+    if (systemFieldNames.has(field.name)) add(`${path}.${index}.name`, `"${field.name}" is a system field`);
+    if (field.type.toLowerCase() === 'select' && !(field.options && field.options.length > 0)) {
+      add(`${path}.${index}.options`, 'a select field needs options');
+    }
+  }
+}
+
+/** 001/DECISIONS §6: phases are unique, one is the START, and navigateTo names phases of the program. */
+function programProblems(formation: Formation, add: (path: string, message: string) => void) {
+  uniqueNames(formation.programs ?? [], 'programs', add);
+  for (const [index, program] of (formation.programs ?? []).entries()) {
+    const path = `programs.${index}`;
+    uniqueNames(program.phases, `${path}.phases`, add);
+    if (program.phases.filter((phase) => phase.type === 'START').length !== 1) {
+      add(`${path}.phases`, 'a program has exactly one START phase');
+    }
+    const names = new Set(program.phases.map((phase) => phase.name));
+    for (const [phaseIndex, phase] of program.phases.entries()) {
+      for (const target of phase.navigateTo ?? []) {
+        const name = typeof target === 'string' ? target : target.name;
+        if (!names.has(name)) add(`${path}.phases.${phaseIndex}.navigateTo`, `no phase "${name}" in this program`);
+      }
+    }
+  }
+}
+
+function goalTemplateProblems(formation: Formation, add: (path: string, message: string) => void) {
+  uniqueNames(formation.goalTemplates ?? [], 'goalTemplates', add);
+  const roles = new Set((formation.roles ?? []).map((role) => role.name));
+  for (const [index, template] of (formation.goalTemplates ?? []).entries()) {
+    uniqueNames(template.taskTemplates ?? [], `goalTemplates.${index}.taskTemplates`, add);
+    for (const [taskIndex, task] of (template.taskTemplates ?? []).entries()) {
+      const roleName = task.subjectConfig?.roleName;
+      if (roleName && !roles.has(roleName)) {
+        add(`goalTemplates.${index}.taskTemplates.${taskIndex}.subjectConfig.roleName`, `no role "${roleName}"`);
+      }
+    }
   }
 }

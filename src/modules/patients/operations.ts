@@ -34,6 +34,13 @@ async function requireUsers(db: Services['db'], tenantId: string, userIds: strin
   }
 }
 
+/** For routes under /patients/{patientId}: the patient of this instance, or 404 PATIENT_NOT_FOUND. */
+export async function requirePatient(db: Services['db'], instance: Instance, patientId: string): Promise<PatientRow> {
+  const row = await findPatient(db, { tenantId: instance.tenantId, instanceId: instance.id }, patientId);
+  if (!row) throw new ApiError('PATIENT_NOT_FOUND', { patientId });
+  return row;
+}
+
 export async function viewsOf(services: Services, instance: Instance, rows: PatientRow[]): Promise<PatientView[]> {
   return patientViews(services.db, instance, await services.currentFormation(instance), rows);
 }
