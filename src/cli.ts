@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { cliServices, ensureDemoTenant, openMigrated } from './cli/bootstrap.ts';
 import { DEMO_PASSWORD, seedDemo } from './cli/demo-seed.ts';
+import { seedBulk } from './cli/seed-bulk.ts';
 import { serve } from './cli/serve.ts';
 import { envDocumentation, loadConfig } from './config.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -27,6 +28,8 @@ Usage:
   cairn user create <tenant> --username U --email E [--first-name F] [--last-name L]
                     [--role <instance>:<role> ...] [--password P]
   cairn seed demo                               Demo tenant plus sample users and patients
+  cairn seed bulk --tenant T [--instance sandbox] --patients N [--tasks M] [--users U] [--batch 10000] [--keep-indexes]
+                                                Scale data: coordinators, patients with care teams and programs, tasks
 
 Environment:
 ${envDocumentation.map((entry) => `  ${entry.name.padEnd(28)} ${entry.description}${entry.default ? ` (default ${entry.default})` : ''}`).join('\n')}
@@ -72,6 +75,13 @@ async function main(argv: string[]): Promise<void> {
       'first-name': { type: 'string' },
       'last-name': { type: 'string' },
       password: { type: 'string' },
+      tenant: { type: 'string' },
+      instance: { type: 'string' },
+      patients: { type: 'string' },
+      tasks: { type: 'string' },
+      users: { type: 'string' },
+      batch: { type: 'string' },
+      'keep-indexes': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -175,6 +185,28 @@ async function main(argv: string[]): Promise<void> {
         if (demo.created) console.log(`Created the demo tenant; API client key ${demo.clientKey}, secret ${demo.secret}`);
         const users = await seedDemo(services);
         console.log(`Seeded 40 patients and users ${users.join(', ')} (password "${DEMO_PASSWORD}")`);
+        break;
+      }
+      case 'seed bulk': {
+        const count = (name: string, fallback: number) => {
+          const value = Number((options as Options)[name] ?? fallback);
+          if (!Number.isInteger(value) || value < 0) fail(`--${name} takes a whole number`);
+          return value;
+        };
+        const result = await seedBulk(services, {
+          tenant: text(options, 'tenant'),
+          instance: text(options, 'instance', false) || 'sandbox',
+          patients: count('patients', 0),
+          tasks: count('tasks', 0),
+          ...(options.users === undefined ? {} : { users: count('users', 0) }),
+          batchSize: Math.max(1, count('batch', 10_000)),
+          keepIndexes: options['keep-indexes'] === true,
+        });
+        const total = Object.values(result.rows).reduce((sum, rows) => sum + rows, 0);
+        console.log(
+          `Loaded ${Object.entries(result.rows).map(([kind, rows]) => `${rows} ${kind}`).join(', ')} into ` +
+            `${result.tenant.name}/${result.instance.name} in ${result.seconds.toFixed(1)} s (${Math.round(total / result.seconds)} rows/s)`,
+        );
         break;
       }
       default:

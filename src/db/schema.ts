@@ -3,7 +3,11 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from '
 /** Table types for Kysely. Column names are the SQL names; the API's names live in each area's schemas. */
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+/** A jsonb column: written as a value or as its JSON text; optional on insert when it has a default. */
 type Json<T> = ColumnType<T, string | T, string | T>;
+type JsonWithDefault<T> = ColumnType<T, string | T | undefined, string | T>;
+/** A column the database fills in when an insert leaves it out. */
+type WithDefault<T> = ColumnType<T, T | undefined, T>;
 
 export interface ServerSettingsTable {
   name: string;
@@ -186,8 +190,8 @@ export interface PatientsTable {
   secondary_phone: string | null;
   phone_label: string | null;
   secondary_phone_label: string | null;
-  primary_phone_capabilities: string[];
-  secondary_phone_capabilities: string[];
+  primary_phone_capabilities: WithDefault<string[]>;
+  secondary_phone_capabilities: WithDefault<string[]>;
   preferable_instance_phone_id: string | null;
   country: string | null;
   state: string | null;
@@ -198,13 +202,13 @@ export interface PatientsTable {
   timezone: string | null;
   patient_type: string | null;
   notes: string | null;
-  cadence: Json<CadenceEntry[]>;
+  cadence: JsonWithDefault<CadenceEntry[]>;
   patient_region: string | null;
   patient_territory: string | null;
-  patient_territories: Json<PatientTerritory[]>;
-  regions: string[];
-  territories: string[];
-  custom_attributes: Json<Record<string, unknown>>;
+  patient_territories: JsonWithDefault<PatientTerritory[]>;
+  regions: WithDefault<string[]>;
+  territories: WithDefault<string[]>;
+  custom_attributes: JsonWithDefault<Record<string, unknown>>;
   search_text: string;
   created_at: Timestamp;
   updated_at: Timestamp;

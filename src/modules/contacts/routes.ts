@@ -1,6 +1,101 @@
+import { actorOf } from '../../events/audit.ts';
+import { instanceScope } from '../../http/access-hook.ts';
+import { ErrorBody } from '../../http/errors.ts';
+import { PageObject, pageObject, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { PatientParams } from '../../http/schemas.ts';
+import { requirePatient } from '../patients/operations.ts';
+import { createContact, getContact, refOf, updateContact } from './operations.ts';
+import { Contact, ContactInput, ContactListQuery, ContactParams } from './schemas.ts';
+import { listContacts, sortableContactFields } from './store.ts';
+import { contactView } from './views.ts';
 
-/** Routes of this area: not built yet. */
-const routes: AreaPlugin = async () => {};
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
+const tags = ['Contacts'];
+const fillNote =
+  'With `pdtRecordId`, naming a field in `emailPdtFieldName`, `phonePdtFieldName` or `secondaryPhonePdtFieldName` without the value copies the value from that field of the PDT record.';
 
-export default routes;
+const contactRoutes: AreaPlugin = async (app, { services }) => {
+  app.get(
+    '/:tenantName/:instanceName/patients/:patientId/contacts',
+    {
+      schema: {
+        tags,
+        summary: "A patient's contacts (page object)",
+        description: 'Filters: `active`, `relation` (whole value). Sort: createdAt (default), name, relation.',
+        params: PatientParams,
+        querystring: ContactListQuery,
+        response: { 200: PageObject(Contact), ...errors },
+      },
+    },
+    async (request) => {
+      const { instance } = instanceScope(request);
+      const { page, size, sort, active, relation } = request.query;
+      const sortKeys = parseSort(sort, sortableContactFields);
+      const patient = await requirePatient(services.db, instance, request.params.patientId);
+      const { rows, total } = await listContacts(
+        services.db,
+        refOf(instance, patient.id),
+        { active, relation },
+        { page, size },
+        sortKeys,
+      );
+      return pageObject(rows.map(contactView), total, { page, size }, sortKeys.length > 0);
+    },
+  );
+
+  app.post(
+    '/:tenantName/:instanceName/patients/:patientId/contacts',
+    {
+      schema: {
+        tags,
+        summary: 'Add a contact to a patient (answers 200, as production does)',
+        description: `\`pdtRecordId\` must be a live record of this instance whose type is contactable (400 otherwise). \`active\` defaults to true. ${fillNote}`,
+        params: PatientParams,
+        body: ContactInput,
+        response: { 200: Contact, ...errors },
+      },
+    },
+    async (request) => {
+      const { instance } = instanceScope(request);
+      return createContact(services, instance, actorOf(request), request.params.patientId, request.body);
+    },
+  );
+
+  app.get(
+    '/:tenantName/:instanceName/patients/:patientId/contacts/:contactId',
+    {
+      schema: {
+        tags,
+        summary: 'Read a contact',
+        params: ContactParams,
+        response: { 200: Contact, ...errors },
+      },
+    },
+    async (request) => {
+      const { instance } = instanceScope(request);
+      return getContact(services, instance, request.params.patientId, request.params.contactId);
+    },
+  );
+
+  app.patch(
+    '/:tenantName/:instanceName/patients/:patientId/contacts/:contactId',
+    {
+      schema: {
+        tags,
+        summary: 'Change the fields given; pdtRecordId cannot change',
+        description: `Sending the contact's own \`pdtRecordId\` is fine; any other value (null included) is a 400. ${fillNote}`,
+        params: ContactParams,
+        body: ContactInput,
+        response: { 200: Contact, ...errors },
+      },
+    },
+    async (request) => {
+      const { instance } = instanceScope(request);
+      const { patientId, contactId } = request.params;
+      return updateContact(services, instance, actorOf(request), patientId, contactId, request.body);
+    },
+  );
+};
+
+export default contactRoutes;

@@ -1,0 +1,85 @@
+/**
+ * The load generator, run as its own process so it does not share a core's event loop with
+ * the server: drives one scenario with autocannon and prints its figures as JSON.
+ */
+import autocannon from 'autocannon';
+
+export interface LoadPlan {
+  url: string;
+  method: 'GET' | 'POST' | 'PATCH';
+  headers: Record<string, string>;
+  /** Paths (with query) to cycle through at random; the first is used when there is one. */
+  paths: string[];
+  /** Bodies to cycle through at random, for writes. */
+  bodies?: string[];
+  connections: number;
+  seconds: number;
+}
+
+export interface LoadResult {
+  requests: number;
+  rps: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)]!;
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function run(plan: LoadPlan): Promise<LoadResult> {
+  // Every response time is kept, so p95 is exact (autocannon's summary has p90 and p97.5 only).
+  const times: number[] = [];
+  let finish: (result: autocannon.Result) => void = () => {};
+  let fail: (error: unknown) => void = () => {};
+  const done = new Promise<autocannon.Result>((resolve, reject) => {
+    finish = resolve;
+    fail = reject;
+  });
+  const instance = autocannon(
+    {
+      url: plan.url,
+      connections: plan.connections,
+      duration: plan.seconds,
+      method: plan.method,
+      headers: { 'content-type': 'application/json', ...plan.headers },
+      requests: [
+        {
+          setupRequest: (request) => ({
+            ...request,
+            path: pick(plan.paths),
+            ...(plan.bodies ? { body: pick(plan.bodies) } : {}),
+          }),
+        },
+      ],
+    },
+    (error, result) => (error ? fail(error) : finish(result)),
+  );
+  instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
+  const result = await done;
+  times.sort((a, b) => a - b);
+  return {
+    requests: result.requests.total,
+    rps: result.requests.total / plan.seconds,
+    p50: percentile(times, 50),
+    p95: percentile(times, 95),
+    p99: percentile(times, 99),
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+const plan = JSON.parse(process.argv[2] ?? '{}') as LoadPlan;
+run(plan).then(
+  (result) => process.stdout.write(JSON.stringify(result)),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
