@@ -101,7 +101,9 @@ export function isBlank(value: unknown): boolean {
  * under `jsonBody` or `values`, next to read-only keys).
  */
 export function pickFieldValues(fields: readonly FieldDefinition[], body: Record<string, unknown>): Record<string, unknown> {
-  const nested = [body.jsonBody, body.values].find((value) => typeof value === 'object' && value !== null && !Array.isArray(value));
+  const nested = [body.jsonBody, body.values].find(
+    (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  );
   const source = { ...(nested as Record<string, unknown> | undefined), ...body };
   const picked: Record<string, unknown> = {};
   for (const field of fields) if (Object.hasOwn(source, field.name)) picked[field.name] = source[field.name];

@@ -200,8 +200,13 @@ describe('GET /formations/{version}/{section}', () => {
       assert.equal(errorCode(response), 'FORMATION_SECTION_NOT_FOUND', section);
       assert.equal(response.body[0].details.section, section);
       assert.deepEqual([...response.body[0].details.sections].sort(), [
+        'cdts',
+        'dictionaries',
+        'goal-templates',
         'instance-phones',
         'patient-attributes',
+        'pdts',
+        'programs',
         'roles',
         'security-policies',
         'territories',

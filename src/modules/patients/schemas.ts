@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { PagingQuery } from '../../http/pagination.ts';
 import { CsvList, DateTime, E164, Email, Nullable, Uuid } from '../../http/schemas.ts';
+import { PatientProgram } from '../programs/schemas.ts';
 import { supportedTimezones } from './fields.ts';
 
 /** Optional on write; `null` clears it and, as production sends, `""` counts as null. */
@@ -179,7 +180,7 @@ export const Patient = Type.Object(
     }),
     careTeam: Type.Array(CareUserSummary),
     territorialTeam: Type.Array(CareUserSummary),
-    patientPrograms: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+    patientPrograms: Type.Array(PatientProgram),
     cadence: Type.Array(Cadence),
     patientRegion: Nullable(Type.String()),
     patientRegionTitle: Nullable(Type.String()),

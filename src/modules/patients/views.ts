@@ -3,6 +3,8 @@ import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
 import type { Instance } from '../../http/tenancy.ts';
 import type { Formation } from '../formation/schemas.ts';
+import { shownEnrolments } from '../programs/store.ts';
+import { enrolledPrograms } from '../programs/views.ts';
 import type { CareUser, Patient } from './schemas.ts';
 import {
   type CareTeamMemberRow,
@@ -28,13 +30,11 @@ export async function patientViews(
 ): Promise<PatientView[]> {
   if (rows.length === 0) return [];
   const regions = [...new Set(rows.flatMap((row) => row.regions))];
-  const [careTeams, territoryUsers] = await Promise.all([
-    careTeamsOf(
-      db,
-      instance.tenantId,
-      rows.map((row) => row.id),
-    ),
+  const patientIds = rows.map((row) => row.id);
+  const [careTeams, territoryUsers, enrolments] = await Promise.all([
+    careTeamsOf(db, instance.tenantId, patientIds),
     usersCoveringRegions(db, instance.tenantId, instance.name, regions),
+    shownEnrolments(db, instance.tenantId, instance.id, patientIds),
   ]);
   const roles = await rolesOfUsers(db, instance.tenantId, instance.id, [
     ...careTeams.map((member) => member.id),
@@ -64,6 +64,7 @@ export async function patientViews(
   });
   const teams = new Map<string, CareTeamMemberRow[]>();
   for (const member of careTeams) teams.set(member.patient_id, [...(teams.get(member.patient_id) ?? []), member]);
+  const programs = enrolledPrograms(enrolments, formation);
   const regionTitles = new Map((formation.territories ?? []).map((region) => [region.name, region.title ?? null]));
 
   return rows.map((row) => {
@@ -118,7 +119,7 @@ export async function patientViews(
       careTeamMembers: team.map((member) => ({ id: member.id, pointOfContact: member.point_of_contact })),
       careTeam,
       territorialTeam,
-      patientPrograms: [],
+      patientPrograms: programs.get(row.id) ?? [],
       cadence: row.cadence as PatientView['cadence'],
       patientRegion: row.patient_region,
       patientRegionTitle: row.patient_region ? (regionTitles.get(row.patient_region) ?? null) : null,

@@ -1,6 +1,163 @@
+import { actorOf } from '../../events/audit.ts';
+import { instanceScope } from '../../http/access-hook.ts';
+import { ErrorBody } from '../../http/errors.ts';
+import { DataAndMeta, dataAndMeta, offsetOf, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { EmptyBody, PatientParams } from '../../http/schemas.ts';
+import { requirePatient } from '../patients/operations.ts';
+import { changePhase, noEnrolment, notRunning, patchProgram, unassignProgram } from './operations.ts';
+import { EnrollmentParams, PatientProgram, PhasePatch, ProgramListQuery, ProgramNameParams, ProgramPatch } from './schemas.ts';
+import { enrolmentById, runningEnrolment, shownEnrolments } from './store.ts';
+import { compareNames, patientProgramList, programView } from './views.ts';
 
-/** Routes of this area: not built yet. */
-const routes: AreaPlugin = async () => {};
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
+const tags = ['Patient programs'];
+const PATH = '/:tenantName/:instanceName/patients/:patientId/programs';
 
-export default routes;
+/** The list is built from the formation, so its only order is by name (computed in memory: a patient has few programs). */
+const sortable = { programName: 'programName' };
+
+const programRoutes: AreaPlugin = async (app, { services }) => {
+  app.get(
+    PATH,
+    {
+      schema: {
+        tags,
+        summary: "The formation's programs as this patient's enrolments or unassigned placeholders (data and meta)",
+        description:
+          'Each program of the current formation appears once: its running enrolment, else its latest finished one, else an unassigned placeholder (`id: null, assigned: false`). Enrolments in programs the formation no longer has follow, with `compatibleWithCurrentVersion: false`. `assignedPrograms` (alias `assigned`) keeps enrolled or unassigned programs only. Ordered by programName.',
+        params: PatientParams,
+        querystring: ProgramListQuery,
+        response: { 200: DataAndMeta(PatientProgram), ...errors },
+      },
+    },
+    async (request) => {
+      const { instance } = instanceScope(request);
+      const { page, size, sort, assignedPrograms, assigned } = request.query;
+      const [key] = parseSort(sort, sortable);
+      const patient = await requirePatient(services.db, instance, request.params.patientId);
+      const [formation, shown] = await Promise.all([
+        services.currentFormation(instance),
+        shownEnrolments(services.db, instance.tenantId, instance.id, [patient.id]),
+      ]);
+      const wanted = assignedPrograms ?? assigned;
+      let list = patientProgramList(shown, formation);
+      if (wanted !== undefined) list = list.filter((program) => program.assigned === wanted);
+      if (key?.direction === 'desc') list.sort((a, b) => compareNames(b.programName, a.programName));
+      const paging = { page, size };
+      return dataAndMeta(list.slice(offsetOf(paging), offsetOf(paging) + size), list.length, paging);
+    },
+  );
+
+  app.get(
+    `${PATH}/current/:programName`,
+    {
+      schema: {
+        tags,
+        summary: "The patient's running (not FINISHED) enrolment in a program",
+        description: 'Query parameters (assigned, page, size, sort) are accepted and ignored.',
+        params: ProgramNameParams,
+        response: { 200: PatientProgram, ...errors },
+      },
+    },
+    async (request) => {
+      const { instance } = instanceScope(request);
+      const { patientId, programName } = request.params;
+      await requirePatient(services.db, instance, patientId);
+      const row = await runningEnrolment(
+        services.db,
+        { tenantId: instance.tenantId, instanceId: instance.id, patientId },
+        programName,
+      );
+      if (!row) throw notRunning(programName, patientId);
+      return programView(row, await services.currentFormation(instance));
+    },
+  );
+
+  app.get(
+    `${PATH}/history/:enrollmentId`,
+    {
+      schema: {
+        tags,
+        summary: 'One enrolment by id, running or finished',
+        description: 'Query parameters (assigned, page, size, sort) are accepted and ignored.',
+        params: EnrollmentParams,
+        response: { 200: PatientProgram, ...errors },
+      },
+    },
+    async (request) => {
+      const { instance } = instanceScope(request);
+      const { patientId, enrollmentId } = request.params;
+      await requirePatient(services.db, instance, patientId);
+      const row = await enrolmentById(
+        services.db,
+        { tenantId: instance.tenantId, instanceId: instance.id, patientId },
+        enrollmentId,
+      );
+      if (!row) throw noEnrolment(enrollmentId, patientId);
+      return programView(row, await services.currentFormation(instance));
+    },
+  );
+
+  app.patch(
+    `${PATH}/:programName`,
+    {
+      schema: {
+        tags,
+        summary: 'Enrol the patient, or change the running enrolment',
+        description:
+          'Not enrolled: enrols at `phaseName` (default: the START phase) with `status` (default IN_PROGRESS). Enrolled: a new `phaseName` is appended to pathHistory, and `status` is set. Entering a FINISH phase finishes the program. `assigned: false` unassigns and answers the unassigned placeholder. The program must be in the current formation.',
+        params: ProgramNameParams,
+        body: ProgramPatch,
+        response: { 200: PatientProgram, ...errors },
+      },
+    },
+    async (request) => {
+      const { instance } = instanceScope(request);
+      const { patientId, programName } = request.params;
+      return patchProgram(services, instance, actorOf(request), patientId, programName, request.body);
+    },
+  );
+
+  app.patch(
+    `${PATH}/:programName/phases`,
+    {
+      schema: {
+        tags,
+        summary: 'Move the running enrolment to a phase',
+        description:
+          'The phase must exist in the program of the current formation; it is appended to pathHistory. A FINISH phase finishes the program. Naming the current phase changes nothing.',
+        params: ProgramNameParams,
+        body: PhasePatch,
+        response: { 200: PatientProgram, ...errors },
+      },
+    },
+    async (request) => {
+      const { instance } = instanceScope(request);
+      const { patientId, programName } = request.params;
+      return changePhase(services, instance, actorOf(request), patientId, programName, request.body.phaseName);
+    },
+  );
+
+  app.delete(
+    `${PATH}/:programName`,
+    {
+      schema: {
+        tags,
+        summary: 'Unassign: delete an enrolment by id, or the running enrolment by program name',
+        description:
+          'A uuid is an enrolment id (running or finished); anything else a program name. Answers 200 with an empty body.',
+        params: ProgramNameParams,
+        response: { 200: EmptyBody, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { instance } = instanceScope(request);
+      const { patientId, programName } = request.params;
+      await unassignProgram(services, instance, actorOf(request), patientId, programName);
+      return reply.send();
+    },
+  );
+};
+
+export default programRoutes;

@@ -1,0 +1,236 @@
+import type { Kysely } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { DB, ProgramPhase } from '../../db/schema.ts';
+import { type Actor, recordAudit } from '../../events/audit.ts';
+import { ApiError, badField } from '../../http/errors.ts';
+import type { Instance } from '../../http/tenancy.ts';
+import type { Services } from '../../services.ts';
+import type { Formation, ProgramDefinition } from '../formation/schemas.ts';
+import { findPatient } from '../patients/store.ts';
+import type { PatientProgramView, ProgramPatchBody, ProgramStatus } from './schemas.ts';
+import {
+  deleteEnrolment,
+  type EnrolmentRow,
+  enrolmentById,
+  insertEnrolment,
+  type PatientRef,
+  phasesJson,
+  runningEnrolment,
+  updateEnrolment,
+} from './store.ts';
+import { placeholderView, programOf, programView } from './views.ts';
+
+/** The program writes: each runs in one transaction with its audit rows. */
+
+type PhaseDefinition = ProgramDefinition['phases'][number];
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function refOf(instance: Instance, patientId: string): PatientRef {
+  return { tenantId: instance.tenantId, instanceId: instance.id, patientId };
+}
+
+/** Locks the patient row, so concurrent writes to one patient's programs run one after another. */
+async function lockPatient(trx: Kysely<DB>, instance: Instance, patientId: string): Promise<void> {
+  const patient = await findPatient(trx, { tenantId: instance.tenantId, instanceId: instance.id }, patientId, 'ID', {
+    forUpdate: true,
+  });
+  if (!patient) throw new ApiError('PATIENT_NOT_FOUND', { patientId });
+}
+
+export function notRunning(programName: string, patientId: string): ApiError {
+  // PROD-SHAPES: the details production gives for a missing running enrolment.
+  return new ApiError('PATIENT_PROGRAM_NOT_FOUND', { programName, patientId, notStatus: 'FINISHED' });
+}
+
+export function noEnrolment(id: string, patientId: string): ApiError {
+  return new ApiError('PATIENT_PROGRAM_NOT_FOUND', { id, patientId });
+}
+
+function requireProgram(formation: Formation, programName: string): ProgramDefinition {
+  const program = programOf(formation, programName);
+  if (!program) throw new ApiError('PROGRAM_NOT_FOUND', { programName });
+  return program;
+}
+
+function requirePhase(program: ProgramDefinition | undefined, phaseName: string): PhaseDefinition {
+  const phase = program?.phases.find((candidate) => candidate.name === phaseName);
+  if (!phase) {
+    const names = (program?.phases ?? []).map((candidate) => candidate.name);
+    throw badField(
+      'body.phaseName',
+      `no phase "${phaseName}" in this program${names.length ? ` (phases: ${names.join(', ')})` : ''}`,
+    );
+  }
+  return phase;
+}
+
+function phaseEntry(phase: PhaseDefinition, actor: Actor, instance: Instance, at: Date): ProgramPhase {
+  return {
+    timestamp: at.toISOString(),
+    createdBy: actor.id,
+    createdByName: actor.name,
+    name: phase.name,
+    title: phase.title ?? null,
+    description: phase.description ?? null,
+    currentVersion: String(instance.currentFormationVersion ?? 0),
+    deleted: false,
+  };
+}
+
+/** DECISIONS §8: entering a FINISH phase finishes the program, whatever status was asked for. */
+function statusOnEntering(
+  phase: PhaseDefinition,
+  asked: ProgramStatus | null | undefined,
+  otherwise: ProgramStatus,
+): ProgramStatus {
+  if (phase.type === 'FINISH') return 'FINISHED';
+  return asked ?? otherwise;
+}
+
+/**
+ * DECISIONS §7: PATCH /{programName} enrols the patient when not enrolled (at `phaseName`, or
+ * the START phase); otherwise it applies `phaseName` and `status`. `assigned: false` unassigns.
+ */
+export async function patchProgram(
+  services: Services,
+  instance: Instance,
+  actor: Actor,
+  patientId: string,
+  programName: string,
+  body: ProgramPatchBody,
+): Promise<PatientProgramView> {
+  const formation = await services.currentFormation(instance);
+  const ref = refOf(instance, patientId);
+  return services.db.transaction().execute(async (trx) => {
+    await lockPatient(trx, instance, patientId);
+    const program = requireProgram(formation, programName);
+    const asked = body.phaseName ? requirePhase(program, body.phaseName) : undefined;
+    const running = await runningEnrolment(trx, ref, programName);
+    if (body.assigned === false) {
+      if (running) await unassign(trx, actor, running);
+      return placeholderView(program);
+    }
+    const now = new Date();
+    if (!running) {
+      const phase = asked ?? program.phases.find((candidate) => candidate.type === 'START') ?? program.phases[0]!;
+      const entry = phaseEntry(phase, actor, instance, now);
+      const id = uuidv7();
+      const inserted = await insertEnrolment(trx, {
+        tenant_id: instance.tenantId,
+        id,
+        instance_id: instance.id,
+        patient_id: patientId,
+        program_name: programName,
+        status: statusOnEntering(phase, body.status, 'IN_PROGRESS'),
+        current_phase: JSON.stringify(entry),
+        path_history: phasesJson([entry]),
+        created_at: now,
+        updated_at: now,
+        created_by: actor.id,
+        created_by_name: actor.name,
+        updated_by: actor.id,
+        updated_by_name: actor.name,
+      });
+      await recordAudit(trx, actor, {
+        action: 'PROGRAM_ENROLLED',
+        entityType: 'PATIENT_PROGRAM',
+        entityId: id,
+        patientId,
+        changedFields: ['status', 'currentPhase', 'pathHistory'],
+      });
+      return programView(inserted, formation);
+    }
+    return programView(await changeEnrolment(trx, instance, actor, running, asked, body.status ?? undefined, now), formation);
+  });
+}
+
+/** 001: PATCH /{programName}/phases moves a running enrolment to a phase of the current formation. */
+export async function changePhase(
+  services: Services,
+  instance: Instance,
+  actor: Actor,
+  patientId: string,
+  programName: string,
+  phaseName: string,
+): Promise<PatientProgramView> {
+  const formation = await services.currentFormation(instance);
+  const ref = refOf(instance, patientId);
+  const row = await services.db.transaction().execute(async (trx) => {
+    await lockPatient(trx, instance, patientId);
+    const running = await runningEnrolment(trx, ref, programName);
+    if (!running) throw notRunning(programName, patientId);
+    const phase = requirePhase(programOf(formation, programName), phaseName);
+    return changeEnrolment(trx, instance, actor, running, phase, undefined, new Date());
+  });
+  return programView(row, formation);
+}
+
+/**
+ * Applies a phase and a status to a running enrolment. A new phase is appended to pathHistory;
+ * asking for the phase it is already in is not a change. Nothing changed: nothing is written.
+ */
+async function changeEnrolment(
+  trx: Kysely<DB>,
+  instance: Instance,
+  actor: Actor,
+  running: EnrolmentRow,
+  phase: PhaseDefinition | undefined,
+  status: ProgramStatus | undefined,
+  now: Date,
+): Promise<EnrolmentRow> {
+  const entering = phase && phase.name !== running.current_phase.name ? phase : undefined;
+  const nextStatus = entering ? statusOnEntering(entering, status, running.status as ProgramStatus) : (status ?? running.status);
+  const changedFields = [
+    ...(entering ? ['currentPhase', 'pathHistory'] : []),
+    ...(nextStatus !== running.status ? ['status'] : []),
+  ];
+  if (changedFields.length === 0) return running;
+  const entry = entering ? phaseEntry(entering, actor, instance, now) : undefined;
+  const updated = await updateEnrolment(trx, instance.tenantId, running.id, {
+    status: nextStatus,
+    ...(entry ? { current_phase: JSON.stringify(entry), path_history: phasesJson([...running.path_history, entry]) } : {}),
+    updated_at: now,
+    updated_by: actor.id,
+    updated_by_name: actor.name,
+  });
+  await recordAudit(trx, actor, {
+    action: entering ? 'PROGRAM_PHASE_CHANGED' : 'PROGRAM_UPDATED',
+    entityType: 'PATIENT_PROGRAM',
+    entityId: running.id,
+    patientId: running.patient_id,
+    changedFields,
+  });
+  return updated;
+}
+
+async function unassign(trx: Kysely<DB>, actor: Actor, row: EnrolmentRow): Promise<void> {
+  await deleteEnrolment(trx, row.tenant_id, row.id);
+  await recordAudit(trx, actor, {
+    action: 'PROGRAM_UNASSIGNED',
+    entityType: 'PATIENT_PROGRAM',
+    entityId: row.id,
+    patientId: row.patient_id,
+  });
+}
+
+/**
+ * DECISIONS §7: DELETE takes an enrolment id (any status) or a program name (its running
+ * enrolment). A uuid that is no enrolment is tried as a program name too.
+ */
+export async function unassignProgram(
+  services: Services,
+  instance: Instance,
+  actor: Actor,
+  patientId: string,
+  key: string,
+): Promise<void> {
+  const ref = refOf(instance, patientId);
+  await services.db.transaction().execute(async (trx) => {
+    await lockPatient(trx, instance, patientId);
+    const isId = uuidPattern.test(key);
+    const row = (isId ? await enrolmentById(trx, ref, key.toLowerCase()) : undefined) ?? (await runningEnrolment(trx, ref, key));
+    if (!row) throw isId ? noEnrolment(key, patientId) : notRunning(key, patientId);
+    await unassign(trx, actor, row);
+  });
+}
