@@ -204,7 +204,9 @@ async function main(argv: string[]): Promise<void> {
         });
         const total = Object.values(result.rows).reduce((sum, rows) => sum + rows, 0);
         console.log(
-          `Loaded ${Object.entries(result.rows).map(([kind, rows]) => `${rows} ${kind}`).join(', ')} into ` +
+          `Loaded ${Object.entries(result.rows)
+            .map(([kind, rows]) => `${rows} ${kind}`)
+            .join(', ')} into ` +
             `${result.tenant.name}/${result.instance.name} in ${result.seconds.toFixed(1)} s (${Math.round(total / result.seconds)} rows/s)`,
         );
         break;

@@ -54,7 +54,10 @@ export function parseSort(sort: string | string[] | undefined, sortable: Record<
   });
 }
 
-/** Orders by the given keys, then by a unique tie-breaker so pages never repeat or skip rows. */
+/**
+ * Orders by the given keys, then by a unique tie-breaker so pages never repeat or skip rows. The
+ * tie-breaker follows the last key's direction, so an index on (key, id) serves either direction.
+ */
 export function applySort<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   keys: SortKey[],
@@ -62,11 +65,12 @@ export function applySort<DB, TB extends keyof DB, O>(
   tieBreaker: string,
 ): SelectQueryBuilder<DB, TB, O> {
   let ordered = query;
-  for (const key of keys.length > 0 ? keys : fallback) {
+  const effective = keys.length > 0 ? keys : fallback;
+  for (const key of effective) {
     const nulls = key.direction === 'asc' ? 'last' : 'first';
     ordered = ordered.orderBy(sql.raw(`${key.column} ${key.direction} nulls ${nulls}`));
   }
-  return ordered.orderBy(sql.ref(tieBreaker));
+  return ordered.orderBy(sql.raw(`${tieBreaker} ${effective.at(-1)?.direction ?? 'asc'}`));
 }
 
 export function offsetOf(paging: Paging): number {

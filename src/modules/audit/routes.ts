@@ -75,14 +75,12 @@ const auditRoutes: AreaPlugin = async (app, { services }) => {
       if (q.patientId) query = query.where('a.patient_id', '=', q.patientId);
       if (q.from) query = query.where('a.occurred_at', '>=', new Date(q.from));
       if (q.to) query = query.where('a.occurred_at', '<', new Date(q.to));
-      // Events of one instant (one transaction, or one millisecond) are ordered by their v7 id in
-      // the same direction as the time, so newest first holds within an instant too.
-      const [time = { column: 'a.occurred_at', direction: 'desc' as const }] = parseSort(q.sort, sortable);
+      // Events of one instant (one transaction) follow their v7 id, the tie-breaker, in the same direction.
       const [rows, count] = await Promise.all([
         applySort(
           query.selectAll('a').select('i.name as instance_name'),
-          [time, { column: 'a.id', direction: time.direction }],
-          [],
+          parseSort(q.sort, sortable),
+          [{ column: 'a.occurred_at', direction: 'desc' }],
           'a.id',
         )
           .limit(paging.size)

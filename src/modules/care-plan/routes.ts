@@ -1,6 +1,218 @@
+import { Type } from 'typebox';
+import { actorOf } from '../../events/audit.ts';
+import { instanceScope } from '../../http/access-hook.ts';
+import { ErrorBody } from '../../http/errors.ts';
+import { DataAndMeta, dataAndMeta } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { PatientParams } from '../../http/schemas.ts';
+import { Task, TaskCreate } from '../tasks/schemas.ts';
+import {
+  addGoalComment,
+  createGoal,
+  createGoalTask,
+  getCarePlan,
+  getGoalView,
+  goalComments,
+  goalPage,
+  goalTasks,
+  saveOverview,
+  updateGoal,
+} from './operations.ts';
+import {
+  CarePlan,
+  Goal,
+  GoalComment,
+  GoalCommentCreate,
+  GoalCreate,
+  GoalListQuery,
+  GoalParams,
+  GoalPatch,
+  GoalView,
+  OverviewInput,
+  PatientOverview,
+} from './schemas.ts';
 
-/** Routes of this area: not built yet. */
-const routes: AreaPlugin = async () => {};
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
+const tags = ['Care plan'];
+const P = '/:tenantName/:instanceName/patients/:patientId/care-plan';
 
-export default routes;
+const carePlanRoutes: AreaPlugin = async (app, { services }) => {
+  app.get(
+    P,
+    {
+      schema: {
+        tags,
+        summary: "Read the patient's care plan (made on first access)",
+        params: PatientParams,
+        response: { 200: CarePlan, ...errors },
+      },
+    },
+    async (request) => {
+      const { instance } = instanceScope(request);
+      return getCarePlan(services, instance, actorOf(request), request.params.patientId);
+    },
+  );
+
+  for (const method of ['post', 'put'] as const) {
+    app[method](
+      `${P}/overview`,
+      {
+        schema: {
+          tags,
+          summary: 'Set the care plan overview; answers the overview object',
+          description: 'POST and PUT do the same; both answer 200.',
+          params: PatientParams,
+          body: OverviewInput,
+          response: { 200: PatientOverview, ...errors },
+        },
+      },
+      async (request) => {
+        const { instance } = instanceScope(request);
+        return saveOverview(services, instance, actorOf(request), request.params.patientId, request.body.overview);
+      },
+    );
+  }
+
+  app.get(
+    `${P}/goals`,
+    {
+      schema: {
+        tags,
+        summary: "List the patient's goals (data and meta), oldest first",
+        description: '`status` takes one status or a comma list; without it, every goal but the REMOVED ones.',
+        params: PatientParams,
+        querystring: GoalListQuery,
+        response: { 200: DataAndMeta(Goal), ...errors },
+      },
+    },
+    async (request) => {
+      const { instance } = instanceScope(request);
+      const { page, size, status } = request.query;
+      const { data, total } = await goalPage(services, instance, request.params.patientId, status, { page, size });
+      return dataAndMeta(data, total, { page, size });
+    },
+  );
+
+  app.post(
+    `${P}/goals`,
+    {
+      schema: {
+        tags,
+        summary: 'Add a goal from a goal template, with a task per task template',
+        description:
+          'Each task goes to the first care-team member holding the task template’s role in this instance, else to the patient’s point of contact, else to nobody.',
+        params: PatientParams,
+        body: GoalCreate,
+        response: { 201: Goal, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { instance } = instanceScope(request);
+      reply.code(201);
+      return createGoal(services, instance, actorOf(request), request.params.patientId, request.body.goalTemplateName);
+    },
+  );
+
+  app.get(
+    `${P}/goals/:goalId`,
+    {
+      schema: {
+        tags,
+        summary: 'Read a goal with its tasks and comments',
+        params: GoalParams,
+        response: { 200: GoalView, ...errors },
+      },
+    },
+    async (request) => {
+      const { instance } = instanceScope(request);
+      return getGoalView(services, instance, request.params.patientId, request.params.goalId);
+    },
+  );
+
+  app.patch(
+    `${P}/goals/:goalId`,
+    {
+      schema: {
+        tags,
+        summary: 'Change a goal’s name, status or priority (status REMOVED removes it)',
+        params: GoalParams,
+        body: GoalPatch,
+        response: { 200: Goal, ...errors },
+      },
+    },
+    async (request) => {
+      const { instance } = instanceScope(request);
+      const { patientId, goalId } = request.params;
+      return updateGoal(services, instance, actorOf(request), patientId, goalId, request.body);
+    },
+  );
+
+  app.get(
+    `${P}/goals/:goalId/tasks`,
+    {
+      schema: { tags, summary: 'The tasks of a goal', params: GoalParams, response: { 200: Type.Array(Task), ...errors } },
+    },
+    async (request) => {
+      const { instance } = instanceScope(request);
+      return goalTasks(services, instance, request.params.patientId, request.params.goalId);
+    },
+  );
+
+  app.post(
+    `${P}/goals/:goalId/tasks`,
+    {
+      schema: {
+        tags,
+        summary: "Add a task to a goal, about the goal's patient",
+        params: GoalParams,
+        body: TaskCreate,
+        response: { 201: Task, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { instance } = instanceScope(request);
+      const { patientId, goalId } = request.params;
+      const task = await createGoalTask(services, instance, actorOf(request), patientId, goalId, request.body);
+      reply.code(201);
+      return task;
+    },
+  );
+
+  app.get(
+    `${P}/goals/:goalId/comments`,
+    {
+      schema: {
+        tags,
+        summary: 'The comments of a goal, oldest first',
+        params: GoalParams,
+        response: { 200: Type.Array(GoalComment), ...errors },
+      },
+    },
+    async (request) => {
+      const { instance } = instanceScope(request);
+      return goalComments(services, instance, request.params.patientId, request.params.goalId);
+    },
+  );
+
+  app.post(
+    `${P}/goals/:goalId/comments`,
+    {
+      schema: {
+        tags,
+        summary: 'Comment on a goal',
+        params: GoalParams,
+        body: GoalCommentCreate,
+        response: { 201: GoalComment, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { instance } = instanceScope(request);
+      const { patientId, goalId } = request.params;
+      const comment = await addGoalComment(services, instance, actorOf(request), patientId, goalId, request.body.text);
+      reply.code(201);
+      return comment;
+    },
+  );
+};
+
+export default carePlanRoutes;

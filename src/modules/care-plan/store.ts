@@ -1,0 +1,168 @@
+import { type Kysely, sql } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { DB, Row } from '../../db/schema.ts';
+import { offsetOf, type Paging } from '../../http/pagination.ts';
+
+export type CarePlanRow = Row<'care_plans'>;
+export type GoalRow = Row<'goals'>;
+export type GoalCommentRow = Row<'goal_comments'>;
+
+type Author = { id: string | null; name: string };
+
+/** A patient's care plan, made on first access (DECISIONS §7); a read that creates it is not audited. */
+export async function ensureCarePlan(db: Kysely<DB>, tenantId: string, patientId: string, actor: Author): Promise<CarePlanRow> {
+  await db
+    .insertInto('care_plans')
+    .values({
+      tenant_id: tenantId,
+      patient_id: patientId,
+      id: uuidv7(),
+      created_by: actor.id,
+      created_by_name: actor.name,
+      updated_by: actor.id,
+      updated_by_name: actor.name,
+    })
+    .onConflict((oc) => oc.columns(['tenant_id', 'patient_id']).doNothing())
+    .execute();
+  return db
+    .selectFrom('care_plans')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('patient_id', '=', patientId)
+    .executeTakeFirstOrThrow();
+}
+
+/** Sets the overview, making the care plan if need be; the overview keeps who first wrote it. */
+export async function upsertOverview(
+  trx: Kysely<DB>,
+  tenantId: string,
+  patientId: string,
+  actor: Author,
+  overview: string | null,
+): Promise<CarePlanRow> {
+  const now = new Date();
+  return trx
+    .insertInto('care_plans')
+    .values({
+      tenant_id: tenantId,
+      patient_id: patientId,
+      id: uuidv7(),
+      overview,
+      overview_created_at: now,
+      overview_created_by_name: actor.name,
+      overview_updated_at: now,
+      overview_updated_by_name: actor.name,
+      created_by: actor.id,
+      created_by_name: actor.name,
+      updated_by: actor.id,
+      updated_by_name: actor.name,
+    })
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'patient_id']).doUpdateSet({
+        overview,
+        overview_created_at: sql`coalesce(care_plans.overview_created_at, excluded.overview_created_at)`,
+        overview_created_by_name: sql`CASE WHEN care_plans.overview_created_at IS NULL THEN excluded.overview_created_by_name ELSE care_plans.overview_created_by_name END`,
+        overview_updated_at: now,
+        overview_updated_by_name: actor.name,
+        updated_at: now,
+        updated_by: actor.id,
+        updated_by_name: actor.name,
+      }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** A patient's goals, oldest first; goals_patient_idx serves the status filter. */
+export async function listGoals(
+  db: Kysely<DB>,
+  tenantId: string,
+  patientId: string,
+  statuses: string[],
+  paging: Paging,
+): Promise<{ rows: GoalRow[]; total: number }> {
+  const base = db
+    .selectFrom('goals')
+    .where('tenant_id', '=', tenantId)
+    .where('patient_id', '=', patientId)
+    .where('status', 'in', statuses);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('created_at').orderBy('id').limit(paging.size).offset(offsetOf(paging)).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
+
+export async function findGoal(
+  db: Kysely<DB>,
+  tenantId: string,
+  patientId: string,
+  goalId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<GoalRow | undefined> {
+  let query = db
+    .selectFrom('goals')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', goalId)
+    .where('patient_id', '=', patientId);
+  if (options.forUpdate) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function commentsOfGoal(db: Kysely<DB>, tenantId: string, goalId: string): Promise<GoalCommentRow[]> {
+  return db
+    .selectFrom('goal_comments')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('goal_id', '=', goalId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/**
+ * For each role, the first member of the patient's care team (by position) who holds it in
+ * this instance now; grants outside their effective window do not count.
+ */
+export async function careTeamRoleHolders(
+  db: Kysely<DB>,
+  tenantId: string,
+  instanceId: string,
+  patientId: string,
+  roleNames: string[],
+): Promise<Map<string, string>> {
+  if (roleNames.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('patient_care_team as ct')
+    .innerJoin('access_grants as g', (join) =>
+      join.onRef('g.tenant_id', '=', 'ct.tenant_id').onRef('g.principal_id', '=', 'ct.user_id'),
+    )
+    .innerJoin('users as u', (join) => join.onRef('u.tenant_id', '=', 'ct.tenant_id').onRef('u.id', '=', 'ct.user_id'))
+    .select(['g.name', 'ct.user_id'])
+    .where('ct.tenant_id', '=', tenantId)
+    .where('ct.patient_id', '=', patientId)
+    .where('g.instance_id', '=', instanceId)
+    .where('g.principal_type', '=', 'USER')
+    .where('g.grant_type', '=', 'SECURITY_ROLE')
+    .where('g.name', 'in', roleNames)
+    .where('u.deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('g.effective_date', 'is', null), eb('g.effective_date', '<=', sql<Date>`now()`)]))
+    .where((eb) => eb.or([eb('g.expiration_date', 'is', null), eb('g.expiration_date', '>', sql<Date>`now()`)]))
+    .orderBy('ct.position')
+    .execute();
+  const holders = new Map<string, string>();
+  for (const row of rows) if (!holders.has(row.name)) holders.set(row.name, row.user_id);
+  return holders;
+}
+
+export async function pointOfContactOf(db: Kysely<DB>, tenantId: string, patientId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('patient_care_team')
+    .select('user_id')
+    .where('tenant_id', '=', tenantId)
+    .where('patient_id', '=', patientId)
+    .where('point_of_contact', '=', true)
+    .executeTakeFirst();
+  return row?.user_id ?? null;
+}

@@ -1,0 +1,436 @@
+import type { InsertObject, Kysely, UpdateObject } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { DB } from '../../db/schema.ts';
+import { type Actor, recordAudit } from '../../events/audit.ts';
+import { ApiError, badField, type FieldError, validationError } from '../../http/errors.ts';
+import type { Instance } from '../../http/tenancy.ts';
+import type { Services } from '../../services.ts';
+import { findPatient, missingUserIds, type PatientRow } from '../patients/store.ts';
+import type { TaskCreateBody, TaskPatchBody, TaskView } from './schemas.ts';
+import {
+  addWatchers,
+  findTask,
+  insertTasks,
+  priorityRank,
+  removeComment,
+  removeWatcher,
+  replaceWatchers,
+  searchTextOf,
+  type TaskRow,
+  touchTask,
+} from './store.ts';
+import { patientName, taskViews } from './views.ts';
+
+/** The task writes, each in one transaction with its audit rows. Care plans create goal tasks through here too. */
+
+type Db = Kysely<DB>;
+
+const where = (instance: Instance) => ({ tenantId: instance.tenantId, instanceId: instance.id });
+const blankToNull = <T>(value: T | '' | null | undefined): T | null => (value === '' || value === undefined ? null : value);
+
+export async function viewOf(db: Db, instance: Instance, row: TaskRow): Promise<TaskView> {
+  const [view] = await taskViews(db, instance.tenantId, [row]);
+  return view!;
+}
+
+export async function requireTask(db: Db, instance: Instance, taskId: string, forUpdate = false): Promise<TaskRow> {
+  const row = await findTask(db, where(instance), taskId, { forUpdate });
+  if (!row) throw new ApiError('TASK_NOT_FOUND', { taskId });
+  return row;
+}
+
+/** Users a task names must be live users of the tenant; a patient must be of this instance (400 otherwise). */
+async function checkUsers(db: Db, tenantId: string, refs: { id: string; path: string }[]): Promise<void> {
+  const missing = new Set(
+    await missingUserIds(
+      db,
+      tenantId,
+      refs.map((ref) => ref.id),
+    ),
+  );
+  const errors: FieldError[] = refs
+    .filter((ref) => missing.has(ref.id))
+    .map((ref) => ({ path: ref.path, message: `user ${ref.id} does not exist` }));
+  if (errors.length > 0) throw validationError(errors);
+}
+
+async function checkPatient(db: Db, instance: Instance, patientId: string, path: string): Promise<PatientRow> {
+  const patient = await findPatient(db, where(instance), patientId);
+  if (!patient) throw badField(path, `patient ${patientId} does not exist`);
+  return patient;
+}
+
+function uniqueIds(refs: { id: string }[] | null | undefined): string[] {
+  return [...new Set((refs ?? []).map((ref) => ref.id))];
+}
+
+/** Where a task is created from: a goal fixes its patient and goal (001 "Care plan"). */
+export interface TaskOrigin {
+  patientId?: string;
+  goalId?: string;
+}
+
+/** The columns of a new task; the caller supplies the identity and authorship. */
+export function newTaskRow(
+  instance: Instance,
+  actor: Actor,
+  fields: {
+    name: string;
+    description?: string | null;
+    dueDate?: Date | string | null;
+    status: string;
+    priority: string;
+    patientId?: string | null;
+    assigneeId?: string | null;
+    goalId?: string | null;
+    templateName?: string | null;
+    createdType?: string | null;
+    sourceId?: string | null;
+    sourceType?: string | null;
+    hiddenPhi?: boolean | null;
+    watchersType?: string | null;
+  },
+): InsertObject<DB, 'tasks'> {
+  const now = new Date();
+  const description = fields.description ?? null;
+  return {
+    tenant_id: instance.tenantId,
+    instance_id: instance.id,
+    id: uuidv7(),
+    name: fields.name,
+    description,
+    due_date: fields.dueDate ? new Date(fields.dueDate) : null,
+    status: fields.status,
+    priority: fields.priority,
+    priority_rank: priorityRank[fields.priority] ?? 0,
+    patient_id: fields.patientId ?? null,
+    assignee_id: fields.assigneeId ?? null,
+    goal_id: fields.goalId ?? null,
+    template_name: fields.templateName ?? null,
+    created_type: fields.createdType ?? null,
+    source_id: fields.sourceId ?? null,
+    source_type: fields.sourceType ?? null,
+    hidden_phi: fields.hiddenPhi ?? false,
+    // 001: watchersType defaults to POINT_OF_CONTACT.
+    watchers_type: fields.watchersType || 'POINT_OF_CONTACT',
+    search_text: searchTextOf(fields.name, description),
+    created_at: now,
+    updated_at: now,
+    created_by: actor.id,
+    created_by_name: actor.name,
+    updated_by: actor.id,
+    updated_by_name: actor.name,
+  };
+}
+
+export function taskCreatedAudit(row: TaskRow, changedFields?: string[]) {
+  return {
+    action: 'TASK_CREATED',
+    entityType: 'TASK',
+    entityId: row.id,
+    patientId: row.patient_id,
+    ...(changedFields ? { changedFields } : {}),
+  };
+}
+
+/**
+ * POST /tasks and POST .../goals/{goalId}/tasks. 001: a comment given at creation is
+ * attributed to the patient when the task has one, otherwise to the caller.
+ */
+export async function createTask(
+  services: Services,
+  instance: Instance,
+  actor: Actor,
+  body: TaskCreateBody,
+  origin: TaskOrigin = {},
+): Promise<TaskView> {
+  const row = await services.db.transaction().execute(async (trx) => {
+    const watcherIds = uniqueIds(body.watchers);
+    await checkUsers(trx, instance.tenantId, [
+      { id: body.assignee.id, path: 'body.assignee.id' },
+      ...watcherIds.map((id) => ({ id, path: 'body.watchers' })),
+    ]);
+    const patientId = origin.patientId ?? body.patient?.id ?? null;
+    const patient = patientId
+      ? await checkPatient(trx, instance, patientId, origin.patientId ? 'params.patientId' : 'body.patient.id')
+      : null;
+    const [inserted] = await insertTasks(trx, [
+      newTaskRow(instance, actor, {
+        name: body.name,
+        description: body.description,
+        dueDate: blankToNull(body.dueDate),
+        status: body.status,
+        priority: body.priority,
+        patientId,
+        assigneeId: body.assignee.id,
+        goalId: origin.goalId ?? null,
+        templateName: body.templateName,
+        createdType: blankToNull(body.createdType),
+        sourceId: blankToNull(body.sourceId),
+        sourceType: blankToNull(body.sourceType),
+        hiddenPhi: body.hiddenPhi,
+        watchersType: blankToNull(body.watchersType),
+      }),
+    ]);
+    const task = inserted!;
+    await addWatchers(trx, instance.tenantId, task.id, watcherIds);
+    const comments = body.comments ?? [];
+    if (comments.length > 0) {
+      const author = patient
+        ? { type: 'PATIENT', id: patient.id, name: patientName(patient) }
+        : { type: actor.type, id: actor.id, name: actor.name };
+      // Distinct instants keep the comments in the order given.
+      const start = Date.now();
+      await trx
+        .insertInto('task_comments')
+        .values(
+          comments.map((comment, index) => ({
+            tenant_id: instance.tenantId,
+            id: uuidv7(),
+            task_id: task.id,
+            text: comment.text,
+            author_type: author.type,
+            author_id: author.id,
+            author_name: author.name,
+            created_at: new Date(start + index),
+          })),
+        )
+        .execute();
+    }
+    await recordAudit(
+      trx,
+      actor,
+      taskCreatedAudit(
+        task,
+        [...patchKeys, 'comments'].filter((key) => Object.hasOwn(body, key)),
+      ),
+    );
+    return task;
+  });
+  return viewOf(services.db, instance, row);
+}
+
+export async function getTask(services: Services, instance: Instance, taskId: string): Promise<TaskView> {
+  return viewOf(services.db, instance, await requireTask(services.db, instance, taskId));
+}
+
+/** Body keys PATCH /tasks/{id} writes, for the audit's changedFields. */
+const patchKeys = [
+  'name',
+  'description',
+  'dueDate',
+  'status',
+  'priority',
+  'assignee',
+  'patient',
+  'watchers',
+  'templateName',
+  'createdType',
+  'sourceId',
+  'sourceType',
+  'hiddenPhi',
+  'watchersType',
+] as const;
+
+/** PATCH /tasks/{id}: only the keys present change (000 convention 7). */
+export async function updateTask(
+  services: Services,
+  instance: Instance,
+  actor: Actor,
+  taskId: string,
+  body: TaskPatchBody,
+): Promise<TaskView> {
+  const row = await services.db.transaction().execute(async (trx) => {
+    const existing = await requireTask(trx, instance, taskId, true);
+    const has = (key: (typeof patchKeys)[number]) => Object.hasOwn(body, key);
+    const watcherIds = has('watchers') ? uniqueIds(body.watchers) : [];
+    await checkUsers(trx, instance.tenantId, [
+      ...(body.assignee ? [{ id: body.assignee.id, path: 'body.assignee.id' }] : []),
+      ...watcherIds.map((id) => ({ id, path: 'body.watchers' })),
+    ]);
+    if (body.patient) await checkPatient(trx, instance, body.patient.id, 'body.patient.id');
+
+    const set: UpdateObject<DB, 'tasks'> = {};
+    if (body.name !== undefined) set.name = body.name;
+    if (has('description')) set.description = body.description ?? null;
+    if (has('dueDate')) set.due_date = body.dueDate ? new Date(body.dueDate) : null;
+    if (body.status !== undefined) set.status = body.status;
+    if (body.priority !== undefined) {
+      set.priority = body.priority;
+      set.priority_rank = priorityRank[body.priority] ?? 0;
+    }
+    if (has('assignee')) set.assignee_id = body.assignee?.id ?? null;
+    if (has('patient')) set.patient_id = body.patient?.id ?? null;
+    if (has('templateName')) set.template_name = body.templateName ?? null;
+    if (has('createdType')) set.created_type = blankToNull(body.createdType);
+    if (has('sourceId')) set.source_id = blankToNull(body.sourceId);
+    if (has('sourceType')) set.source_type = blankToNull(body.sourceType);
+    if (has('hiddenPhi')) set.hidden_phi = body.hiddenPhi ?? false;
+    if (has('watchersType')) set.watchers_type = blankToNull(body.watchersType) ?? 'POINT_OF_CONTACT';
+    if (body.name !== undefined || has('description')) {
+      const name = body.name ?? existing.name;
+      const description = has('description') ? (body.description ?? null) : existing.description;
+      set.search_text = searchTextOf(name, description);
+    }
+    const updated = await trx
+      .updateTable('tasks')
+      .set({ ...set, updated_at: new Date(), updated_by: actor.id, updated_by_name: actor.name })
+      .where('tenant_id', '=', instance.tenantId)
+      .where('id', '=', existing.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (has('watchers')) await replaceWatchers(trx, instance.tenantId, existing.id, watcherIds);
+    await recordAudit(trx, actor, {
+      action: 'TASK_UPDATED',
+      entityType: 'TASK',
+      entityId: existing.id,
+      patientId: updated.patient_id ?? existing.patient_id,
+      changedFields: patchKeys.filter(has),
+    });
+    return updated;
+  });
+  return viewOf(services.db, instance, row);
+}
+
+/** 001 bulk status PATCH: all or nothing; any unknown id is a 404 naming the ids, and nothing changes. */
+export async function bulkUpdateStatus(
+  services: Services,
+  instance: Instance,
+  actor: Actor,
+  body: { taskIds: string[]; status: string },
+): Promise<TaskView[]> {
+  const ids = [...new Set(body.taskIds)];
+  const rows = await services.db.transaction().execute(async (trx) => {
+    const locked = await trx
+      .selectFrom('tasks')
+      .select('id')
+      .where('tenant_id', '=', instance.tenantId)
+      .where('instance_id', '=', instance.id)
+      .where('id', 'in', ids)
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+    const present = new Set(locked.map((row) => row.id));
+    const missing = ids.filter((id) => !present.has(id));
+    if (missing.length > 0) {
+      throw new ApiError('TASK_NOT_FOUND', { ids: missing }, `No tasks with ids ${missing.slice(0, 10).join(', ')}`);
+    }
+    const updated = await trx
+      .updateTable('tasks')
+      .set({ status: body.status, updated_at: new Date(), updated_by: actor.id, updated_by_name: actor.name })
+      .where('tenant_id', '=', instance.tenantId)
+      .where('id', 'in', ids)
+      .returningAll()
+      .execute();
+    await recordAudit(
+      trx,
+      actor,
+      updated.map((row) => ({
+        action: 'TASK_UPDATED',
+        entityType: 'TASK',
+        entityId: row.id,
+        patientId: row.patient_id,
+        changedFields: ['status'],
+      })),
+    );
+    return updated;
+  });
+  const order = new Map(ids.map((id, index) => [id, index]));
+  rows.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+  return taskViews(services.db, instance.tenantId, rows);
+}
+
+/** PATCH /tasks/{id}/watchers {id}: idempotent; only an actual addition is audited. */
+export async function addWatcher(
+  services: Services,
+  instance: Instance,
+  actor: Actor,
+  taskId: string,
+  userId: string,
+): Promise<TaskView> {
+  const row = await services.db.transaction().execute(async (trx) => {
+    const task = await requireTask(trx, instance, taskId, true);
+    await checkUsers(trx, instance.tenantId, [{ id: userId, path: 'body.id' }]);
+    const added = await addWatchers(trx, instance.tenantId, task.id, [userId]);
+    if (added.length === 0) return task;
+    await touchTask(trx, instance.tenantId, task.id, actor);
+    await recordAudit(trx, actor, {
+      action: 'TASK_WATCHER_ADDED',
+      entityType: 'TASK',
+      entityId: task.id,
+      patientId: task.patient_id,
+      changedFields: ['watchers'],
+    });
+    return requireTask(trx, instance, task.id);
+  });
+  return viewOf(services.db, instance, row);
+}
+
+export async function deleteWatcher(services: Services, instance: Instance, actor: Actor, taskId: string, userId: string) {
+  await services.db.transaction().execute(async (trx) => {
+    const task = await requireTask(trx, instance, taskId, true);
+    if (!(await removeWatcher(trx, instance.tenantId, task.id, userId))) {
+      throw new ApiError('TASK_WATCHER_NOT_FOUND', { taskId, watcherId: userId });
+    }
+    await touchTask(trx, instance.tenantId, task.id, actor);
+    await recordAudit(trx, actor, {
+      action: 'TASK_WATCHER_REMOVED',
+      entityType: 'TASK',
+      entityId: task.id,
+      patientId: task.patient_id,
+      changedFields: ['watchers'],
+    });
+  });
+}
+
+/** PATCH /tasks/{id}/comments {text}: a comment by the caller. */
+export async function addComment(
+  services: Services,
+  instance: Instance,
+  actor: Actor,
+  taskId: string,
+  text: string,
+): Promise<TaskView> {
+  const row = await services.db.transaction().execute(async (trx) => {
+    const task = await requireTask(trx, instance, taskId, true);
+    await trx
+      .insertInto('task_comments')
+      .values({
+        tenant_id: instance.tenantId,
+        id: uuidv7(),
+        task_id: task.id,
+        text,
+        author_type: actor.type,
+        author_id: actor.id,
+        author_name: actor.name,
+      })
+      .execute();
+    await touchTask(trx, instance.tenantId, task.id, actor);
+    await recordAudit(trx, actor, {
+      action: 'TASK_COMMENT_ADDED',
+      entityType: 'TASK',
+      entityId: task.id,
+      patientId: task.patient_id,
+      changedFields: ['comments'],
+    });
+    return requireTask(trx, instance, task.id);
+  });
+  return viewOf(services.db, instance, row);
+}
+
+export async function deleteComment(services: Services, instance: Instance, actor: Actor, taskId: string, commentId: string) {
+  await services.db.transaction().execute(async (trx) => {
+    const task = await requireTask(trx, instance, taskId, true);
+    if (!(await removeComment(trx, instance.tenantId, task.id, commentId))) {
+      throw new ApiError('TASK_COMMENT_NOT_FOUND', { taskId, commentId });
+    }
+    await touchTask(trx, instance.tenantId, task.id, actor);
+    await recordAudit(trx, actor, {
+      action: 'TASK_COMMENT_DELETED',
+      entityType: 'TASK',
+      entityId: task.id,
+      patientId: task.patient_id,
+      changedFields: ['comments'],
+    });
+  });
+}

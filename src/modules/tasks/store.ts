@@ -1,0 +1,269 @@
+import { type Expression, type InsertObject, type Kysely, type SqlBool, sql } from 'kysely';
+import type { DB, Row } from '../../db/schema.ts';
+import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
+import { likeContains } from '../patients/rules.ts';
+
+export type TaskRow = Row<'tasks'>;
+export type TaskCommentRow = Row<'task_comments'>;
+
+export interface InstanceRef {
+  tenantId: string;
+  instanceId: string;
+}
+
+/** Sort keys: API name → SQL, each served by an index of migration 0003; priority sorts by urgency. */
+export const sortableTaskFields: Record<string, string> = {
+  name: 't.name',
+  dueDate: 't.due_date',
+  status: 't.status',
+  priority: 't.priority_rank',
+  createdAt: 't.created_at',
+  updatedAt: 't.updated_at',
+};
+
+/** LOW 1 … URGENT 4, stored beside the name so priority sorts by urgency. */
+export const priorityRank: Record<string, number> = { LOW: 1, MEDIUM: 2, HIGH: 3, URGENT: 4 };
+
+/** The substring-search column: kept in SQL so the pattern is lower-cased by the same rules. */
+export function searchTextOf(name: string, description: string | null): Expression<string> {
+  return sql<string>`lower(${name}::text || chr(10) || coalesce(${description}::text, ''))`;
+}
+
+export async function findTask(
+  db: Kysely<DB>,
+  where: InstanceRef,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<TaskRow | undefined> {
+  let query = db
+    .selectFrom('tasks')
+    .selectAll()
+    .where('tenant_id', '=', where.tenantId)
+    .where('instance_id', '=', where.instanceId)
+    .where('id', '=', id);
+  if (options.forUpdate) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function insertTasks(trx: Kysely<DB>, rows: InsertObject<DB, 'tasks'>[]): Promise<TaskRow[]> {
+  if (rows.length === 0) return [];
+  return trx.insertInto('tasks').values(rows).returningAll().execute();
+}
+
+/** Adds watchers; those already watching stay as they are. Answers the user ids actually added. */
+export async function addWatchers(trx: Kysely<DB>, tenantId: string, taskId: string, userIds: string[]): Promise<string[]> {
+  if (userIds.length === 0) return [];
+  const added = await trx
+    .insertInto('task_watchers')
+    .values(userIds.map((userId) => ({ tenant_id: tenantId, task_id: taskId, user_id: userId })))
+    .onConflict((oc) => oc.columns(['tenant_id', 'task_id', 'user_id']).doNothing())
+    .returning('user_id')
+    .execute();
+  return added.map((row) => row.user_id);
+}
+
+/** Makes `userIds` the watchers of a task, keeping the ones already there (and their order). */
+export async function replaceWatchers(trx: Kysely<DB>, tenantId: string, taskId: string, userIds: string[]) {
+  let removal = trx.deleteFrom('task_watchers').where('tenant_id', '=', tenantId).where('task_id', '=', taskId);
+  if (userIds.length > 0) removal = removal.where('user_id', 'not in', userIds);
+  await removal.execute();
+  await addWatchers(trx, tenantId, taskId, userIds);
+}
+
+export async function removeWatcher(trx: Kysely<DB>, tenantId: string, taskId: string, userId: string): Promise<boolean> {
+  const result = await trx
+    .deleteFrom('task_watchers')
+    .where('tenant_id', '=', tenantId)
+    .where('task_id', '=', taskId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export async function removeComment(trx: Kysely<DB>, tenantId: string, taskId: string, commentId: string): Promise<boolean> {
+  const result = await trx
+    .deleteFrom('task_comments')
+    .where('tenant_id', '=', tenantId)
+    .where('task_id', '=', taskId)
+    .where('id', '=', commentId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** A change to a task's watchers or comments is a change to the task: it moves updatedAt. */
+export async function touchTask(trx: Kysely<DB>, tenantId: string, taskId: string, actor: { id: string | null; name: string }) {
+  await trx
+    .updateTable('tasks')
+    .set({ updated_at: new Date(), updated_by: actor.id, updated_by_name: actor.name })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', taskId)
+    .execute();
+}
+
+/** The ids among `ids` that are not tasks of this instance. */
+export async function missingTaskIds(db: Kysely<DB>, where: InstanceRef, ids: string[]): Promise<string[]> {
+  const found = await db
+    .selectFrom('tasks')
+    .select('id')
+    .where('tenant_id', '=', where.tenantId)
+    .where('instance_id', '=', where.instanceId)
+    .where('id', 'in', ids)
+    .execute();
+  const present = new Set(found.map((row) => row.id));
+  return ids.filter((id) => !present.has(id));
+}
+
+/** The filter of GET /tasks, after the deprecated singular names are merged into the lists. */
+export interface TaskFilter {
+  templates?: string[];
+  withoutTemplate?: boolean;
+  assigneeIds?: string[];
+  patientIds?: string[];
+  statuses?: string[];
+  priorities?: string[];
+  dueBefore?: string | Date;
+  dueAfter?: string | Date;
+  /** [start, end) of the UTC day `dueDate` names. */
+  dueDay?: [Date, Date];
+  authorId?: string;
+  watcherId?: string;
+  search?: string;
+  description?: string;
+  /** 001: a user caller with no filter sees the tasks it is assignee or watcher of. */
+  assigneeOrWatcher?: string;
+}
+
+/** Ids of the tasks a user watches, as a set the planner can drive from task_watchers_user_idx. */
+function watchedBy(where: InstanceRef, userId: string) {
+  return sql<SqlBool>`t.id IN (SELECT w.task_id FROM task_watchers w WHERE w.tenant_id = ${where.tenantId} AND w.user_id = ${userId})`;
+}
+
+/** Assigned or watched: a union of two small index lookups rather than a filter over every task. */
+function assignedToOrWatchedBy(where: InstanceRef, userId: string) {
+  return sql<SqlBool>`t.id IN (
+    SELECT a.id FROM tasks a WHERE a.tenant_id = ${where.tenantId} AND a.instance_id = ${where.instanceId} AND a.assignee_id = ${userId}
+    UNION ALL
+    SELECT w.task_id FROM task_watchers w WHERE w.tenant_id = ${where.tenantId} AND w.user_id = ${userId}
+  )`;
+}
+
+function filtered(db: Kysely<DB>, where: InstanceRef, filter: TaskFilter) {
+  let query = db.selectFrom('tasks as t').where('t.tenant_id', '=', where.tenantId).where('t.instance_id', '=', where.instanceId);
+  const templates = filter.templates ?? [];
+  if (templates.length > 0 || filter.withoutTemplate) {
+    query = query.where((eb) =>
+      eb.or([
+        ...(templates.length > 0 ? [eb('t.template_name', 'in', templates)] : []),
+        ...(filter.withoutTemplate ? [eb('t.template_name', 'is', null)] : []),
+      ]),
+    );
+  }
+  if (filter.assigneeIds?.length) query = query.where('t.assignee_id', 'in', filter.assigneeIds);
+  if (filter.patientIds?.length) query = query.where('t.patient_id', 'in', filter.patientIds);
+  if (filter.statuses?.length) query = query.where('t.status', 'in', filter.statuses);
+  if (filter.priorities?.length) {
+    query = query.where(
+      't.priority_rank',
+      'in',
+      filter.priorities.map((priority) => priorityRank[priority] ?? 0),
+    );
+  }
+  if (filter.dueBefore) query = query.where('t.due_date', '<', new Date(filter.dueBefore));
+  if (filter.dueAfter) query = query.where('t.due_date', '>', new Date(filter.dueAfter));
+  if (filter.dueDay) query = query.where('t.due_date', '>=', filter.dueDay[0]).where('t.due_date', '<', filter.dueDay[1]);
+  if (filter.authorId) query = query.where('t.created_by', '=', filter.authorId);
+  if (filter.watcherId) query = query.where(watchedBy(where, filter.watcherId));
+  if (filter.search) query = query.where(sql<SqlBool>`t.search_text LIKE lower(${likeContains(filter.search)})`);
+  if (filter.description) {
+    query = query.where(sql<SqlBool>`lower(t.description) LIKE lower(${likeContains(filter.description)})`);
+  }
+  if (filter.assigneeOrWatcher) query = query.where(assignedToOrWatchedBy(where, filter.assigneeOrWatcher));
+  return query;
+}
+
+export async function listTasks(
+  db: Kysely<DB>,
+  where: InstanceRef,
+  filter: TaskFilter,
+  paging: Paging,
+  sort: SortKey[],
+): Promise<{ rows: TaskRow[]; total: number }> {
+  const base = filtered(db, where, filter);
+  const [rows, count] = await Promise.all([
+    applySort(base.selectAll('t'), sort, [{ column: 't.created_at', direction: 'desc' }], 't.id')
+      .limit(paging.size)
+      .offset(offsetOf(paging))
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
+
+/** The tasks of a goal, oldest first (tasks_goal_idx). */
+export async function tasksOfGoal(db: Kysely<DB>, tenantId: string, goalId: string): Promise<TaskRow[]> {
+  return db
+    .selectFrom('tasks')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('goal_id', '=', goalId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+// --- Related data for a page of tasks, each loaded in one query. ---
+
+export async function watchersOf(db: Kysely<DB>, tenantId: string, taskIds: string[]) {
+  if (taskIds.length === 0) return [];
+  return db
+    .selectFrom('task_watchers as w')
+    .innerJoin('users as u', (join) => join.onRef('u.tenant_id', '=', 'w.tenant_id').onRef('u.id', '=', 'w.user_id'))
+    .select(['w.task_id', 'u.id', 'u.username', 'u.first_name', 'u.last_name', 'u.enabled'])
+    .where('w.tenant_id', '=', tenantId)
+    .where('w.task_id', 'in', taskIds)
+    .orderBy('w.created_at')
+    .orderBy('u.id')
+    .execute();
+}
+
+export async function commentsOf(db: Kysely<DB>, tenantId: string, taskIds: string[]): Promise<TaskCommentRow[]> {
+  if (taskIds.length === 0) return [];
+  return db
+    .selectFrom('task_comments')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('task_id', 'in', taskIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export async function usersByIds(db: Kysely<DB>, tenantId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('users')
+    .select(['id', 'username', 'first_name', 'last_name', 'enabled', 'deleted_at'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+}
+
+export async function patientsByIds(db: Kysely<DB>, tenantId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('patients')
+    .select(['id', 'first_name', 'last_name'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+}
+
+export async function clientsByIds(db: Kysely<DB>, tenantId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('api_clients')
+    .select(['id', 'name', 'enabled'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+}
