@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Api, createTestTenant, errorCode, startApp } from '../test/harness.ts';
+import { Api, createTestTenant, errorCode, isoMillis, startApp } from '../test/harness.ts';
 import { accessTable } from './access-table.ts';
 import { allPermissions } from './permissions.ts';
 
 const app = await startApp({ bodyLimitBytes: 4096, corsOrigins: ['https://app.example'] });
 const anonymous = new Api(app.server, undefined);
-const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('error format (DECISIONS §2)', () => {
   test('an unknown route is a 404 array of one error object', async () => {

@@ -3,6 +3,8 @@ import { type TSchema, Type } from 'typebox';
 /** Building blocks shared by every area's schemas, so a uuid or a timestamp reads the same everywhere. */
 
 export const Uuid = Type.String({ format: 'uuid' });
+/** For ids that arrive outside a schema (a path segment whose meaning depends on a flag). */
+export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * A UTC instant, written YYYY-MM-DDTHH:mm:ss.SSSZ (DECISIONS §1). Handlers may return a Date:
  * the serializer writes it in that form.

@@ -223,6 +223,10 @@ export async function newInstance(app: TestApp, tenant: Tenant, name: string): P
   return createInstance(app.services.db, tenant, name);
 }
 
+/** DECISIONS §1: UTC timestamps carry three-digit milliseconds and Z. */
+export const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+export const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 export function errorCode(response: Response): string | undefined {
   return (response.body as { errorCode?: string }[] | undefined)?.[0]?.errorCode;
 }

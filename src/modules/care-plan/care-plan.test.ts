@@ -6,11 +6,13 @@ import {
   Api,
   createTestTenant,
   errorCode,
+  isoMillis,
   newInstance,
   type Response,
   startApp,
   type TestTenant,
   testFormation,
+  uuidShape,
 } from '../../test/harness.ts';
 import { applyFormation } from '../formation/operations.ts';
 import type { Formation } from '../formation/schemas.ts';
@@ -18,8 +20,6 @@ import type { Formation } from '../formation/schemas.ts';
 /** The care plan: GET care-plan, the overview, goals from templates, goal tasks and goal comments. */
 
 const app = await startApp();
-const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const PASSWORD = 'a long enough password';
 
@@ -153,7 +153,7 @@ describe('GET /patients/{id}/care-plan', () => {
       'updatedAt',
       'updatedByName',
     ]);
-    assert.match(plan.id, uuid);
+    assert.match(plan.id, uuidShape);
     assert.equal(plan.patientId, patient.id);
     assert.equal(plan.patientOverview, null);
     assert.match(plan.createdAt, isoMillis);
@@ -239,7 +239,7 @@ describe('POST /patients/{id}/care-plan/goals', () => {
     assert.equal(response.status, 201, response.text);
     const goal = response.body;
     assert.deepEqual(Object.keys(goal).sort(), goalKeys);
-    assert.match(goal.id, uuid);
+    assert.match(goal.id, uuidShape);
     assert.equal(goal.name, 'Lower HbA1c below 7%');
     assert.equal(goal.type, 'CLINICAL');
     assert.equal(goal.priority, 'HIGH');

@@ -3,14 +3,22 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { v5 as uuidv5 } from 'uuid';
 import { systemActor } from '../../events/audit.ts';
-import { Api, createTestTenant, errorCode, type Response, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
+import {
+  Api,
+  createTestTenant,
+  errorCode,
+  isoMillis,
+  type Response,
+  startApp,
+  type TestTenant,
+  testFormation,
+  uuidShape,
+} from '../../test/harness.ts';
 import { CDT_ID_NAMESPACE, cdtRecordView, findCdtRecord, insertCdtRecord, listCdtRecords } from './store.ts';
 
 /** CDT record routes: POST, GET, PATCH and DELETE of one record, the bulk PATCH, and tenancy. */
 
 const app = await startApp();
-const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const vitalsFields = ['cdtf-systolic', 'cdtf-diastolic', 'cdtf-position', 'cdtf-note'];
 const cdtFormation = () =>
@@ -104,7 +112,7 @@ describe('POST /patients/{id}/cdts/{cdtName}', () => {
     const { t, patientId, base } = await setup();
     const record = await createVitals(t, base, { 'cdtf-diastolic': 80 });
     assert.deepEqual(Object.keys(record), ['id', 'patientId', 'cdtId', 'version', 'jsonBody', 'cdtName']);
-    assert.match(record.id, uuid);
+    assert.match(record.id, uuidShape);
     assert.equal(record.patientId, patientId);
     assert.equal(record.cdtName, 'vitals');
     assert.equal(record.cdtId, uuidv5(`${t.instance.id}/vitals`, CDT_ID_NAMESPACE));
@@ -116,7 +124,7 @@ describe('POST /patients/{id}/cdts/{cdtName}', () => {
     assert.equal(body['cdtf-diastolic'], 80);
     assert.equal(body['cdtf-position'], null, 'unset fields are null');
     assert.equal(body['cdtf-note'], null);
-    assert.match(body.external_guid, uuid);
+    assert.match(body.external_guid, uuidShape);
     assert.match(body.created_at, isoMillis);
     assert.equal(body.created_at, body.updated_at);
     assert.equal(body.created_by, t.adminClient.id);

@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { type Actor, recordAudit } from '../../events/audit.ts';
 import { ApiError, badField, errorBody, type FieldError, validationError } from '../../http/errors.ts';
 import { pageObject, parseSort } from '../../http/pagination.ts';
+import { uuidPattern } from '../../http/schemas.ts';
 import type { Instance } from '../../http/tenancy.ts';
 import type { Services } from '../../services.ts';
 import { type FieldDefinition, pickFieldValues, recordValueProblems } from '../formation/field-types.ts';
@@ -175,8 +176,6 @@ export async function deleteRecord(
     await recordAudit(trx, actor, audit('DELETED', id, patientId));
   });
 }
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type RowOutcome = { change: CdtValuesChange } | { error: ApiError };
 

@@ -6,11 +6,13 @@ import {
   Api,
   createTestTenant,
   errorCode,
+  isoMillis,
   newInstance,
   type Response,
   startApp,
   type TestTenant,
   testFormation,
+  uuidShape,
 } from '../../test/harness.ts';
 import { applyFormation } from '../formation/operations.ts';
 import type { Formation } from '../formation/schemas.ts';
@@ -18,8 +20,6 @@ import type { Formation } from '../formation/schemas.ts';
 /** A patient's contacts: /patients/{patientId}/contacts and /patients/{patientId}/contacts/{contactId}. */
 
 const app = await startApp();
-const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** PROD-SHAPES "Contact": exactly the seed's list. */
 const contactKeys = [
@@ -154,7 +154,7 @@ describe('POST /patients/{patientId}/contacts', () => {
     assert.equal(response.status, 200, response.text);
     const contact = response.body;
     assert.deepEqual(Object.keys(contact).sort(), contactKeys);
-    assert.match(contact.id, uuid);
+    assert.match(contact.id, uuidShape);
     assert.match(contact.createdAt, isoMillis);
     assert.match(contact.updatedAt, isoMillis);
     assert.equal(contact.createdBy, t.adminClient.id);

@@ -6,11 +6,13 @@ import {
   Api,
   createTestTenant,
   errorCode,
+  isoMillis,
   newInstance,
   type Response,
   startApp,
   type TestTenant,
   testFormation,
+  uuidShape,
 } from '../../test/harness.ts';
 import { applyFormation } from '../formation/operations.ts';
 import { supportedTimezones } from '../patients/fields.ts';
@@ -18,8 +20,6 @@ import { supportedTimezones } from '../patients/fields.ts';
 /** Dictionary values (/dictionaries/{name}), the defaults, and the formation read routes. */
 
 const app = await startApp();
-const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const formation = () =>
   testFormation({
@@ -146,7 +146,7 @@ describe('GET /dictionaries/{name}', () => {
     );
     const eastern = response.body.records[0];
     assert.deepEqual(Object.keys(eastern).sort(), ['createdAt', 'deleted', 'fullValue', 'id', 'updatedAt', 'values']);
-    assert.match(eastern.id, uuid);
+    assert.match(eastern.id, uuidShape);
     assert.equal(eastern.fullValue, 'US/Eastern');
     assert.equal(eastern.deleted, false);
     // The same ids in every tenant and on every read.
@@ -181,7 +181,7 @@ describe('POST /dictionaries/{name}', () => {
     assert.deepEqual(codes(first), ['WEB', 'GP']);
     const [web] = first.records;
     assert.deepEqual(Object.keys(web), ['id', 'createdAt', 'updatedAt', 'fullValue', 'deleted', 'values']);
-    assert.match(web.id, uuid);
+    assert.match(web.id, uuidShape);
     assert.match(web.createdAt, isoMillis);
     assert.equal(web.deleted, false);
     assert.deepEqual(web.values, { code: 'WEB', label: 'Website', rank: 2 });

@@ -1,3 +1,4 @@
+import { uuidPattern } from '../../http/schemas.ts';
 import { isE164 } from '../../http/validation.ts';
 
 /**
@@ -33,7 +34,6 @@ export interface FieldDefinition {
   multiple?: boolean;
 }
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const datePattern = /^\d{4}-\d{2}-\d{2}$/;
 

@@ -6,19 +6,19 @@ import {
   Api,
   createTestTenant,
   errorCode,
+  isoMillis,
   newInstance,
   type Response,
   startApp,
   type TestTenant,
   testFormation,
+  uuidShape,
 } from '../../test/harness.ts';
 import { applyFormation } from '../formation/operations.ts';
 
 /** Single-patient routes: POST /patients, GET|PATCH|DELETE /patients/{id}, and tenancy. */
 
 const app = await startApp();
-const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Every key a patient has (PROD-SHAPES "Patient" plus the seed-only fields of 001). */
 const patientKeys = [
@@ -170,7 +170,7 @@ const badFields: [string, Record<string, unknown>, string][] = [
   ['an unknown marital status', { maritalStatus: 'X' }, 'body.maritalStatus'],
   ['a birthDate that is not a date', { birthDate: 'yesterday' }, 'body.birthDate'],
   ['a birthDate that does not exist', { birthDate: '2021-02-30' }, 'body.birthDate'],
-  ['a non-uuid externalGuid', { externalGuid: 'abc' }, 'body.externalGuid'],
+  ['a non-uuidShape externalGuid', { externalGuid: 'abc' }, 'body.externalGuid'],
   ['an unknown phone capability', { primaryPhoneCapabilities: ['FAX'] }, 'body.primaryPhoneCapabilities'],
   [
     'a cadence hour out of range',
@@ -194,8 +194,8 @@ describe('POST /patients', () => {
     assert.equal(response.status, 201, response.text);
     const patient = response.body;
     assert.deepEqual(Object.keys(patient).sort(), patientKeys);
-    assert.match(patient.id, uuid);
-    assert.match(patient.externalGuid, uuid, 'an externalGuid is generated');
+    assert.match(patient.id, uuidShape);
+    assert.match(patient.externalGuid, uuidShape, 'an externalGuid is generated');
     assert.equal(patient.firstName, 'Ada');
     assert.equal(patient.lastName, 'Lovelace');
     assert.equal(patient.gender, 'UNKNOWN');
@@ -565,7 +565,7 @@ describe('GET /patients/{id}', () => {
     assertCode(await t.api.get(`${t.base}/patients/MRN-2?type=MRN`), 404, 'PATIENT_NOT_FOUND');
   });
 
-  test('a non-uuid id without type, a non-uuid EGUID or an unknown type is 400', async () => {
+  test('a non-uuidShape id without type, a non-uuidShape EGUID or an unknown type is 400', async () => {
     const t = await createTestTenant(app);
     assertValidation(await t.api.get(`${t.base}/patients/not-a-uuid`), 'params.patientId');
     assertValidation(await t.api.get(`${t.base}/patients/MRN-1`), 'params.patientId');
@@ -862,7 +862,7 @@ describe('DELETE /patients/{id}', () => {
     assertCode(await t.api.delete(`${t.base}/patients/${randomUUID()}?type=EGUID`), 404, 'PATIENT_NOT_FOUND');
   });
 
-  test('400 for a non-uuid id, 401 without a token, 403 without PATIENT_DELETE', async () => {
+  test('400 for a non-uuidShape id, 401 without a token, 403 without PATIENT_DELETE', async () => {
     const t = await createTestTenant(app);
     const patient = await createPatient(t);
     assertValidation(await t.api.delete(`${t.base}/patients/not-a-uuid`), 'params.patientId');

@@ -4,7 +4,7 @@ import { instanceScope } from '../../http/access-hook.ts';
 import { badField, ErrorBody } from '../../http/errors.ts';
 import { PageObject, pageObject, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
-import { EmptyBody, InstanceParams } from '../../http/schemas.ts';
+import { EmptyBody, InstanceParams, uuidPattern } from '../../http/schemas.ts';
 import { sortableFields } from './fields.ts';
 import { bulkUpdatePatients, createPatient, deletePatient, getPatient, updatePatient, viewsOf } from './operations.ts';
 import {
@@ -22,7 +22,6 @@ import { type LookupType, listPatients } from './store.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const tags = ['Patients'];
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** DECISIONS §7: `type=EID|EGUID|MRN` makes the path segment an externalId, externalGuid or MRN. */
 function lookup(patientId: string, type: 'EID' | 'EGUID' | 'MRN' | undefined): { key: string; type: LookupType } {

@@ -6,11 +6,13 @@ import {
   Api,
   createTestTenant,
   errorCode,
+  isoMillis,
   newInstance,
   type Response,
   startApp,
   type TestTenant,
   testFormation,
+  uuidShape,
 } from '../../test/harness.ts';
 import { applyFormation } from '../formation/operations.ts';
 import type { Formation } from '../formation/schemas.ts';
@@ -18,8 +20,6 @@ import type { Formation } from '../formation/schemas.ts';
 /** PDT records: /pdts/{pdtName}, /pdts/{pdtName}/{pdtId} and /pdts/{pdtName}/{pdtId}/patients. */
 
 const app = await startApp();
-const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const recordKeys = ['createdAt', 'deleted', 'fullValue', 'id', 'jsonBody', 'pdtName', 'updatedAt'];
 const systemKeys = [
@@ -150,7 +150,7 @@ describe('POST /pdts/{pdtName}', () => {
     assert.equal(response.status, 201, response.text);
     const record = response.body;
     assert.deepEqual(Object.keys(record).sort(), recordKeys);
-    assert.match(record.id, uuid);
+    assert.match(record.id, uuidShape);
     assert.match(record.createdAt, isoMillis);
     assert.match(record.updatedAt, isoMillis);
     assert.equal(record.deleted, false);
@@ -160,7 +160,7 @@ describe('POST /pdts/{pdtName}', () => {
     const body = record.jsonBody;
     assert.deepEqual(Object.keys(body).sort(), [...systemKeys, ...caregiverFields].sort());
     assert.equal(body.id, record.id);
-    assert.match(body.external_guid, uuid);
+    assert.match(body.external_guid, uuidShape);
     assert.equal(body.created_at, record.createdAt);
     assert.equal(body.updated_at, record.updatedAt);
     assert.equal(body.created_by, t.adminClient.id);

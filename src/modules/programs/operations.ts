@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { DB, ProgramPhase } from '../../db/schema.ts';
 import { type Actor, recordAudit } from '../../events/audit.ts';
 import { ApiError, badField } from '../../http/errors.ts';
+import { uuidPattern } from '../../http/schemas.ts';
 import type { Instance } from '../../http/tenancy.ts';
 import type { Services } from '../../services.ts';
 import type { Formation, ProgramDefinition } from '../formation/schemas.ts';
@@ -23,8 +24,6 @@ import { placeholderView, programOf, programView } from './views.ts';
 /** The program writes: each runs in one transaction with its audit rows. */
 
 type PhaseDefinition = ProgramDefinition['phases'][number];
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function refOf(instance: Instance, patientId: string): PatientRef {
   return { tenantId: instance.tenantId, instanceId: instance.id, patientId };

@@ -353,14 +353,7 @@ export async function addWatcher(
     await checkUsers(trx, instance.tenantId, [{ id: userId, path: 'body.id' }]);
     const added = await addWatchers(trx, instance.tenantId, task.id, [userId]);
     if (added.length === 0) return task;
-    await touchTask(trx, instance.tenantId, task.id, actor);
-    await recordAudit(trx, actor, {
-      action: 'TASK_WATCHER_ADDED',
-      entityType: 'TASK',
-      entityId: task.id,
-      patientId: task.patient_id,
-      changedFields: ['watchers'],
-    });
+    await recordTaskChange(trx, instance, actor, task, 'TASK_WATCHER_ADDED', 'watchers');
     return requireTask(trx, instance, task.id);
   });
   return viewOf(services.db, instance, row);
@@ -372,14 +365,26 @@ export async function deleteWatcher(services: Services, instance: Instance, acto
     if (!(await removeWatcher(trx, instance.tenantId, task.id, userId))) {
       throw new ApiError('TASK_WATCHER_NOT_FOUND', { taskId, watcherId: userId });
     }
-    await touchTask(trx, instance.tenantId, task.id, actor);
-    await recordAudit(trx, actor, {
-      action: 'TASK_WATCHER_REMOVED',
-      entityType: 'TASK',
-      entityId: task.id,
-      patientId: task.patient_id,
-      changedFields: ['watchers'],
-    });
+    await recordTaskChange(trx, instance, actor, task, 'TASK_WATCHER_REMOVED', 'watchers');
+  });
+}
+
+/** A task's watchers or comments changed: the task counts as updated, and the change is audited. */
+async function recordTaskChange(
+  trx: Kysely<DB>,
+  instance: Instance,
+  actor: Actor,
+  task: { id: string; patient_id: string | null },
+  action: string,
+  field: 'watchers' | 'comments',
+) {
+  await touchTask(trx, instance.tenantId, task.id, actor);
+  await recordAudit(trx, actor, {
+    action,
+    entityType: 'TASK',
+    entityId: task.id,
+    patientId: task.patient_id,
+    changedFields: [field],
   });
 }
 
@@ -405,14 +410,7 @@ export async function addComment(
         author_name: actor.name,
       })
       .execute();
-    await touchTask(trx, instance.tenantId, task.id, actor);
-    await recordAudit(trx, actor, {
-      action: 'TASK_COMMENT_ADDED',
-      entityType: 'TASK',
-      entityId: task.id,
-      patientId: task.patient_id,
-      changedFields: ['comments'],
-    });
+    await recordTaskChange(trx, instance, actor, task, 'TASK_COMMENT_ADDED', 'comments');
     return requireTask(trx, instance, task.id);
   });
   return viewOf(services.db, instance, row);
@@ -424,13 +422,6 @@ export async function deleteComment(services: Services, instance: Instance, acto
     if (!(await removeComment(trx, instance.tenantId, task.id, commentId))) {
       throw new ApiError('TASK_COMMENT_NOT_FOUND', { taskId, commentId });
     }
-    await touchTask(trx, instance.tenantId, task.id, actor);
-    await recordAudit(trx, actor, {
-      action: 'TASK_COMMENT_DELETED',
-      entityType: 'TASK',
-      entityId: task.id,
-      patientId: task.patient_id,
-      changedFields: ['comments'],
-    });
+    await recordTaskChange(trx, instance, actor, task, 'TASK_COMMENT_DELETED', 'comments');
   });
 }

@@ -6,19 +6,19 @@ import {
   Api,
   createTestTenant,
   errorCode,
+  isoMillis,
   newInstance,
   type Response,
   startApp,
   type TestTenant,
   testFormation,
+  uuidShape,
 } from '../../test/harness.ts';
 import { applyFormation } from '../formation/operations.ts';
 
 /** Single-task routes: POST /tasks, GET|PATCH /tasks/{id}, bulk PATCH /tasks, watchers, comments, tenancy. */
 
 const app = await startApp();
-const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const PASSWORD = 'a long enough password';
 
 const taskKeys = [
@@ -149,7 +149,7 @@ describe('POST /tasks', () => {
     assert.equal(response.status, 201, response.text);
     const task = response.body;
     assert.deepEqual(Object.keys(task).sort(), taskKeys);
-    assert.match(task.id, uuid);
+    assert.match(task.id, uuidShape);
     assert.equal(task.name, 'Call the patient');
     assert.equal(task.description, 'About the new prescription');
     assert.equal(task.dueDate, '2030-01-02T01:04:05.000Z');
@@ -232,7 +232,7 @@ describe('POST /tasks', () => {
     );
     for (const comment of task.comments) {
       assert.deepEqual(Object.keys(comment).sort(), ['author', 'createdAt', 'id', 'patient', 'text', 'user']);
-      assert.match(comment.id, uuid);
+      assert.match(comment.id, uuidShape);
       assert.match(comment.createdAt, isoMillis);
       assert.deepEqual(comment.author, { id: patient.id, name: 'Mary Shelley', enabled: true });
       assert.deepEqual(comment.patient, { id: patient.id, name: 'Mary Shelley' });

@@ -2,6 +2,7 @@ import { type Kysely, type SqlBool, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, Row, UserTerritoryEntry } from '../../db/schema.ts';
 import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
+import { uuidPattern } from '../../http/schemas.ts';
 import { likeContains } from '../patients/rules.ts';
 import type { UserFilter } from './schemas.ts';
 
@@ -18,8 +19,6 @@ export const sortableUserFields: Record<string, string> = {
   updatedAt: 'u.updated_at',
   userState: 'u.user_state',
 };
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function findUser(
   db: Kysely<DB>,
