@@ -2,6 +2,7 @@
  * The load generator, run as its own process so it does not share a core's event loop with
  * the server: drives one scenario with autocannon and prints its figures as JSON.
  */
+import fs from 'node:fs';
 import autocannon from 'autocannon';
 
 export interface LoadPlan {
@@ -75,7 +76,7 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
   };
 }
 
-const plan = JSON.parse(process.argv[2] ?? '{}') as LoadPlan;
+const plan = JSON.parse(fs.readFileSync(process.argv[2] ?? '', 'utf8')) as LoadPlan;
 run(plan).then(
   (result) => process.stdout.write(JSON.stringify(result)),
   (error: unknown) => {

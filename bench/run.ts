@@ -82,8 +82,11 @@ async function peakMemory<T>(
 }
 
 async function load(plan: LoadPlan): Promise<LoadResult> {
+  // Plans list thousands of paths: too long for a command line, so they travel in a file.
+  const planFile = path.join(os.tmpdir(), `cairn-bench-plan-${process.pid}.json`);
+  fs.writeFileSync(planFile, JSON.stringify(plan));
   const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/load.ts', JSON.stringify(plan)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/load.ts', planFile], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -124,6 +127,7 @@ async function main() {
   const env = { ...process.env, DATABASE_URL: databaseUrl, CAIRN_DEMO: 'false', LOG_LEVEL: 'warn' };
   try {
     log('== load data');
+    cairn(['migrate'], env);
     const tenants = { small: 'bench-small', large: 'bench-large' };
     const seedTimes: Record<string, number> = {};
     for (const [size, tenant] of Object.entries(tenants) as ['small' | 'large', string][]) {

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import { SingleBar } from 'cli-progress';
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../db/schema.ts';
@@ -39,6 +40,8 @@ export interface BulkResult {
 /** Loads at or above this many rows rebuild indexes instead of maintaining them. */
 const INDEX_REBUILD_THRESHOLD = 50_000;
 const bulkTables = ['patients', 'patient_care_team', 'patient_programs', 'tasks'] as const;
+/** Batches load on this many connections at once: one per core keeps the database busy. */
+const LANES = Math.max(1, Math.min(os.availableParallelism(), 4));
 
 export async function seedBulk(services: Services, options: BulkOptions): Promise<BulkResult> {
   const started = Date.now();
@@ -63,11 +66,11 @@ export async function seedBulk(services: Services, options: BulkOptions): Promis
   try {
     const offset = await existingPatientCount(db, tenant.id, instance.id);
     rows.users = await seedUsers(db, tenant, instance, userCount, offset);
-    rows.patients = await inBatches('patients', options.patients, options.batchSize, (from, to) =>
-      insertPatients(db, tenant, instance, offset + from, offset + to, userCount),
+    rows.patients = await inBatches(db, 'patients', options.patients, options.batchSize, (lane, from, to) =>
+      insertPatients(lane, tenant, instance, offset + from, offset + to, userCount),
     );
-    rows.tasks = await inBatches('tasks', options.tasks, options.batchSize, (from, to) =>
-      insertTasks(db, tenant, instance, offset, offset + options.patients, from, to, userCount),
+    rows.tasks = await inBatches(db, 'tasks', options.tasks, options.batchSize, (lane, from, to) =>
+      insertTasks(lane, tenant, instance, offset, offset + options.patients, from, to, userCount),
     );
   } finally {
     if (dropped.length > 0) await rebuildIndexes(db, dropped);
@@ -86,39 +89,68 @@ async function existingPatientCount(db: Kysely<DB>, tenantId: string, instanceId
   return Number(count);
 }
 
-/** Runs `load` over [0, total) in batches, with a progress bar and a rows-per-second readout. */
-async function inBatches(label: string, total: number, batchSize: number, load: (from: number, to: number) => Promise<void>) {
-  if (total <= 0) return 0;
-  const bar = new SingleBar({
-    format: `${label.padEnd(9)} [{bar}] {percentage}% | {value}/{total} | {rate} rows/s | {duration}s`,
+function progressBar(format: string): SingleBar {
+  // Without a terminal (CI, logs), it prints a line every few seconds instead of redrawing.
+  return new SingleBar({
+    format,
     barsize: 30,
     hideCursor: true,
     stream: process.stderr,
-    // Without a terminal (CI, logs), print a line every few seconds instead of redrawing.
     noTTYOutput: true,
     notTTYSchedule: 5000,
   });
+}
+
+/**
+ * Runs `load` over [0, total) in batches, on LANES connections at once, with a progress bar and
+ * a rows-per-second readout. Each lane skips foreign-key triggers when the loader may (a
+ * superuser): the generated rows are consistent by construction, as pg_restore assumes too.
+ */
+async function inBatches(
+  db: Kysely<DB>,
+  label: string,
+  total: number,
+  batchSize: number,
+  load: (lane: Kysely<DB>, from: number, to: number) => Promise<void>,
+): Promise<number> {
+  if (total <= 0) return 0;
+  const bar = progressBar(`${label.padEnd(9)} [{bar}] {percentage}% | {value}/{total} | {rate} rows/s | {duration}s`);
   const started = Date.now();
+  let next = 0;
+  let loaded = 0;
   bar.start(total, 0, { rate: 0 });
-  for (let from = 0; from < total; from += batchSize) {
-    const to = Math.min(total, from + batchSize);
-    await load(from, to);
-    bar.update(to, { rate: Math.round(to / Math.max((Date.now() - started) / 1000, 0.001)) });
+  const lane = () =>
+    db.connection().execute(async (connection) => {
+      await sql`SET session_replication_role = replica`.execute(connection).catch(() => {});
+      try {
+        while (next < total) {
+          const from = next;
+          const to = Math.min(total, from + batchSize);
+          next = to;
+          await load(connection, from, to);
+          loaded += to - from;
+          bar.update(loaded, { rate: Math.round(loaded / Math.max((Date.now() - started) / 1000, 0.001)) });
+        }
+      } finally {
+        await sql`SET session_replication_role = DEFAULT`.execute(connection).catch(() => {});
+      }
+    });
+  try {
+    await Promise.all(Array.from({ length: LANES }, lane));
+  } finally {
+    // A running bar's timer would keep the process alive after a failure.
+    bar.stop();
   }
-  bar.stop();
   return total;
 }
 
 /**
- * A time-ordered (version 7 layout) uuid made in SQL from a sequence number, so rows keep the
- * index locality that the API's own uuidv7 ids have, and re-deriving a row's id needs no lookup.
+ * A time-ordered (version 7 layout) uuid from a row's sequence number and its md5, so rows keep
+ * the index locality that the API's own uuidv7 ids have, and a row's id can be derived again.
  */
-function seededUuid(sequence: string, salt: string, baseMs: number) {
-  return sql<string>`(
-    lpad(to_hex(${sql.lit(baseMs)}::bigint + ${sql.raw(sequence)}), 12, '0') || '7' ||
-    substr(md5(${sql.lit(salt)} || ${sql.raw(sequence)}), 1, 3) || '8' ||
-    substr(md5(${sql.lit(salt)} || ${sql.raw(sequence)}), 4, 15)
-  )::uuid`;
+function seededUuid(sequence: string, md5: string, baseMs: number) {
+  return sql<string>`(lpad(to_hex(${sql.lit(baseMs)}::bigint + ${sql.raw(sequence)}), 12, '0') || '7' ||
+    substr(${sql.raw(md5)}, 1, 3) || '8' || substr(${sql.raw(md5)}, 4, 15))::uuid`;
 }
 
 /** Ids are derived from the tenant, so several bulk tenants in one database never collide. */
@@ -127,8 +159,20 @@ function baseMs(tenant: Tenant, kind: number): number {
   return 1_600_000_000_000 + (seed % 100_000) * 10_000_000_000 + kind * 2_000_000_000;
 }
 
-const userId = (tenant: Tenant, sequence: string) => seededUuid(sequence, `${tenant.id}u`, baseMs(tenant, 1));
-const patientId = (tenant: Tenant, sequence: string) => seededUuid(sequence, `${tenant.id}p`, baseMs(tenant, 2));
+// Tenant ids are uuids, so quoting them into SQL text is safe.
+const userId = (tenant: Tenant, sequence: string) =>
+  seededUuid(sequence, `md5('${tenant.id}u' || ${sequence})`, baseMs(tenant, 1));
+const patientId = (tenant: Tenant, sequence: string) =>
+  seededUuid(sequence, `md5('${tenant.id}p' || ${sequence})`, baseMs(tenant, 2));
+
+/** Each territory of the demo formation, and its region. */
+const territoryNames = [...new Set(places.map((place) => place.territory))];
+const territoryRegions = territoryNames.map((territory) => places.find((place) => place.territory === territory)!.region);
+/**
+ * Two supervisors per territory cover it (the patients' territorial team); coordinators reach
+ * their patients through care teams. A territorial team so stays the same size as data grows.
+ */
+const supervisors = territoryNames.length * 2;
 
 async function seedUsers(db: Kysely<DB>, tenant: Tenant, instance: Instance, count: number, offset: number): Promise<number> {
   if (offset > 0) return 0;
@@ -150,8 +194,11 @@ async function seedUsers(db: Kysely<DB>, tenant: Tenant, instance: Instance, cou
   await sql`
     INSERT INTO user_territories (tenant_id, user_id, id, territories)
     SELECT ${tenant.id}::uuid, ${userId(tenant, 'u')}, gen_random_uuid(),
-      jsonb_build_array(jsonb_build_object('name', (ARRAY['west', 'east'])[1 + u % 2], 'territories', '[]'::jsonb,
+      CASE WHEN u < ${supervisors}::int THEN jsonb_build_array(jsonb_build_object(
+        'name', (${sql.val(territoryRegions)}::text[])[1 + u % ${territoryNames.length}],
+        'territories', jsonb_build_array((${sql.val(territoryNames)}::text[])[1 + u % ${territoryNames.length}]),
         'instanceName', ${instance.name}::text, 'createdAt', now(), 'updatedAt', now(), 'createdBy', null, 'updatedBy', null))
+      ELSE '[]'::jsonb END
     FROM generate_series(0, ${count - 1}::int) AS u
     ON CONFLICT DO NOTHING
   `.execute(db);
@@ -160,65 +207,68 @@ async function seedUsers(db: Kysely<DB>, tenant: Tenant, instance: Instance, cou
 
 /**
  * One batch of patients with their care teams (one or two coordinators of the patient's region,
- * the first the point of contact) and, for three in ten, a diabetes-programme enrolment.
+ * the first the point of contact) and, for three in ten, a diabetes-programme enrolment: one
+ * statement, so each patient row is made once. Two hashes per row feed every varied column.
  */
 async function insertPatients(db: Kysely<DB>, tenant: Tenant, instance: Instance, from: number, to: number, users: number) {
-  const h = (salt: number) => sql.raw(`abs(hashtext(i::text || '${salt}'))`);
-  await db.transaction().execute(async (trx) => {
-    await sql`
+  const column = (values: string[]) => sql`(${sql.val(values)}::text[])`;
+  const regionBits = places.map((place) => (place.region === 'west' ? 0 : 1));
+  const nf = firstNames.length;
+  await sql`
+    WITH generated AS (
+      SELECT i, md5(${`${tenant.id}p`}::text || i) AS digest,
+        abs(hashtext(i::text)::bigint) AS h1, abs(hashtext((i::bigint * 7919)::text)::bigint) AS h2, 1 + i % ${places.length}::int AS place
+      FROM generate_series(${from}::int, ${to - 1}::int) AS i
+    ), named AS (
+      SELECT i, h1, h2, place, digest, ${seededUuid('i', 'digest', baseMs(tenant, 2))} AS id,
+        ${column(firstNames)}[1 + h1 % ${nf}::int] AS f,
+        CASE WHEN (h1 / ${nf}::int) % 3 = 0 THEN ${column(firstNames)}[1 + h2 % ${nf}::int] END AS m,
+        ${column(lastNames)}[1 + (h2 / ${nf}::int) % ${lastNames.length}::int] AS l,
+        '+1' || ${column(places.map((p) => p.areaCode))}[place] || (200 + (h1 / 7) % 800)::text ||
+          lpad(((h2 / 11) % 10000)::text, 4, '0') AS phone,
+        'MRN' || lpad(i::text, 9, '0') AS mrn
+      FROM generated
+    ), inserted AS (
       INSERT INTO patients (
         tenant_id, instance_id, id, external_guid, external_id, mrn, first_name, middle_name, last_name, birth_date,
         gender, marital_status, primary_language, email, phone, city, state, zip, country, timezone,
         patient_region, patient_territory, regions, territories, search_text, created_at, updated_at,
         created_by_name, updated_by_name)
-      SELECT ${tenant.id}::uuid, ${instance.id}::uuid, ${patientId(tenant, 'i')}, gen_random_uuid(), 'EXT-' || i, 'MRN' || lpad(i::text, 9, '0'),
-        f, m, l, date '1930-01-01' + ${h(1)} % 27000,
-        (ARRAY['FEMALE', 'MALE', 'OTHER', 'UNKNOWN'])[1 + ${h(2)} % 4], (ARRAY['M', 'S', 'D', 'W', 'UKN'])[1 + ${h(3)} % 5], 'ENGLISH',
-        lower(f || '.' || l || i || '@mail.example'), phone, city, st, zip, 'US', tz, region, territory,
-        ARRAY[region], ARRAY[territory],
-        lower(concat_ws(E'\\n', concat_ws(' ', f, m, l), CASE WHEN m IS NOT NULL THEN f || ' ' || l END, phone,
-          f || '.' || l || i || '@mail.example', 'MRN' || lpad(i::text, 9, '0'))),
-        now() - make_interval(secs => ${h(4)} % 94608000), now() - make_interval(secs => ${h(5)} % 2592000),
-        'SYSTEM:seed', 'SYSTEM:seed'
-      FROM (
-        SELECT i,
-          (${sql.val(firstNames)}::text[])[1 + ${h(6)} % ${firstNames.length}] AS f,
-          CASE WHEN ${h(7)} % 3 = 0 THEN (${sql.val(firstNames)}::text[])[1 + ${h(8)} % ${firstNames.length}] END AS m,
-          (${sql.val(lastNames)}::text[])[1 + ${h(9)} % ${lastNames.length}] AS l,
-          '+1' || (${sql.val(places.map((p) => p.areaCode))}::text[])[1 + i % ${places.length}] ||
-            (200 + ${h(10)} % 800)::text || lpad((${h(11)} % 10000)::text, 4, '0') AS phone,
-          (${sql.val(places.map((p) => p.city))}::text[])[1 + i % ${places.length}] AS city,
-          (${sql.val(places.map((p) => p.state))}::text[])[1 + i % ${places.length}] AS st,
-          (${sql.val(places.map((p) => p.zip))}::text[])[1 + i % ${places.length}] AS zip,
-          (${sql.val(places.map((p) => p.timezone))}::text[])[1 + i % ${places.length}] AS tz,
-          (${sql.val(places.map((p) => p.region))}::text[])[1 + i % ${places.length}] AS region,
-          (${sql.val(places.map((p) => p.territory))}::text[])[1 + i % ${places.length}] AS territory
-        FROM generate_series(${from}::int, ${to - 1}::int) AS i
-      ) generated
-    `.execute(trx);
-    await sql`
+      SELECT ${tenant.id}::uuid, ${instance.id}::uuid, id, md5(digest)::uuid, 'EXT-' || i, mrn, f, m, l,
+        date '1930-01-01' + ((h1 / 13) % 27000)::int,
+        (ARRAY['FEMALE', 'MALE', 'OTHER', 'UNKNOWN'])[1 + (h2 / 17) % 4], (ARRAY['M', 'S', 'D', 'W', 'UKN'])[1 + (h2 / 19) % 5],
+        'ENGLISH', lower(f || '.' || l || i || '@mail.example'), phone,
+        ${column(places.map((p) => p.city))}[place], ${column(places.map((p) => p.state))}[place],
+        ${column(places.map((p) => p.zip))}[place], 'US', ${column(places.map((p) => p.timezone))}[place],
+        ${column(places.map((p) => p.region))}[place], ${column(places.map((p) => p.territory))}[place],
+        ARRAY[${column(places.map((p) => p.region))}[place]], ARRAY[${column(places.map((p) => p.territory))}[place]],
+        -- The same text searchText() makes: full name, short name, phone, email, MRN.
+        lower(concat_ws(E'\n', concat_ws(' ', f, m, l), CASE WHEN m IS NOT NULL THEN f || ' ' || l END, phone,
+          f || '.' || l || i || '@mail.example', mrn)),
+        now() - make_interval(secs => h1 % 94608000), now() - make_interval(secs => h2 % 2592000), 'SYSTEM:seed', 'SYSTEM:seed'
+      FROM named
+      RETURNING id, (substr(external_id, 5))::int AS i
+    ), care_team AS (
       -- Coordinators serve one region each (even: west, odd: east), like the patients' places.
       INSERT INTO patient_care_team (tenant_id, patient_id, user_id, point_of_contact, position)
-      SELECT ${tenant.id}::uuid, ${patientId(tenant, 'i')}, ${userId(tenant, 'u')}, member = 0, member
-      FROM generate_series(${from}::int, ${to - 1}::int) AS i,
+      SELECT ${tenant.id}::uuid, inserted.id, ${userId(tenant, 'u')}, member = 0, member
+      FROM inserted,
         LATERAL (SELECT member,
-          (2 * ((abs(hashtext(i::text || 'c')) + member * 7) % greatest(${users}::int / 2, 1)) +
-            (${sql.val(places.map((p) => (p.region === 'west' ? 0 : 1)))}::int[])[1 + i % ${places.length}]) % ${users}::int AS u
-          FROM generate_series(0, CASE WHEN abs(hashtext(i::text || 'n')) % 4 = 0 THEN 1 ELSE 0 END) AS member) team
+          (2 * ((abs(hashtext(inserted.i::text || 'c')::bigint) + member * 7) % greatest(${users}::int / 2, 1)) +
+            (${sql.val(regionBits)}::int[])[1 + inserted.i % ${places.length}::int]) % ${users}::int AS u
+          FROM generate_series(0, CASE WHEN inserted.i % 4 = 0 THEN 1 ELSE 0 END) AS member) team
       ON CONFLICT DO NOTHING
-    `.execute(trx);
-    await sql`
-      INSERT INTO patient_programs (tenant_id, id, instance_id, patient_id, program_name, status, current_phase, path_history,
-        created_by_name, updated_by_name)
-      SELECT ${tenant.id}::uuid, gen_random_uuid(), ${instance.id}::uuid, ${patientId(tenant, 'i')}, 'diabetes-management', 'IN_PROGRESS',
-        phase, jsonb_build_array(phase), 'SYSTEM:seed', 'SYSTEM:seed'
-      FROM generate_series(${from}::int, ${to - 1}::int) AS i,
-        LATERAL (SELECT jsonb_build_object('timestamp', now(), 'createdBy', null, 'createdByName', 'SYSTEM:seed',
-          'name', 'active-coaching', 'title', 'Active coaching', 'description', 'Weekly calls', 'currentVersion', '1',
-          'deleted', false) AS phase) p
-      WHERE abs(hashtext(i::text || 'p')) % 10 < 3
-    `.execute(trx);
-  });
+    )
+    INSERT INTO patient_programs (tenant_id, id, instance_id, patient_id, program_name, status, current_phase, path_history,
+      created_by_name, updated_by_name)
+    SELECT ${tenant.id}::uuid, gen_random_uuid(), ${instance.id}::uuid, inserted.id, 'diabetes-management', 'IN_PROGRESS',
+      phase, jsonb_build_array(phase), 'SYSTEM:seed', 'SYSTEM:seed'
+    FROM inserted,
+      LATERAL (SELECT jsonb_build_object('timestamp', now(), 'createdBy', null, 'createdByName', 'SYSTEM:seed',
+        'name', 'active-coaching', 'title', 'Active coaching', 'description', 'Weekly calls', 'currentVersion', '1',
+        'deleted', false) AS phase) p
+    WHERE inserted.i % 10 < 3
+  `.execute(db);
 }
 
 /** One batch of tasks on the loaded patients, assigned to coordinators, with varied states and dates. */
@@ -246,22 +296,21 @@ async function insertTasks(
   await sql`
     INSERT INTO tasks (tenant_id, instance_id, id, name, description, due_date, status, priority, priority_rank,
       patient_id, assignee_id, template_name, search_text, created_at, updated_at, created_by_name, updated_by_name)
-    SELECT ${tenant.id}::uuid, ${instance.id}::uuid, gen_random_uuid(), name, description,
-      now() + make_interval(days => abs(hashtext(t::text || 'd')) % 120 - 30),
-      (ARRAY['TODO', 'IN_PROGRESS', 'COMPLETED', 'CANCELED'])[1 + abs(hashtext(t::text || 's')) % 4],
+    SELECT ${tenant.id}::uuid, ${instance.id}::uuid, ${seededUuid('t', 'digest', baseMs(tenant, 3))}, name, description,
+      now() + make_interval(days => (h % 120 - 30)::int),
+      (ARRAY['TODO', 'IN_PROGRESS', 'COMPLETED', 'CANCELED'])[1 + (h / 7) % 4],
       (ARRAY['LOW', 'MEDIUM', 'HIGH', 'URGENT'])[rank], rank,
       ${patientId(tenant, 'p')}, ${userId(tenant, 'u')},
-      CASE WHEN abs(hashtext(t::text || 'm')) % 3 = 0 THEN 'ttmp-glucose-log' END,
-      lower(name || E'\\n' || description), now() - make_interval(secs => abs(hashtext(t::text || 'c')) % 31536000), now(),
-      'SYSTEM:seed', 'SYSTEM:seed'
+      CASE WHEN (h / 11) % 3 = 0 THEN 'ttmp-glucose-log' END,
+      lower(name || E'\n' || description), now() - make_interval(secs => h % 31536000), now(), 'SYSTEM:seed', 'SYSTEM:seed'
     FROM (
-      SELECT t,
-        ${firstPatient}::int + abs(hashtext(t::text || 'x')) % ${span}::int AS p,
-        abs(hashtext(t::text || 'a')) % ${users}::int AS u,
-        1 + abs(hashtext(t::text || 'r')) % 4 AS rank,
-        (${sql.val(names)}::text[])[1 + t % ${names.length}] AS name,
+      SELECT t, h, md5(${`${tenant.id}t`}::text || t) AS digest,
+        ${firstPatient}::int + (h / 13) % ${span}::int AS p,
+        (h / 17) % ${users}::int AS u,
+        1 + (h / 19) % 4 AS rank,
+        (${sql.val(names)}::text[])[1 + t % ${names.length}::int] AS name,
         'Generated task ' || t AS description
-      FROM generate_series(${from}::int, ${to - 1}::int) AS t
+      FROM (SELECT t, abs(hashtext(t::text || 't')::bigint) AS h FROM generate_series(${from}::int, ${to - 1}::int) AS t) hashed
     ) generated
   `.execute(db);
 }
@@ -279,25 +328,28 @@ async function dropSecondaryIndexes(db: Kysely<DB>): Promise<SavedIndex[]> {
       AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)
   `.execute(db);
   for (const row of rows) await sql`DROP INDEX ${sql.ref(row.indexname)}`.execute(db);
-  return rows.map((row) => ({ name: row.indexname, definition: row.indexdef }));
+  // Slowest first (trigram GIN builds take ten times a btree), so the lanes finish together.
+  const saved = rows.map((row) => ({ name: row.indexname, definition: row.indexdef }));
+  return saved.sort((a, b) => Number(b.definition.includes('USING gin')) - Number(a.definition.includes('USING gin')));
 }
 
 async function rebuildIndexes(db: Kysely<DB>, indexes: SavedIndex[]) {
-  const bar = new SingleBar({
-    format: 'indexes   [{bar}] {value}/{total} | {duration}s',
-    barsize: 30,
-    stream: process.stderr,
-    noTTYOutput: true,
-    notTTYSchedule: 5000,
-  });
+  const bar = progressBar('indexes   [{bar}] {value}/{total} | {duration}s');
   bar.start(indexes.length, 0);
-  // One connection, so the larger sort memory applies to every build.
-  await db.connection().execute(async (connection) => {
-    await sql`SET maintenance_work_mem = '256MB'`.execute(connection);
-    for (const [index, saved] of indexes.entries()) {
-      await sql.raw(saved.definition).execute(connection);
-      bar.update(index + 1);
-    }
-  });
-  bar.stop();
+  let next = 0;
+  // Builds run LANES at a time, each lane one connection with room to sort in memory.
+  const lane = () =>
+    db.connection().execute(async (connection) => {
+      await sql`SET maintenance_work_mem = '256MB'`.execute(connection).catch(() => {});
+      while (next < indexes.length) {
+        const saved = indexes[next++]!;
+        await sql.raw(saved.definition).execute(connection);
+        bar.increment();
+      }
+    });
+  try {
+    await Promise.all(Array.from({ length: LANES }, lane));
+  } finally {
+    bar.stop();
+  }
 }

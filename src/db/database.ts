@@ -36,7 +36,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 function openPostgres(connectionString: string, poolSize: number): Database {
-  const pool = new pg.Pool({ connectionString, max: poolSize });
+  // JIT compiles a plan once its estimated cost is high (a count over many rows); for short API
+  // queries the compile takes longer than the query saves (~0.5 s measured), so it stays off.
+  const pool = new pg.Pool({ connectionString, max: poolSize, options: '-c jit=off' });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });

@@ -106,9 +106,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE INDEX tasks_updated_at_idx ON tasks (tenant_id, instance_id, updated_at, id);
     CREATE INDEX tasks_name_idx ON tasks (tenant_id, instance_id, name, id);
     CREATE INDEX tasks_goal_idx ON tasks (tenant_id, goal_id, created_at, id);
-    -- search: a substring of name or description; description: a substring of description.
+    -- search (a substring of name or description) and description (of description only, found
+    -- through search_text, which holds it too).
     CREATE INDEX tasks_search_idx ON tasks USING gin (search_text gin_trgm_ops);
-    CREATE INDEX tasks_description_idx ON tasks USING gin (lower(description) gin_trgm_ops);
 
     CREATE TABLE task_watchers (
       tenant_id uuid NOT NULL,

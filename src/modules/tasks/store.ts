@@ -175,7 +175,9 @@ function filtered(db: Kysely<DB>, where: InstanceRef, filter: TaskFilter) {
   if (filter.watcherId) query = query.where(watchedBy(where, filter.watcherId));
   if (filter.search) query = query.where(sql<SqlBool>`t.search_text LIKE lower(${likeContains(filter.search)})`);
   if (filter.description) {
-    query = query.where(sql<SqlBool>`lower(t.description) LIKE lower(${likeContains(filter.description)})`);
+    // A description match is also a search_text match, so its trigram index finds the candidates.
+    const pattern = likeContains(filter.description.toLowerCase());
+    query = query.where(sql<SqlBool>`t.search_text LIKE ${pattern} AND lower(t.description) LIKE ${pattern}`);
   }
   if (filter.assigneeOrWatcher) query = query.where(assignedToOrWatchedBy(where, filter.assigneeOrWatcher));
   return query;
