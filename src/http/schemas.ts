@@ -1,4 +1,4 @@
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, type TUnsafe, Type } from 'typebox';
 
 /** Building blocks shared by every area's schemas, so a uuid or a timestamp reads the same everywhere. */
 
@@ -14,8 +14,17 @@ export const E164 = Type.String({ format: 'e164', description: 'E.164, e.g. +141
 export const Email = Type.String({ format: 'email', maxLength: 320 });
 export const TimeZone = Type.String({ format: 'timezone', description: 'IANA time zone name' });
 
-export function Nullable<T extends TSchema>(schema: T) {
-  return Type.Union([schema, Type.Null()]);
+const primitiveTypes = new Set(['string', 'integer', 'number', 'boolean']);
+
+/**
+ * A value or null. Primitives are written `type: [T, "null"]` rather than `anyOf`: the response
+ * serializer must validate each `anyOf` branch at run time to pick one, which showed in profiles.
+ */
+export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
+  const type = (schema as { type?: unknown }).type;
+  if (typeof type === 'string' && primitiveTypes.has(type))
+    return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] });
+  return Type.Unsafe<Static<T> | null>(Type.Union([schema, Type.Null()]));
 }
 
 /** A multi-value query parameter: `a,b` or repeated keys (000 convention 5). */

@@ -1,4 +1,5 @@
-import { type Kysely, type SqlBool, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { DB, Row } from '../../db/schema.ts';
 import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
 import type { Caller } from '../../http/tokens.ts';
@@ -158,76 +159,77 @@ export async function listPatients(
   return { rows, total: Number(count.total) };
 }
 
-export interface CareTeamMemberRow {
-  patient_id: string;
-  point_of_contact: boolean;
+/** A user's roles in one instance, read in the same query as the user. */
+export interface RoleGrant {
+  name: string;
+  primary_role: boolean;
+}
+
+export interface UserSummaryRow {
   id: string;
   username: string;
   first_name: string | null;
   last_name: string | null;
   email: string;
   enabled: boolean;
+  roles: RoleGrant[];
 }
 
-export async function careTeamsOf(db: Kysely<DB>, tenantId: string, patientIds: string[]): Promise<CareTeamMemberRow[]> {
+export interface CareTeamMemberRow extends UserSummaryRow {
+  patient_id: string;
+  point_of_contact: boolean;
+}
+
+export interface TerritoryUserRow extends UserSummaryRow {
+  territories: { name: string; territories: string[]; instanceName: string }[];
+}
+
+/** The roles a user (`u`) holds in `instanceId`, as a JSON array column. */
+function rolesIn(eb: ExpressionBuilder<DB & { u: DB['users'] }, 'u'>, instanceId: string) {
+  return jsonArrayFrom(
+    eb
+      .selectFrom('access_grants as g')
+      .select(['g.name', 'g.primary_role'])
+      .whereRef('g.tenant_id', '=', 'u.tenant_id')
+      .whereRef('g.principal_id', '=', 'u.id')
+      .where('g.instance_id', '=', instanceId)
+      .where('g.grant_type', '=', 'SECURITY_ROLE')
+      .orderBy('g.name'),
+  ).as('roles');
+}
+
+export async function careTeamsOf(db: Kysely<DB>, instance: InstanceRef, patientIds: string[]): Promise<CareTeamMemberRow[]> {
   if (patientIds.length === 0) return [];
   return db
     .selectFrom('patient_care_team as ct')
     .innerJoin('users as u', (join) => join.onRef('u.tenant_id', '=', 'ct.tenant_id').onRef('u.id', '=', 'ct.user_id'))
     .select(['ct.patient_id', 'ct.point_of_contact', 'u.id', 'u.username', 'u.first_name', 'u.last_name', 'u.email', 'u.enabled'])
-    .where('ct.tenant_id', '=', tenantId)
+    .select((eb) => rolesIn(eb, instance.instanceId))
+    .where('ct.tenant_id', '=', instance.tenantId)
     .where('ct.patient_id', 'in', patientIds)
     .orderBy('ct.patient_id')
     .orderBy('ct.position')
     .execute();
 }
 
-export interface TerritoryUserRow {
-  id: string;
-  username: string;
-  first_name: string | null;
-  last_name: string | null;
-  email: string;
-  enabled: boolean;
-  territories: { name: string; territories: string[]; instanceName: string }[];
-}
-
 /** Users whose territories (in this instance) name one of `regions`; the GIN index finds them. */
 export async function usersCoveringRegions(
   db: Kysely<DB>,
-  tenantId: string,
-  instanceName: string,
+  instance: InstanceRef & { instanceName: string },
   regions: string[],
 ): Promise<TerritoryUserRow[]> {
   if (regions.length === 0) return [];
-  const patterns = regions.map((name) => JSON.stringify([{ name, instanceName }]));
+  const patterns = regions.map((name) => JSON.stringify([{ name, instanceName: instance.instanceName }]));
   return db
     .selectFrom('user_territories as ut')
     .innerJoin('users as u', (join) => join.onRef('u.tenant_id', '=', 'ut.tenant_id').onRef('u.id', '=', 'ut.user_id'))
     .select(['u.id', 'u.username', 'u.first_name', 'u.last_name', 'u.email', 'u.enabled', 'ut.territories'])
-    .where('ut.tenant_id', '=', tenantId)
+    .select((eb) => rolesIn(eb, instance.instanceId))
+    .where('ut.tenant_id', '=', instance.tenantId)
     .where('u.deleted_at', 'is', null)
     .where(sql<SqlBool>`ut.territories @> ANY(${sql.val(patterns)}::jsonb[])`)
     .orderBy('u.username')
     .execute() as Promise<TerritoryUserRow[]>;
-}
-
-export async function rolesOfUsers(
-  db: Kysely<DB>,
-  tenantId: string,
-  instanceId: string,
-  userIds: string[],
-): Promise<{ principal_id: string; name: string; primary_role: boolean }[]> {
-  if (userIds.length === 0) return [];
-  return db
-    .selectFrom('access_grants')
-    .select(['principal_id', 'name', 'primary_role'])
-    .where('tenant_id', '=', tenantId)
-    .where('instance_id', '=', instanceId)
-    .where('grant_type', '=', 'SECURITY_ROLE')
-    .where('principal_id', 'in', [...new Set(userIds)])
-    .orderBy('name')
-    .execute();
 }
 
 /** Replaces the care teams of `patientIds` with `members` (already normalised to one point of contact). */

@@ -10,8 +10,8 @@ import {
   type CareTeamMemberRow,
   careTeamsOf,
   type PatientRow,
-  rolesOfUsers,
   type TerritoryUserRow,
+  type UserSummaryRow,
   usersCoveringRegions,
 } from './store.ts';
 
@@ -31,34 +31,25 @@ export async function patientViews(
   if (rows.length === 0) return [];
   const regions = [...new Set(rows.flatMap((row) => row.regions))];
   const patientIds = rows.map((row) => row.id);
+  const where = { tenantId: instance.tenantId, instanceId: instance.id };
   const [careTeams, territoryUsers, enrolments] = await Promise.all([
-    careTeamsOf(db, instance.tenantId, patientIds),
-    usersCoveringRegions(db, instance.tenantId, instance.name, regions),
+    careTeamsOf(db, where, patientIds),
+    usersCoveringRegions(db, { ...where, instanceName: instance.name }, regions),
     shownEnrolments(db, instance.tenantId, instance.id, patientIds),
   ]);
-  const roles = await rolesOfUsers(db, instance.tenantId, instance.id, [
-    ...careTeams.map((member) => member.id),
-    ...territoryUsers.map((user) => user.id),
-  ]);
   const roleDescriptions = new Map((formation.roles ?? []).map((role) => [role.name, role.description ?? role.title ?? null]));
-  const rolesByUser = new Map<string, CareUser['roles']>();
-  for (const role of roles) {
-    const list = rolesByUser.get(role.principal_id) ?? [];
-    list.push({
-      name: role.name,
-      primaryRole: role.primary_role,
-      description: roleDescriptions.get(role.name) ?? null,
-      instanceId: instance.id,
-    });
-    rolesByUser.set(role.principal_id, list);
-  }
-  const summary = (user: CareTeamMemberRow | TerritoryUserRow, pointOfContact: boolean): CareUser => ({
+  const summary = (user: UserSummaryRow, pointOfContact: boolean): CareUser => ({
     id: user.id,
     username: user.username,
     firstName: user.first_name,
     lastName: user.last_name,
     email: user.email,
-    roles: rolesByUser.get(user.id) ?? [],
+    roles: user.roles.map((role) => ({
+      name: role.name,
+      primaryRole: role.primary_role,
+      description: roleDescriptions.get(role.name) ?? null,
+      instanceId: instance.id,
+    })),
     pointOfContact,
     enabled: user.enabled,
   });
