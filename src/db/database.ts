@@ -49,13 +49,14 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  const { btree_gin } = await import('@electric-sql/pglite/contrib/btree_gin');
   const inMemory = options.dataDir.startsWith('memory://');
   const releaseLock = inMemory ? async () => {} : await lockDataDir(options.dataDir);
   try {
-    // pg_trgm must be loaded on every open: a directory holding a trigram index will not reopen without it.
+    // Extensions must be loaded on every open: a directory holding their indexes will not reopen without them.
     const pglite = await PGlite.create({
       dataDir: inMemory ? undefined : path.join(options.dataDir, 'pglite'),
-      extensions: { pg_trgm },
+      extensions: { pg_trgm, btree_gin },
       ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     });
     // PGlite is one session: a pool of one serialises transactions instead of interleaving them.

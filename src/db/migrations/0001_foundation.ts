@@ -10,6 +10,8 @@ import { type Kysely, sql } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     CREATE EXTENSION IF NOT EXISTS pg_trgm;
+    -- Lets a GIN index lead with tenant_id (uuid), so one tenant's search never reads another's rows.
+    CREATE EXTENSION IF NOT EXISTS btree_gin;
 
     CREATE TABLE server_settings (
       name text PRIMARY KEY,
@@ -112,7 +114,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE INDEX users_updated_at_idx ON users (tenant_id, updated_at, id);
     CREATE INDEX users_state_idx ON users (tenant_id, user_state);
     CREATE INDEX users_search_idx ON users USING gin (
-      (lower(username || ' ' || email || ' ' || coalesce(first_name, '') || ' ' || coalesce(last_name, ''))) gin_trgm_ops
+      tenant_id, (lower(username || ' ' || email || ' ' || coalesce(first_name, '') || ' ' || coalesce(last_name, ''))) gin_trgm_ops
     );
 
     -- Roles and security policies held by a caller (user or API client) in one instance.
@@ -147,7 +149,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       PRIMARY KEY (tenant_id, user_id),
       FOREIGN KEY (tenant_id, user_id) REFERENCES users (tenant_id, id) ON DELETE CASCADE
     );
-    CREATE INDEX user_territories_territories_idx ON user_territories USING gin (territories jsonb_path_ops);
+    CREATE INDEX user_territories_territories_idx ON user_territories USING gin (tenant_id, territories jsonb_path_ops);
 
     -- Sliding window of recent token requests per caller; one row, updated atomically.
     CREATE TABLE token_limits (
