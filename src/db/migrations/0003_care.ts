@@ -108,7 +108,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE INDEX tasks_goal_idx ON tasks (tenant_id, goal_id, created_at, id);
     -- search (a substring of name or description) and description (of description only, found
     -- through search_text, which holds it too).
-    CREATE INDEX tasks_search_idx ON tasks USING gin (tenant_id, instance_id, search_text gin_trgm_ops);
+    CREATE INDEX tasks_search_idx ON tasks USING gin (tenant_id, search_text gin_trgm_ops);
 
     CREATE TABLE task_watchers (
       tenant_id uuid NOT NULL,
@@ -155,7 +155,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     );
     CREATE INDEX pdt_records_type_idx ON pdt_records (tenant_id, instance_id, pdt_name, created_at, id);
     CREATE INDEX pdt_records_updated_idx ON pdt_records (tenant_id, instance_id, pdt_name, updated_at, id);
-    CREATE INDEX pdt_records_search_idx ON pdt_records USING gin (tenant_id, instance_id, lower(full_value) gin_trgm_ops);
+    CREATE INDEX pdt_records_search_idx ON pdt_records USING gin (tenant_id, lower(full_value) gin_trgm_ops);
 
     CREATE TABLE contacts (
       tenant_id uuid NOT NULL,
