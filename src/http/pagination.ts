@@ -1,4 +1,4 @@
-import { type SelectQueryBuilder, sql } from 'kysely';
+import { type Expression, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { type TSchema, Type } from 'typebox';
 import { ApiError } from './errors.ts';
 
@@ -55,22 +55,50 @@ export function parseSort(sort: string | string[] | undefined, sortable: Record<
 }
 
 /**
- * Orders by the given keys, then by a unique tie-breaker so pages never repeat or skip rows. The
- * tie-breaker follows the last key's direction, so an index on (key, id) serves either direction.
+ * The ORDER BY of a list: the given keys (or the list's default), then a unique tie-breaker so
+ * pages never repeat or skip rows. The tie-breaker follows the last key's direction, so an index
+ * on (key, id) serves either direction.
  */
+function orderBy(keys: SortKey[], fallback: SortKey[], tieBreaker: string): string {
+  const effective = keys.length > 0 ? keys : fallback;
+  const terms = effective.map((key) => `${key.column} ${key.direction} nulls ${key.direction === 'asc' ? 'last' : 'first'}`);
+  return [...terms, `${tieBreaker} ${effective.at(-1)?.direction ?? 'asc'}`].join(', ');
+}
+
 export function applySort<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   keys: SortKey[],
   fallback: SortKey[],
   tieBreaker: string,
 ): SelectQueryBuilder<DB, TB, O> {
-  let ordered = query;
-  const effective = keys.length > 0 ? keys : fallback;
-  for (const key of effective) {
-    const nulls = key.direction === 'asc' ? 'last' : 'first';
-    ordered = ordered.orderBy(sql.raw(`${key.column} ${key.direction} nulls ${nulls}`));
-  }
-  return ordered.orderBy(sql.raw(`${tieBreaker} ${effective.at(-1)?.direction ?? 'asc'}`));
+  return query.orderBy(sql.raw(orderBy(keys, fallback, tieBreaker)));
+}
+
+/**
+ * A page, and the total, of a list filtered by a substring search. Such a search visits every
+ * match (trigram index, then a recheck of each row) whatever the page, so page and total come
+ * from that one pass. The matches are fixed first, in a materialized CTE named like the list's
+ * alias: left to itself the planner may misjudge a term (measured: "moore") and walk a sort index
+ * instead, testing every row of the tenant (3 s at a million patients, not 20 ms).
+ */
+export async function searchedPage<Row>(
+  db: Kysely<never>,
+  matches: Expression<unknown>,
+  alias: string,
+  order: { keys: SortKey[]; fallback: SortKey[]; tieBreaker: string },
+  paging: Paging,
+  count: () => Promise<number>,
+): Promise<{ rows: Row[]; total: number }> {
+  const name = sql.raw(alias);
+  const { rows } = await sql<Row & { full_count: number }>`
+    WITH ${name} AS MATERIALIZED (${matches})
+    SELECT ${name}.*, count(*) OVER () AS full_count FROM ${name}
+    ORDER BY ${sql.raw(orderBy(order.keys, order.fallback, order.tieBreaker))}
+    LIMIT ${paging.size} OFFSET ${offsetOf(paging)}
+  `.execute(db);
+  // Past the last page no row carries the total, so it is counted.
+  const total = rows.length > 0 ? Number(rows[0]!.full_count) : paging.page === 0 ? 0 : await count();
+  return { rows: rows.map(({ full_count: _, ...row }) => row as Row), total };
 }
 
 export function offsetOf(paging: Paging): number {

@@ -1,7 +1,7 @@
 import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { DB, Row } from '../../db/schema.ts';
-import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
+import { applySort, offsetOf, type Paging, type SortKey, searchedPage } from '../../http/pagination.ts';
 import type { Caller } from '../../http/tokens.ts';
 import type { CareTeamEntry } from './rules.ts';
 import { likeContains, searchTerms } from './rules.ts';
@@ -149,22 +149,20 @@ export async function listPatients(
   sort: SortKey[],
 ): Promise<{ rows: PatientRow[]; total: number }> {
   const base = filtered(db, where, filter, caller);
-  const ordered = (query: typeof base) =>
-    applySort(query.selectAll('p'), sort, [{ column: 'p.created_at', direction: 'desc' }], 'p.id')
-      .limit(paging.size)
-      .offset(offsetOf(paging));
-  const count = () => base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-  if (!(filter.search ?? filter.query)?.trim()) {
-    const [rows, counted] = await Promise.all([ordered(base).execute(), count()]);
-    return { rows, total: Number(counted.total) };
+  const order = { keys: sort, fallback: [{ column: 'p.created_at', direction: 'desc' as const }], tieBreaker: 'p.id' };
+  const count = async () =>
+    Number((await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()).total);
+  if ((filter.search ?? filter.query)?.trim()) {
+    return searchedPage<PatientRow>(db as Kysely<never>, base.selectAll('p'), 'p', order, paging, count);
   }
-  // A substring search visits every match (trigram index, then a recheck of each row) whatever
-  // the page, so the page and the total come from that one pass instead of two.
-  const rows = await ordered(base)
-    .select((eb) => eb.fn.countAll<number>().over().as('full_count'))
-    .execute();
-  const total = rows.length > 0 ? Number(rows[0]!.full_count) : paging.page === 0 ? 0 : Number((await count()).total);
-  return { rows: rows.map(({ full_count: _, ...row }) => row as PatientRow), total };
+  const [rows, total] = await Promise.all([
+    applySort(base.selectAll('p'), order.keys, order.fallback, order.tieBreaker)
+      .limit(paging.size)
+      .offset(offsetOf(paging))
+      .execute(),
+    count(),
+  ]);
+  return { rows, total };
 }
 
 /** A user's roles in one instance, read in the same query as the user. */

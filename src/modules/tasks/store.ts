@@ -1,6 +1,6 @@
 import { type Expression, type InsertObject, type Kysely, type SqlBool, sql } from 'kysely';
 import type { DB, Row } from '../../db/schema.ts';
-import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
+import { applySort, offsetOf, type Paging, type SortKey, searchedPage } from '../../http/pagination.ts';
 import { likeContains } from '../patients/rules.ts';
 
 export type TaskRow = Row<'tasks'>;
@@ -191,14 +191,20 @@ export async function listTasks(
   sort: SortKey[],
 ): Promise<{ rows: TaskRow[]; total: number }> {
   const base = filtered(db, where, filter);
-  const [rows, count] = await Promise.all([
-    applySort(base.selectAll('t'), sort, [{ column: 't.created_at', direction: 'desc' }], 't.id')
+  const order = { keys: sort, fallback: [{ column: 't.created_at', direction: 'desc' as const }], tieBreaker: 't.id' };
+  const count = async () =>
+    Number((await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()).total);
+  if (filter.search?.trim() || filter.description?.trim()) {
+    return searchedPage<TaskRow>(db as Kysely<never>, base.selectAll('t'), 't', order, paging, count);
+  }
+  const [rows, total] = await Promise.all([
+    applySort(base.selectAll('t'), order.keys, order.fallback, order.tieBreaker)
       .limit(paging.size)
       .offset(offsetOf(paging))
       .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    count(),
   ]);
-  return { rows, total: Number(count.total) };
+  return { rows, total };
 }
 
 /** The tasks of a goal, oldest first (tasks_goal_idx). */
