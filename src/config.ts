@@ -33,6 +33,11 @@ const EnvSchema = Type.Object({
     default: '*',
     description: 'Comma-separated allowed CORS origins; * allows any.',
   }),
+  CAIRN_WORKER_HEAP_MB: Type.Integer({
+    minimum: 64,
+    default: 256,
+    description: 'V8 old-space limit of each `serve --workers` process; bounds its memory.',
+  }),
   CAIRN_CACHE_TTL_MS: Type.Integer({
     minimum: 0,
     default: 5000,
@@ -67,6 +72,7 @@ export interface Config {
   bodyLimitBytes: number;
   corsOrigins: string[] | '*';
   cacheTtlMs: number;
+  workerHeapMb: number;
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -116,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: e.CAIRN_BODY_LIMIT_BYTES,
     corsOrigins: origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
     cacheTtlMs: e.CAIRN_CACHE_TTL_MS,
+    workerHeapMb: e.CAIRN_WORKER_HEAP_MB,
     logLevel: e.LOG_LEVEL,
   };
 }
