@@ -153,7 +153,8 @@ export async function listPatients(
   const count = async () =>
     Number((await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()).total);
   if ((filter.search ?? filter.query)?.trim()) {
-    return searchedPage<PatientRow>(db as Kysely<never>, base.selectAll('p'), 'p', order, paging, count);
+    const list = { base: base as never, table: 'patients', alias: 'p', tenantId: where.tenantId };
+    return searchedPage<PatientRow>(db as Kysely<never>, list, order, paging, count);
   }
   const [rows, total] = await Promise.all([
     applySort(base.selectAll('p'), order.keys, order.fallback, order.tieBreaker)

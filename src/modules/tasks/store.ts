@@ -195,7 +195,8 @@ export async function listTasks(
   const count = async () =>
     Number((await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()).total);
   if (filter.search?.trim() || filter.description?.trim()) {
-    return searchedPage<TaskRow>(db as Kysely<never>, base.selectAll('t'), 't', order, paging, count);
+    const list = { base: base as never, table: 'tasks', alias: 't', tenantId: where.tenantId };
+    return searchedPage<TaskRow>(db as Kysely<never>, list, order, paging, count);
   }
   const [rows, total] = await Promise.all([
     applySort(base.selectAll('t'), order.keys, order.fallback, order.tieBreaker)
