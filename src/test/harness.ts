@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { after } from 'node:test';
@@ -100,6 +101,8 @@ export interface Client {
   clientKey: string;
   secret: string;
   id: string;
+  /** The name audit entries and `createdByName` show, without the `API_CLIENT:` prefix. */
+  name: string;
 }
 
 /** A request helper bound to a token: `await api.get('/demo/sandbox/patients')`. */
@@ -183,7 +186,7 @@ export async function createTestTenant(app: TestApp, formation: Formation = test
       tenantId: tenant.id,
       name: `API_CLIENT:${client.name}`,
     });
-    return { token: token.token, clientKey: client.clientKey, secret: client.secret, id: client.id };
+    return { token: token.token, clientKey: client.clientKey, secret: client.secret, id: client.id, name: client.name };
   }
 
   const adminClient = await clientWithRole('admin');
@@ -229,4 +232,47 @@ export const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 
 export function errorCode(response: Response): string | undefined {
   return (response.body as { errorCode?: string }[] | undefined)?.[0]?.errorCode;
+}
+
+export function assertCode(response: Response, status: number, code: string, label = '') {
+  assert.equal(response.status, status, `${label}: ${response.status} ${response.text}`);
+  assert.equal(errorCode(response), code, label);
+}
+
+export type ErrorDetails = Record<string, unknown> & { errors?: { path: string }[] };
+
+export function errorDetails(response: Response): ErrorDetails {
+  return (response.body as { details: ErrorDetails }[])[0]!.details;
+}
+
+/** The fields a VALIDATION_ERROR names, as `body.x`, `querystring.y` or `params.z`. */
+export function errorPaths(response: Response): string[] {
+  return errorDetails(response).errors?.map((error) => error.path) ?? [];
+}
+
+/** 400 VALIDATION_ERROR; with `path`, one of the errors is at that field or inside it. */
+export function assertValidation(response: Response, path?: string, label = '') {
+  assertCode(response, 400, 'VALIDATION_ERROR', label);
+  if (path === undefined) return;
+  const paths = errorPaths(response);
+  assert.ok(
+    paths.some((p) => p === path || p.startsWith(`${path}.`)),
+    `${label}: expected an error at ${path}, got ${JSON.stringify(paths)}`,
+  );
+}
+
+export interface AuditEntry {
+  action: string;
+  entityType: string;
+  entityId: string;
+  patientId: string | null;
+  changedFields: string[] | null;
+}
+
+/** The tenant's audit entries matching `filters` (DECISIONS §7), newest first. */
+export async function auditOf(t: TestTenant, filters: Record<string, string>): Promise<AuditEntry[]> {
+  const query = new URLSearchParams({ ...filters, size: '100' });
+  const response = await t.api.get(`${t.admin}/audit-data?${query}`);
+  assert.equal(response.status, 200, response.text);
+  return response.body.data as AuditEntry[];
 }

@@ -80,11 +80,6 @@ async function createPatient(t: TestTenant, body: Record<string, unknown> = phi,
   return { id: response.body.id as string, requestId: response.headers['x-request-id'] as string };
 }
 
-async function clientName(id: string): Promise<string> {
-  const row = await app.services.db.selectFrom('api_clients').select('name').where('id', '=', id).executeTakeFirstOrThrow();
-  return row.name;
-}
-
 function assertError(response: Response<any>, status: number, code: string) {
   assert.equal(response.status, status, response.text);
   assert.ok(Array.isArray(response.body));
@@ -140,7 +135,7 @@ describe('GET /{tenant}/admin/audit-data', () => {
 
   test('records each write with its actor, request, route and changed field names', async () => {
     const t = await createTestTenant(app);
-    const name = `API_CLIENT:${await clientName(t.adminClient.id)}`;
+    const name = `API_CLIENT:${t.adminClient.name}`;
     const created = await createPatient(t);
 
     const patch = await t.api.patch(`${t.base}/patients/${created.id}`, changed);
@@ -195,7 +190,7 @@ describe('GET /{tenant}/admin/audit-data', () => {
 
   test('records formation writes', async () => {
     const t = await createTestTenant(app);
-    const name = `API_CLIENT:${await clientName(t.adminClient.id)}`;
+    const name = `API_CLIENT:${t.adminClient.name}`;
     const put = await t.api.put(`${t.base}/formations/draft`, testFormation());
     assert.equal(put.status, 200);
     const publish = await t.api.post(`${t.base}/formations/draft/publish`);

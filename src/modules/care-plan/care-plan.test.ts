@@ -4,8 +4,10 @@ import { describe, test } from 'node:test';
 import { systemActor } from '../../events/audit.ts';
 import {
   Api,
+  assertCode,
+  assertValidation,
+  auditOf,
   createTestTenant,
-  errorCode,
   isoMillis,
   newInstance,
   type Response,
@@ -103,40 +105,6 @@ async function createGoal(t: TestTenant, patientId: string, goalTemplateName = '
   return response.body;
 }
 
-async function clientName(clientId: string): Promise<string> {
-  const row = await app.services.db.selectFrom('api_clients').select('name').where('id', '=', clientId).executeTakeFirstOrThrow();
-  return `API_CLIENT:${row.name}`;
-}
-
-async function auditOf(t: TestTenant, query: string) {
-  const response = await t.api.get(`${t.admin}/audit-data?${query}&size=100`);
-  assert.equal(response.status, 200, response.text);
-  return response.body.data as {
-    action: string;
-    entityType: string;
-    entityId: string;
-    patientId: string | null;
-    changedFields: string[] | null;
-  }[];
-}
-
-function assertValidation(response: Response, path?: string, label = '') {
-  assert.equal(response.status, 400, `${label}: ${response.status} ${response.text}`);
-  assert.equal(errorCode(response), 'VALIDATION_ERROR', label);
-  if (path) {
-    const paths = (response.body as any)[0].details.errors.map((e: { path: string }) => e.path);
-    assert.ok(
-      paths.some((p: string) => p === path || p.startsWith(`${path}.`)),
-      `${label}: expected an error at ${path}, got ${paths.join(', ')}`,
-    );
-  }
-}
-
-function assertCode(response: Response, status: number, code: string, label = '') {
-  assert.equal(response.status, status, `${label}: ${response.text}`);
-  assert.equal(errorCode(response), code, label);
-}
-
 describe('GET /patients/{id}/care-plan', () => {
   test('is made on first access, then the same plan is read; not audited', async () => {
     const t = await tenant();
@@ -157,9 +125,9 @@ describe('GET /patients/{id}/care-plan', () => {
     assert.equal(plan.patientId, patient.id);
     assert.equal(plan.patientOverview, null);
     assert.match(plan.createdAt, isoMillis);
-    assert.equal(plan.createdByName, await clientName(t.adminClient.id));
+    assert.equal(plan.createdByName, `API_CLIENT:${t.adminClient.name}`);
     assert.deepEqual((await t.api.get(`${t.base}/patients/${patient.id}/care-plan`)).body, plan);
-    assert.equal((await auditOf(t, 'entityType=CARE_PLAN')).length, 0);
+    assert.equal((await auditOf(t, { entityType: 'CARE_PLAN' })).length, 0);
   });
 
   test('404 for an unknown patient, 400 for a malformed id, 401, 403 without CARE_PLAN_READ', async () => {
@@ -184,7 +152,7 @@ describe('POST|PUT /patients/{id}/care-plan/overview', () => {
     const posted = await t.api.post(path, { overview: 'Diabetic, lives alone' });
     assert.equal(posted.status, 200, posted.text);
     assert.deepEqual(Object.keys(posted.body).sort(), overviewKeys);
-    const client = await clientName(t.adminClient.id);
+    const client = `API_CLIENT:${t.adminClient.name}`;
     assert.equal(posted.body.overview, 'Diabetic, lives alone');
     assert.equal(posted.body.createdByName, client);
     assert.equal(posted.body.updatedByName, client);
@@ -205,7 +173,7 @@ describe('POST|PUT /patients/{id}/care-plan/overview', () => {
     assert.equal(cleared.status, 200, cleared.text);
     assert.equal(cleared.body.overview, null);
 
-    const events = await auditOf(t, `patientId=${patient.id}&entityType=CARE_PLAN`);
+    const events = await auditOf(t, { patientId: patient.id, entityType: 'CARE_PLAN' });
     assert.equal(events.length, 3);
     assert.ok(events.every((e) => e.action === 'CARE_PLAN_OVERVIEW_UPDATED' && e.entityId === plan.id));
   });
@@ -245,15 +213,15 @@ describe('POST /patients/{id}/care-plan/goals', () => {
     assert.equal(goal.priority, 'HIGH');
     assert.equal(goal.status, 'ACTIVE');
     assert.equal(goal.templateName, 'lower-hba1c');
-    assert.equal(goal.createdByName, await clientName(t.adminClient.id));
+    assert.equal(goal.createdByName, `API_CLIENT:${t.adminClient.name}`);
     assert.match(goal.createdAt, isoMillis);
     const plain = await createGoal(t, patient.id, 'plain');
     assert.equal(plain.priority, 'LOW', 'priority defaults to LOW');
     assert.equal(plain.type, null);
-    const events = await auditOf(t, `patientId=${patient.id}&entityType=GOAL`);
+    const events = await auditOf(t, { patientId: patient.id, entityType: 'GOAL' });
     assert.deepEqual(events.map((e) => e.entityId).sort(), [goal.id, plain.id].sort());
     assert.ok(events.every((e) => e.action === 'GOAL_CREATED'));
-    assert.equal((await auditOf(t, `patientId=${patient.id}&action=TASK_CREATED`)).length, 3, 'its tasks are audited too');
+    assert.equal((await auditOf(t, { patientId: patient.id, action: 'TASK_CREATED' })).length, 3, 'its tasks are audited too');
   });
 
   test('each task template becomes a task; the assignee is the first care-team member with the role, else the point of contact', async () => {
@@ -433,7 +401,7 @@ describe('GET|PATCH /patients/{id}/care-plan/goals/{goalId}', () => {
     assert.equal(removed.body.name, 'Walk daily');
     assert.equal((await t.api.get(`${t.base}/patients/${patient.id}/care-plan/goals`)).body.metaInfo.totalElements, 0);
     assert.equal((await t.api.get(path)).body.details.status, 'REMOVED', 'still readable');
-    const events = await auditOf(t, `patientId=${patient.id}&action=GOAL_UPDATED`);
+    const events = await auditOf(t, { patientId: patient.id, action: 'GOAL_UPDATED' });
     assert.deepEqual(
       events.map((e) => e.changedFields?.sort().join()),
       ['status', 'name,priority'],
@@ -497,7 +465,7 @@ describe('goal tasks', () => {
     assert.deepEqual(task.comments[0].author, { id: patient.id, name: 'Mary Shelley', enabled: true });
     assert.deepEqual((await t.api.get(path)).body, [task]);
     assert.deepEqual((await t.api.get(`${t.base}/tasks/${task.id}`)).body, task);
-    const events = await auditOf(t, `patientId=${patient.id}&action=TASK_CREATED`);
+    const events = await auditOf(t, { patientId: patient.id, action: 'TASK_CREATED' });
     assert.deepEqual(
       events.map((e) => e.entityId),
       [task.id],
@@ -538,11 +506,11 @@ describe('goal comments', () => {
     assert.equal(first.status, 201, first.text);
     assert.deepEqual(Object.keys(first.body).sort(), commentKeys);
     assert.equal(first.body.text, 'First');
-    assert.equal(first.body.createdByName, await clientName(t.adminClient.id));
+    assert.equal(first.body.createdByName, `API_CLIENT:${t.adminClient.name}`);
     assert.match(first.body.createdAt, isoMillis);
     const second = (await t.api.post(path, { text: 'Second' })).body;
     assert.deepEqual((await t.api.get(path)).body, [first.body, second]);
-    const events = await auditOf(t, `patientId=${patient.id}&action=GOAL_COMMENT_ADDED`);
+    const events = await auditOf(t, { patientId: patient.id, action: 'GOAL_COMMENT_ADDED' });
     assert.equal(events.length, 2);
     assert.ok(events.every((e) => e.entityId === goal.id && e.entityType === 'GOAL'));
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { createTestTenant, errorCode, type Response, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
+import { assertCode, createTestTenant, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
 
 /** GET /patients/{id}/cdts/{cdtName}: the page, sort, fields, filters and the created-at window. */
 
@@ -43,11 +43,6 @@ async function ids(t: TestTenant, url: string): Promise<string[]> {
   const response = await t.api.get(url);
   assert.equal(response.status, 200, response.text);
   return response.body.data.content.map((record: { id: string }) => record.id);
-}
-
-function assertCode(response: Response, status: number, code: string, label = '') {
-  assert.equal(response.status, status, `${label}: ${response.text}`);
-  assert.equal(errorCode(response), code, label);
 }
 
 /** Three records with distinct values; created in this order. */

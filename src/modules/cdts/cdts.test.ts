@@ -5,8 +5,10 @@ import { v5 as uuidv5 } from 'uuid';
 import { systemActor } from '../../events/audit.ts';
 import {
   Api,
+  assertCode,
+  assertValidation,
+  auditOf,
   createTestTenant,
-  errorCode,
   isoMillis,
   type Response,
   startApp,
@@ -79,28 +81,6 @@ async function createVitals(t: TestTenant, base: string, body: Record<string, un
   return response.body;
 }
 
-async function clientName(clientId: string): Promise<string> {
-  const row = await app.services.db.selectFrom('api_clients').select('name').where('id', '=', clientId).executeTakeFirstOrThrow();
-  return row.name;
-}
-
-async function auditOf(t: TestTenant, patientId: string) {
-  const response = await t.api.get(`${t.admin}/audit-data?patientId=${patientId}&entityType=CDT_RECORD&size=100`);
-  assert.equal(response.status, 200, response.text);
-  return response.body.data as { action: string; entityType: string; entityId: string; changedFields: string[] | null }[];
-}
-
-function assertCode(response: Response, status: number, code: string, label = '') {
-  assert.equal(response.status, status, `${label}: ${response.text}`);
-  assert.equal(errorCode(response), code, label);
-}
-
-function assertValidation(response: Response, path: string, label = '') {
-  assertCode(response, 400, 'VALIDATION_ERROR', label);
-  const paths = (response.body as any)[0].details.errors.map((e: { path: string }) => e.path);
-  assert.ok(paths.includes(path), `${label}: expected an error at ${path}, got ${paths.join(', ')}`);
-}
-
 async function countRecords(t: TestTenant, base: string, cdtName = 'vitals'): Promise<number> {
   const response = await t.api.get(`${base}/${cdtName}`);
   assert.equal(response.status, 200, response.text);
@@ -128,7 +108,7 @@ describe('POST /patients/{id}/cdts/{cdtName}', () => {
     assert.match(body.created_at, isoMillis);
     assert.equal(body.created_at, body.updated_at);
     assert.equal(body.created_by, t.adminClient.id);
-    assert.equal(body.created_by_name, `API_CLIENT:${await clientName(t.adminClient.id)}`);
+    assert.equal(body.created_by_name, `API_CLIENT:${t.adminClient.name}`);
     assert.equal(body.updated_by_name, body.created_by_name);
     assert.equal(body.external_id, null);
     assert.equal(body.source_type, null);
@@ -241,7 +221,7 @@ describe('POST /patients/{id}/cdts/{cdtName}', () => {
   test('a create is audited as CDT_RECORD_CREATED with the fields it set', async () => {
     const { t, patientId, base } = await setup();
     const record = await createVitals(t, base, { 'cdtf-note': 'x' });
-    const events = await auditOf(t, patientId);
+    const events = await auditOf(t, { patientId: patientId, entityType: 'CDT_RECORD' });
     assert.equal(events.length, 1);
     assert.equal(events[0]!.action, 'CDT_RECORD_CREATED');
     assert.equal(events[0]!.entityType, 'CDT_RECORD');
@@ -355,7 +335,7 @@ describe('PATCH /patients/{id}/cdts/{cdtName}/{recordId}', () => {
     const { t, patientId, base } = await setup();
     const record = await createVitals(t, base);
     await t.api.patch(`${base}/vitals/${record.id}`, { 'cdtf-note': 'x', ignored: 1 });
-    const events = await auditOf(t, patientId);
+    const events = await auditOf(t, { patientId: patientId, entityType: 'CDT_RECORD' });
     assert.deepEqual(
       events.map((e) => e.action),
       ['CDT_RECORD_UPDATED', 'CDT_RECORD_CREATED'],
@@ -397,7 +377,7 @@ describe('DELETE /patients/{id}/cdts/{cdtName}/{recordId}', () => {
     const { t, patientId, base } = await setup();
     const record = await createVitals(t, base);
     await t.api.delete(`${base}/vitals/${record.id}`);
-    const events = await auditOf(t, patientId);
+    const events = await auditOf(t, { patientId: patientId, entityType: 'CDT_RECORD' });
     assert.deepEqual(
       events.map((e) => [e.action, e.entityId]),
       [
@@ -493,7 +473,9 @@ describe('PATCH /patients/{id}/cdts/{cdtName} (bulk)', () => {
         { id: b.id, jsonBody: { 'cdtf-systolic': 'bad' } },
       ],
     });
-    const updates = (await auditOf(t, patientId)).filter((e) => e.action === 'CDT_RECORD_UPDATED');
+    const updates = (await auditOf(t, { patientId: patientId, entityType: 'CDT_RECORD' })).filter(
+      (e) => e.action === 'CDT_RECORD_UPDATED',
+    );
     assert.deepEqual(
       updates.map((e) => [e.entityId, e.changedFields]),
       [[a.id, ['cdtf-note']]],

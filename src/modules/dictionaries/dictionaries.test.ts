@@ -4,8 +4,10 @@ import { describe, test } from 'node:test';
 import { systemActor } from '../../events/audit.ts';
 import {
   Api,
+  assertCode,
+  assertValidation,
+  auditOf,
   createTestTenant,
-  errorCode,
   isoMillis,
   newInstance,
   type Response,
@@ -52,23 +54,6 @@ async function add(t: TestTenant, url: string, ...values: Record<string, unknown
   const response = await t.api.post(url, { records: values.map((v) => ({ values: v })) });
   assert.equal(response.status, 200, response.text);
   return response.body as { dictionaryName: string; lastUpdatedAt: string | null; records: any[] };
-}
-
-function assertCode(response: Response, status: number, code: string, label = '') {
-  assert.equal(response.status, status, `${label}: ${response.text}`);
-  assert.equal(errorCode(response), code, label);
-}
-
-function assertValidation(response: Response, path: string, label = '') {
-  assertCode(response, 400, 'VALIDATION_ERROR', label);
-  const paths = (response.body as any)[0].details.errors.map((e: { path: string }) => e.path);
-  assert.ok(paths.includes(path), `${label}: expected an error at ${path}, got ${paths.join(', ')}`);
-}
-
-async function auditOf(t: TestTenant) {
-  const response = await t.api.get(`${t.admin}/audit-data?entityType=DICTIONARY&size=100`);
-  assert.equal(response.status, 200, response.text);
-  return response.body.data as { action: string; entityType: string; entityId: string; changedFields: string[] | null }[];
 }
 
 const codes = (body: { records: { values: { code?: string } }[] }) => body.records.map((r) => r.values.code);
@@ -257,7 +242,7 @@ describe('POST /dictionaries/{name}', () => {
   test('an addition is audited as DICTIONARY_VALUES_ADDED', async () => {
     const { t, url } = await setup();
     await add(t, url, { code: 'A' }, { code: 'B' });
-    const events = await auditOf(t);
+    const events = await auditOf(t, { entityType: 'DICTIONARY' });
     assert.deepEqual(
       events.map((e) => [e.action, e.entityType, e.entityId]),
       [['DICTIONARY_VALUES_ADDED', 'DICTIONARY', 'referral-sources']],
@@ -310,7 +295,7 @@ describe('PUT /dictionaries/{name}', () => {
   test('a replacement is audited as DICTIONARY_VALUES_REPLACED', async () => {
     const { t, url } = await setup();
     await t.api.put(url, { records: [{ values: { code: 'A' } }] });
-    const events = await auditOf(t);
+    const events = await auditOf(t, { entityType: 'DICTIONARY' });
     assert.deepEqual(
       events.map((e) => [e.action, e.entityId]),
       [['DICTIONARY_VALUES_REPLACED', 'referral-sources']],
@@ -398,7 +383,7 @@ describe('PUT /dictionaries/{name}/{recordId}', () => {
     const reader = await t.apiWith(['DICTIONARY_READ']);
     assertCode(await reader.put(`${url}/${record.id}`, { values: { code: 'X' } }), 403, 'ACCESS_DENIED');
     await t.api.put(`${url}/${record.id}`, { values: { code: 'X', label: 'y' } });
-    const [latest] = await auditOf(t);
+    const [latest] = await auditOf(t, { entityType: 'DICTIONARY' });
     assert.equal(latest!.action, 'DICTIONARY_RECORD_UPDATED');
     assert.equal(latest!.entityId, record.id);
     assert.deepEqual(latest!.changedFields, ['code', 'label']);
@@ -455,7 +440,7 @@ describe('DELETE /dictionaries/{name}/{recordId}', () => {
     const [record] = (await add(t, url, { code: 'A' })).records;
     await t.api.delete(`${url}/${record.id}`);
     await t.api.delete(`${url}/${record.id}`);
-    const events = await auditOf(t);
+    const events = await auditOf(t, { entityType: 'DICTIONARY' });
     assert.deepEqual(
       events.map((e) => [e.action, e.entityId]),
       [

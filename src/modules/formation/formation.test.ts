@@ -27,11 +27,6 @@ async function currentFormation(t: TestTenant): Promise<{ version: number; forma
   return response.body;
 }
 
-async function clientName(id: string): Promise<string> {
-  const row = await app.services.db.selectFrom('api_clients').select('name').where('id', '=', id).executeTakeFirstOrThrow();
-  return row.name;
-}
-
 /** Every formation route, with a body for the writes. */
 function routes(base: string): { method: 'GET' | 'PUT' | 'POST'; url: string; body?: unknown; write: boolean }[] {
   return [
@@ -401,7 +396,7 @@ describe('POST /formations/draft/publish', () => {
     assert.equal(response.body.status, 'CURRENT');
     assert.deepEqual(response.body.formation, draft);
     assert.match(response.body.publishedAt, timestamp);
-    assert.equal(response.body.publishedByName, `API_CLIENT:${await clientName(t.adminClient.id)}`);
+    assert.equal(response.body.publishedByName, `API_CLIENT:${t.adminClient.name}`);
 
     const current = await t.api.get(`${t.base}/formations/current`);
     assert.equal(current.body.version, 2);
@@ -664,7 +659,7 @@ describe('GET /export/formation_version', () => {
       assert.match(entry.createdAt, timestamp);
     }
     assert.equal(published[2].publishedByName, 'SYSTEM:cli');
-    assert.equal(published[0].publishedByName, `API_CLIENT:${await clientName(t.adminClient.id)}`);
+    assert.equal(published[0].publishedByName, `API_CLIENT:${t.adminClient.name}`);
     assert.ok(Date.parse(published[0].publishedAt) >= Date.parse(published[1].publishedAt));
     assert.ok(Date.parse(published[1].publishedAt) >= Date.parse(published[2].publishedAt));
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { createTestTenant, errorCode, type Response, startApp, type TestTenant } from '../../test/harness.ts';
+import { assertCode, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
 
 /** PATCH /patients: the same change to many patients, all or nothing (001). */
 
@@ -39,11 +39,6 @@ async function bulk(t: TestTenant, body: Record<string, unknown>) {
 /** The care team as `[id, pointOfContact]` pairs, in order. */
 function team(patient: { careTeamMembers: { id: string; pointOfContact: boolean }[] }) {
   return patient.careTeamMembers.map((m) => [m.id, m.pointOfContact]);
-}
-
-function assertCode(response: Response, status: number, code: string, label = '') {
-  assert.equal(response.status, status, `${label}: ${response.text}`);
-  assert.equal(errorCode(response), code, label);
 }
 
 async function setup() {

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { Api, createTestTenant, errorCode, type Response, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
+import {
+  Api,
+  assertCode,
+  createTestTenant,
+  type Response,
+  startApp,
+  type TestTenant,
+  testFormation,
+} from '../../test/harness.ts';
 
 /** GET /patients and POST /by-filter/patients: the page object, search, filters, sort and paging. */
 
@@ -40,11 +48,6 @@ function sorted(...values: { id: string }[]): string[] {
 
 function q(params: Record<string, string>): string {
   return new URLSearchParams(params).toString();
-}
-
-function assertCode(response: Response, status: number, code: string, label = '') {
-  assert.equal(response.status, status, `${label}: ${response.text}`);
-  assert.equal(errorCode(response), code, label);
 }
 
 const pageKeys = [

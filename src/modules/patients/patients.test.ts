@@ -4,8 +4,10 @@ import { describe, test } from 'node:test';
 import { systemActor } from '../../events/audit.ts';
 import {
   Api,
+  assertCode,
+  assertValidation,
+  auditOf,
   createTestTenant,
-  errorCode,
   isoMillis,
   newInstance,
   type Response,
@@ -100,34 +102,6 @@ async function createPatient(t: TestTenant, body: Record<string, unknown> = {}) 
   return response.body;
 }
 
-async function clientName(clientId: string): Promise<string> {
-  const row = await app.services.db.selectFrom('api_clients').select('name').where('id', '=', clientId).executeTakeFirstOrThrow();
-  return row.name;
-}
-
-async function auditOf(t: TestTenant, patientId: string) {
-  const response = await t.api.get(`${t.admin}/audit-data?patientId=${patientId}&size=100`);
-  assert.equal(response.status, 200, response.text);
-  return response.body.data as { action: string; entityType: string; entityId: string; changedFields: string[] | null }[];
-}
-
-function assertValidation(response: Response, path?: string, label = '') {
-  assert.equal(response.status, 400, `${label}: ${response.status} ${response.text}`);
-  assert.equal(errorCode(response), 'VALIDATION_ERROR', label);
-  if (path) {
-    const paths = (response.body as any)[0].details.errors.map((e: { path: string }) => e.path);
-    assert.ok(
-      paths.some((p: string) => p === path || p.startsWith(`${path}.`)),
-      `${label}: expected an error at ${path}, got ${paths.join(', ')}`,
-    );
-  }
-}
-
-function assertCode(response: Response, status: number, code: string, label = '') {
-  assert.equal(response.status, status, `${label}: ${response.text}`);
-  assert.equal(errorCode(response), code, label);
-}
-
 /** Fields that stay the same when nothing changes (updatedAt and the updater may move). */
 function stable(patient: Record<string, unknown>) {
   const { updatedAt: _updatedAt, updatedBy: _updatedBy, updatedByName: _updatedByName, ...rest } = patient;
@@ -170,7 +144,7 @@ const badFields: [string, Record<string, unknown>, string][] = [
   ['an unknown marital status', { maritalStatus: 'X' }, 'body.maritalStatus'],
   ['a birthDate that is not a date', { birthDate: 'yesterday' }, 'body.birthDate'],
   ['a birthDate that does not exist', { birthDate: '2021-02-30' }, 'body.birthDate'],
-  ['a non-uuidShape externalGuid', { externalGuid: 'abc' }, 'body.externalGuid'],
+  ['a non-uuid externalGuid', { externalGuid: 'abc' }, 'body.externalGuid'],
   ['an unknown phone capability', { primaryPhoneCapabilities: ['FAX'] }, 'body.primaryPhoneCapabilities'],
   [
     'a cadence hour out of range',
@@ -204,7 +178,7 @@ describe('POST /patients', () => {
     assert.match(patient.createdAt, isoMillis);
     assert.match(patient.updatedAt, isoMillis);
     assert.ok(Date.parse(patient.createdAt) >= before - 1000);
-    const name = await clientName(t.adminClient.id);
+    const name = t.adminClient.name;
     assert.equal(patient.createdByName, `API_CLIENT:${name}`);
     assert.equal(patient.updatedByName, `API_CLIENT:${name}`);
     assert.equal(patient.createdBy, t.adminClient.id);
@@ -527,7 +501,7 @@ describe('POST /patients', () => {
   test('a create is audited as PATIENT_CREATED', async () => {
     const t = await createTestTenant(app);
     const patient = await createPatient(t);
-    const events = await auditOf(t, patient.id);
+    const events = await auditOf(t, { patientId: patient.id });
     assert.deepEqual(
       events.map((e) => e.action),
       ['PATIENT_CREATED'],
@@ -565,7 +539,7 @@ describe('GET /patients/{id}', () => {
     assertCode(await t.api.get(`${t.base}/patients/MRN-2?type=MRN`), 404, 'PATIENT_NOT_FOUND');
   });
 
-  test('a non-uuidShape id without type, a non-uuidShape EGUID or an unknown type is 400', async () => {
+  test('a non-uuid id without type, a non-uuid EGUID or an unknown type is 400', async () => {
     const t = await createTestTenant(app);
     assertValidation(await t.api.get(`${t.base}/patients/not-a-uuid`), 'params.patientId');
     assertValidation(await t.api.get(`${t.base}/patients/MRN-1`), 'params.patientId');
@@ -802,7 +776,7 @@ describe('PATCH /patients/{id}', () => {
     assert.equal(read.body.mrn, 'MRN-2');
     assert.equal(read.body.city, null);
     assert.deepEqual(
-      (await auditOf(t, other.id)).map((e) => e.action),
+      (await auditOf(t, { patientId: other.id })).map((e) => e.action),
       ['PATIENT_CREATED'],
     );
   });
@@ -824,7 +798,7 @@ describe('PATCH /patients/{id}', () => {
     const t = await createTestTenant(app);
     const patient = await createPatient(t);
     await t.api.patch(`${t.base}/patients/${patient.id}`, { city: 'Rome', email: 'ada@example.org' });
-    const events = await auditOf(t, patient.id);
+    const events = await auditOf(t, { patientId: patient.id });
     assert.deepEqual(events.map((e) => e.action).sort(), ['PATIENT_CREATED', 'PATIENT_UPDATED']);
     const update = events.find((e) => e.action === 'PATIENT_UPDATED')!;
     assert.deepEqual([...(update.changedFields ?? [])].sort(), ['city', 'email']);
@@ -862,7 +836,7 @@ describe('DELETE /patients/{id}', () => {
     assertCode(await t.api.delete(`${t.base}/patients/${randomUUID()}?type=EGUID`), 404, 'PATIENT_NOT_FOUND');
   });
 
-  test('400 for a non-uuidShape id, 401 without a token, 403 without PATIENT_DELETE', async () => {
+  test('400 for a non-uuid id, 401 without a token, 403 without PATIENT_DELETE', async () => {
     const t = await createTestTenant(app);
     const patient = await createPatient(t);
     assertValidation(await t.api.delete(`${t.base}/patients/not-a-uuid`), 'params.patientId');
@@ -882,7 +856,7 @@ describe('DELETE /patients/{id}', () => {
     const patient = await createPatient(t);
     await t.api.patch(`${t.base}/patients/${patient.id}`, { city: 'Rome' });
     await t.api.delete(`${t.base}/patients/${patient.id}`);
-    const events = await auditOf(t, patient.id);
+    const events = await auditOf(t, { patientId: patient.id });
     assert.deepEqual(events.map((e) => e.action).sort(), ['PATIENT_CREATED', 'PATIENT_DELETED', 'PATIENT_UPDATED']);
     assert.ok(events.every((e) => e.entityId === patient.id && e.entityType === 'PATIENT'));
   });

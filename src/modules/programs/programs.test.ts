@@ -1,23 +1,27 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { Api, createTestTenant, type Response, startApp } from '../../test/harness.ts';
 import {
+  Api,
   assertCode,
   assertValidation,
   auditOf,
-  clientName,
-  createPatient,
-  detailsOf,
-  enrol,
+  createTestTenant,
+  errorDetails,
   isoMillis,
+  type Response,
+  startApp,
+  uuidShape,
+} from '../../test/harness.ts';
+import {
+  createPatient,
+  enrol,
   phaseKeys,
   programFormation,
   programKeys,
   programs,
   programsPath,
   publish,
-  uuid,
 } from './test-support.ts';
 
 /** The patient program routes: /patients/{patientId}/programs (001, DECISIONS §7–8, PROD-SHAPES). */
@@ -200,7 +204,7 @@ describe('GET /programs/current/{programName}', () => {
     const never = await t.api.get(`${path}/current/diabetes`);
     assertCode(never, 404, 'PATIENT_PROGRAM_NOT_FOUND');
     assert.equal(never.body[0].componentType, 'PATIENT_PROGRAM');
-    assert.deepEqual(detailsOf(never), { programName: 'diabetes', patientId: patient.id, notStatus: 'FINISHED' });
+    assert.deepEqual(errorDetails(never), { programName: 'diabetes', patientId: patient.id, notStatus: 'FINISHED' });
     await enrol(t, patient.id, 'diabetes', { status: 'FINISHED' });
     assertCode(await t.api.get(`${path}/current/diabetes`), 404, 'PATIENT_PROGRAM_NOT_FOUND');
     assertCode(await t.api.get(`${path}/current/no-such-program`), 404, 'PATIENT_PROGRAM_NOT_FOUND');
@@ -236,7 +240,7 @@ describe('GET /programs/history/{enrollmentId}', () => {
     const id = randomUUID();
     const missing = await t.api.get(`${path}/history/${id}`);
     assertCode(missing, 404, 'PATIENT_PROGRAM_NOT_FOUND');
-    assert.deepEqual(detailsOf(missing), { id, patientId: patient.id });
+    assert.deepEqual(errorDetails(missing), { id, patientId: patient.id });
     assertValidation(await t.api.get(`${path}/history/diabetes`), 'params.enrollmentId');
     const enrolled = await enrol(t, patient.id, 'diabetes');
     assertCode(await t.anonymous.get(`${path}/history/${enrolled.id}`), 401, 'NOT_VALID_JSON_WEB_TOKEN');
@@ -254,9 +258,9 @@ describe('PATCH /programs/{programName}', () => {
     const response = await t.api.patch(`${path}/diabetes`, {});
     assert.equal(response.status, 200, response.text);
     const program = response.body;
-    const by = `API_CLIENT:${await clientName(app, t.adminClient.id)}`;
+    const by = `API_CLIENT:${t.adminClient.name}`;
     assert.deepEqual(Object.keys(program).sort(), programKeys);
-    assert.match(program.id, uuid);
+    assert.match(program.id, uuidShape);
     assert.match(program.createdAt, isoMillis);
     assert.equal(program.updatedAt, program.createdAt);
     assert.equal(program.createdByName, by);
@@ -279,7 +283,7 @@ describe('PATCH /programs/{programName}', () => {
       deleted: false,
     });
     assert.deepEqual(program.pathHistory, [program.currentPhase]);
-    const audit = await auditOf(t, patient.id);
+    const audit = await auditOf(t, { patientId: patient.id, entityType: 'PATIENT_PROGRAM' });
     assert.deepEqual(
       audit.map((e) => [e.action, e.entityId, e.patientId]),
       [['PROGRAM_ENROLLED', program.id, patient.id]],
@@ -320,7 +324,7 @@ describe('PATCH /programs/{programName}', () => {
     const maintenance = await enrol(t, patient.id, 'diabetes', { phaseName: 'maintenance', status: 'IN_PROGRESS' });
     assert.equal(maintenance.pathHistory.length, 3);
     assert.equal(maintenance.status, 'IN_PROGRESS');
-    const audit = await auditOf(t, patient.id);
+    const audit = await auditOf(t, { patientId: patient.id, entityType: 'PATIENT_PROGRAM' });
     assert.deepEqual(audit.map((e) => e.action).reverse(), [
       'PROGRAM_ENROLLED',
       'PROGRAM_PHASE_CHANGED',
@@ -373,7 +377,7 @@ describe('PATCH /programs/{programName}', () => {
     // Not enrolled: nothing to unassign, the same answer, nothing audited.
     assert.deepEqual((await t.api.patch(`${path}/diabetes`, { assigned: false })).body, response.body);
     assert.deepEqual(
-      (await auditOf(t, patient.id)).map((e) => e.action),
+      (await auditOf(t, { patientId: patient.id, entityType: 'PATIENT_PROGRAM' })).map((e) => e.action),
       ['PROGRAM_UNASSIGNED', 'PROGRAM_ENROLLED'],
     );
   });
@@ -415,12 +419,12 @@ describe('PATCH /programs/{programName}', () => {
     const { t, patient, path } = await setup();
     const unknown = await t.api.patch(`${path}/no-such-program`, {});
     assertCode(unknown, 404, 'PROGRAM_NOT_FOUND');
-    assert.deepEqual(detailsOf(unknown), { programName: 'no-such-program' });
+    assert.deepEqual(errorDetails(unknown), { programName: 'no-such-program' });
     assertCode(await t.api.patch(`${programsPath(t, randomUUID())}/diabetes`, {}), 404, 'PATIENT_NOT_FOUND');
     assertCode(await t.anonymous.patch(`${path}/diabetes`, {}), 401, 'NOT_VALID_JSON_WEB_TOKEN');
     assertCode(await (await t.apiWith(['PROGRAM_READ', 'PATIENT_UPDATE'])).patch(`${path}/diabetes`, {}), 403, 'ACCESS_DENIED');
     assert.deepEqual(names(await t.api.get(`${path}?assignedPrograms=true`)), []);
-    assert.deepEqual(await auditOf(t, patient.id), []);
+    assert.deepEqual(await auditOf(t, { patientId: patient.id, entityType: 'PATIENT_PROGRAM' }), []);
   });
 });
 
@@ -453,7 +457,7 @@ describe('PATCH /programs/{programName}/phases', () => {
     assert.deepEqual((await t.api.get(`${path}/history/${enrolled.id}`)).body, done.body);
     // Finished: no running enrolment to move.
     assertCode(await t.api.patch(`${path}/diabetes/phases`, { phaseName: 'coaching' }), 404, 'PATIENT_PROGRAM_NOT_FOUND');
-    const audit = await auditOf(t, patient.id);
+    const audit = await auditOf(t, { patientId: patient.id, entityType: 'PATIENT_PROGRAM' });
     assert.deepEqual(audit.map((e) => e.action).reverse(), [
       'PROGRAM_ENROLLED',
       'PROGRAM_PHASE_CHANGED',
@@ -479,7 +483,7 @@ describe('PATCH /programs/{programName}/phases', () => {
     const { t, patient, path } = await setup();
     const missing = await t.api.patch(`${path}/diabetes/phases`, { phaseName: 'coaching' });
     assertCode(missing, 404, 'PATIENT_PROGRAM_NOT_FOUND');
-    assert.deepEqual(detailsOf(missing), { programName: 'diabetes', patientId: patient.id, notStatus: 'FINISHED' });
+    assert.deepEqual(errorDetails(missing), { programName: 'diabetes', patientId: patient.id, notStatus: 'FINISHED' });
     assertCode(await t.api.patch(`${path}/no-such/phases`, { phaseName: 'x' }), 404, 'PATIENT_PROGRAM_NOT_FOUND');
     assertCode(
       await t.api.patch(`${programsPath(t, randomUUID())}/diabetes/phases`, { phaseName: 'coaching' }),
@@ -503,7 +507,7 @@ describe('DELETE /programs/{programNameOrEnrollmentId}', () => {
     assert.equal(response.text, '');
     assertCode(await t.api.get(`${path}/history/${enrolled.id}`), 404, 'PATIENT_PROGRAM_NOT_FOUND');
     assert.equal((await t.api.get(path)).body.data[1].assigned, false);
-    const audit = await auditOf(t, patient.id);
+    const audit = await auditOf(t, { patientId: patient.id, entityType: 'PATIENT_PROGRAM' });
     assert.deepEqual(
       audit.map((e) => [e.action, e.entityType, e.entityId]),
       [
@@ -535,11 +539,11 @@ describe('DELETE /programs/{programNameOrEnrollmentId}', () => {
     const { t, patient, path } = await setup();
     const byName = await t.api.delete(`${path}/diabetes`);
     assertCode(byName, 404, 'PATIENT_PROGRAM_NOT_FOUND');
-    assert.deepEqual(detailsOf(byName), { programName: 'diabetes', patientId: patient.id, notStatus: 'FINISHED' });
+    assert.deepEqual(errorDetails(byName), { programName: 'diabetes', patientId: patient.id, notStatus: 'FINISHED' });
     const id = randomUUID();
     const byId = await t.api.delete(`${path}/${id}`);
     assertCode(byId, 404, 'PATIENT_PROGRAM_NOT_FOUND');
-    assert.deepEqual(detailsOf(byId), { id, patientId: patient.id });
+    assert.deepEqual(errorDetails(byId), { id, patientId: patient.id });
     assertCode(await t.api.delete(`${programsPath(t, randomUUID())}/diabetes`), 404, 'PATIENT_NOT_FOUND');
     assertValidation(await t.api.delete(`${t.base}/patients/abc/programs/diabetes`), 'params.patientId');
     const enrolled = await enrol(t, patient.id, 'diabetes');
@@ -565,7 +569,12 @@ describe('tenant isolation', () => {
     ];
     for (const [label, attempt] of attempts) assertCode(await attempt(), 403, 'TENANT_ACCESS_DENIED', label);
     assert.deepEqual((await b.t.api.get(`${b.path}/current/diabetes`)).body, enrolled);
-    assert.deepEqual(await auditOf(b.t, b.patient.id).then((events) => events.map((e) => e.action)), ['PROGRAM_ENROLLED']);
+    assert.deepEqual(
+      await auditOf(b.t, { patientId: b.patient.id, entityType: 'PATIENT_PROGRAM' }).then((events) =>
+        events.map((e) => e.action),
+      ),
+      ['PROGRAM_ENROLLED'],
+    );
   });
 
   test("tenant B's patients and enrolments do not exist on tenant A's paths", async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Api, createTestTenant, errorCode, type Response, startApp, type TestTenant } from '../../test/harness.ts';
+import { Api, assertCode, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
 
 /** GET /tasks: data and meta, every filter and its deprecated alias, sort, paging, and who sees what by default. */
 
@@ -28,11 +28,6 @@ async function createPatient(t: TestTenant) {
   const response = await t.api.post(`${t.base}/patients`, { firstName: 'Ada', lastName: 'Lovelace' });
   assert.equal(response.status, 201, response.text);
   return response.body as { id: string };
-}
-
-function assertCode(response: Response, status: number, code: string, label = '') {
-  assert.equal(response.status, status, `${label}: ${response.text}`);
-  assert.equal(errorCode(response), code, label);
 }
 
 /**
