@@ -1,3 +1,5 @@
+import { utc } from '@date-fns/utc';
+import { parseISO } from 'date-fns';
 import { type Static, type TSchema, type TUnsafe, Type } from 'typebox';
 
 /** Building blocks shared by every area's schemas, so a uuid or a timestamp reads the same everywhere. */
@@ -7,9 +9,27 @@ export const Uuid = Type.String({ format: 'uuid' });
 export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * A UTC instant, written YYYY-MM-DDTHH:mm:ss.SSSZ (DECISIONS §1). Handlers may return a Date:
- * the serializer writes it in that form.
+ * the serializer writes it in that form. Input is read with `readInstant`.
  */
-export const DateTime = Type.Unsafe<string | Date>(Type.String({ format: 'date-time' }));
+export const DateTime = Type.Unsafe<string | Date>(
+  Type.String({
+    format: 'date-time',
+    description: 'Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given',
+  }),
+);
+
+/**
+ * DECISIONS §1: inputs accept any valid ISO 8601 date-time (`2024-05-06T07:08`, `…+0530`,
+ * `20240506T070809Z`, a bare date); one without an offset is UTC, never the server's zone.
+ * Invalid text gives an invalid Date. (`DateTime` values are typed `string | Date` for replies.)
+ */
+export function readInstant(value: string | Date): Date {
+  return value instanceof Date ? value : new Date(parseISO(value, { in: utc }).getTime());
+}
+
+export function isInstant(value: string): boolean {
+  return !Number.isNaN(readInstant(value).getTime());
+}
 export const E164 = Type.String({ format: 'e164', description: 'E.164, e.g. +14155550123' });
 export const Email = Type.String({ format: 'email', maxLength: 320 });
 export const TimeZone = Type.String({ format: 'timezone', description: 'IANA time zone name' });

@@ -4,6 +4,7 @@ import { parsePhoneNumberWithError } from 'libphonenumber-js/max';
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import Format from 'typebox/format';
+import { isInstant } from './schemas.ts';
 
 let formatsRegistered = false;
 
@@ -14,6 +15,8 @@ export function registerFormats(): void {
   registerAjvFormats();
   Format.Set('e164', isE164);
   Format.Set('timezone', isTimeZone);
+  // Replaces the RFC 3339 check: DECISIONS §1 reads any ISO 8601 date-time.
+  Format.Set('date-time', isInstant);
 }
 
 /**

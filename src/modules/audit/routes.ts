@@ -3,7 +3,7 @@ import { tenantScope } from '../../http/access-hook.ts';
 import { ErrorBody } from '../../http/errors.ts';
 import { applySort, DataAndMeta, dataAndMeta, offsetOf, PagingQuery, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
-import { DateTime, Nullable, TenantParams, Uuid } from '../../http/schemas.ts';
+import { DateTime, Nullable, readInstant, TenantParams, Uuid } from '../../http/schemas.ts';
 
 const AuditEvent = Type.Object({
   id: Uuid,
@@ -73,8 +73,8 @@ const auditRoutes: AreaPlugin = async (app, { services }) => {
       if (q.entityType) query = query.where('a.entity_type', '=', q.entityType);
       if (q.entityId) query = query.where('a.entity_id', '=', q.entityId);
       if (q.patientId) query = query.where('a.patient_id', '=', q.patientId);
-      if (q.from) query = query.where('a.occurred_at', '>=', new Date(q.from));
-      if (q.to) query = query.where('a.occurred_at', '<', new Date(q.to));
+      if (q.from) query = query.where('a.occurred_at', '>=', readInstant(q.from));
+      if (q.to) query = query.where('a.occurred_at', '<', readInstant(q.to));
       // Events of one instant (one transaction) follow their v7 id, the tie-breaker, in the same direction.
       const [rows, count] = await Promise.all([
         applySort(

@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { type Actor, recordAudit } from '../../events/audit.ts';
 import { ApiError, badField, errorBody, type FieldError, validationError } from '../../http/errors.ts';
 import { pageObject, parseSort } from '../../http/pagination.ts';
-import { uuidPattern } from '../../http/schemas.ts';
+import { readInstant, uuidPattern } from '../../http/schemas.ts';
 import type { Instance } from '../../http/tenancy.ts';
 import type { Services } from '../../services.ts';
 import { type FieldDefinition, pickFieldValues, recordValueProblems } from '../formation/field-types.ts';
@@ -88,8 +88,8 @@ export async function listRecords(
     paging,
     sort,
     contains,
-    ...(query.dateStart ? { createdFrom: new Date(query.dateStart) } : {}),
-    ...(query.dateEnd ? { createdBefore: new Date(query.dateEnd) } : {}),
+    ...(query.dateStart ? { createdFrom: readInstant(query.dateStart) } : {}),
+    ...(query.dateEnd ? { createdBefore: readInstant(query.dateEnd) } : {}),
   });
   const content = rows.map((row) => cdtRecordView(row, type.fieldNames, only));
   return { name: cdtName, data: pageObject(content, total, paging, sort.length > 0) };

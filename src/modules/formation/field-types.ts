@@ -1,4 +1,4 @@
-import { uuidPattern } from '../../http/schemas.ts';
+import { isInstant, uuidPattern } from '../../http/schemas.ts';
 import { isE164 } from '../../http/validation.ts';
 
 /**
@@ -44,10 +44,6 @@ function isDate(value: string): boolean {
   return !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === value;
 }
 
-function isDateTime(value: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) && !Number.isNaN(Date.parse(value));
-}
-
 /** Returns why `value` does not fit `field`, or undefined when it does. `null` always fits here. */
 export function fieldValueProblem(field: FieldDefinition, value: unknown): string | undefined {
   if (value === null) return undefined;
@@ -66,7 +62,7 @@ export function fieldValueProblem(field: FieldDefinition, value: unknown): strin
     case 'date':
       return text !== undefined && isDate(text) ? undefined : 'must be a date (YYYY-MM-DD)';
     case 'datetime':
-      return text !== undefined && isDateTime(text) ? undefined : 'must be an ISO 8601 date-time';
+      return text !== undefined && isInstant(text) ? undefined : 'must be an ISO 8601 date-time';
     case 'email':
       return text !== undefined && emailPattern.test(text) ? undefined : 'must be an email address';
     case 'phone':

@@ -2,6 +2,7 @@ import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { DB, Row } from '../../db/schema.ts';
 import { applySort, offsetOf, type Paging, type SortKey, searchedPage } from '../../http/pagination.ts';
+import { readInstant } from '../../http/schemas.ts';
 import type { Caller } from '../../http/tokens.ts';
 import type { CareTeamEntry } from './rules.ts';
 import { likeContains, searchTerms } from './rules.ts';
@@ -90,10 +91,10 @@ function filtered(db: Kysely<DB>, where: InstanceRef, filter: PatientFilter, cal
     query = query.where(sql<SqlBool>`p.territories && ${sql.val(filter.territories)}::text[]`);
   }
   if (filter.region) query = query.where(sql<SqlBool>`p.regions @> ARRAY[${filter.region}]::text[]`);
-  if (filter.createdAfter) query = query.where('p.created_at', '>=', new Date(filter.createdAfter));
-  if (filter.createdBefore) query = query.where('p.created_at', '<', new Date(filter.createdBefore));
-  if (filter.updatedAfter) query = query.where('p.updated_at', '>=', new Date(filter.updatedAfter));
-  if (filter.updatedBefore) query = query.where('p.updated_at', '<', new Date(filter.updatedBefore));
+  if (filter.createdAfter) query = query.where('p.created_at', '>=', readInstant(filter.createdAfter));
+  if (filter.createdBefore) query = query.where('p.created_at', '<', readInstant(filter.createdBefore));
+  if (filter.updatedAfter) query = query.where('p.updated_at', '>=', readInstant(filter.updatedAfter));
+  if (filter.updatedBefore) query = query.where('p.updated_at', '<', readInstant(filter.updatedBefore));
   const memberId = filter.assignedToMe ? (caller.type === 'USER' ? caller.id : null) : undefined;
   for (const userId of [filter.careTeamMemberId, memberId]) {
     if (userId === undefined) continue;

@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../db/schema.ts';
 import { type Actor, recordAudit } from '../../events/audit.ts';
 import { ApiError, badField, type FieldError, validationError } from '../../http/errors.ts';
+import { readInstant } from '../../http/schemas.ts';
 import type { Instance } from '../../http/tenancy.ts';
 import type { Services } from '../../services.ts';
 import { findPatient, missingUserIds, type PatientRow } from '../patients/store.ts';
@@ -99,7 +100,7 @@ export function newTaskRow(
     id: uuidv7(),
     name: fields.name,
     description,
-    due_date: fields.dueDate ? new Date(fields.dueDate) : null,
+    due_date: fields.dueDate ? readInstant(fields.dueDate) : null,
     status: fields.status,
     priority: fields.priority,
     priority_rank: priorityRank[fields.priority] ?? 0,
@@ -253,7 +254,7 @@ export async function updateTask(
     const set: UpdateObject<DB, 'tasks'> = {};
     if (body.name !== undefined) set.name = body.name;
     if (has('description')) set.description = body.description ?? null;
-    if (has('dueDate')) set.due_date = body.dueDate ? new Date(body.dueDate) : null;
+    if (has('dueDate')) set.due_date = body.dueDate ? readInstant(body.dueDate) : null;
     if (body.status !== undefined) set.status = body.status;
     if (body.priority !== undefined) {
       set.priority = body.priority;

@@ -4,7 +4,7 @@ import { instanceScope } from '../../http/access-hook.ts';
 import { ErrorBody } from '../../http/errors.ts';
 import { DataAndMeta, dataAndMeta, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
-import { EmptyBody, InstanceParams } from '../../http/schemas.ts';
+import { EmptyBody, InstanceParams, readInstant } from '../../http/schemas.ts';
 import {
   addComment,
   addWatcher,
@@ -41,7 +41,7 @@ function merged<T>(...lists: (T[] | undefined)[]): T[] | undefined {
 
 /** The UTC day a `dueDate` value falls on, as [start, end). */
 function utcDay(value: string): [Date, Date] {
-  const instant = new Date(value);
+  const instant = readInstant(value);
   const start = Date.UTC(instant.getUTCFullYear(), instant.getUTCMonth(), instant.getUTCDate());
   return [new Date(start), new Date(start + 24 * 60 * 60 * 1000)];
 }

@@ -1,6 +1,7 @@
 import { type Expression, type InsertObject, type Kysely, type SqlBool, sql } from 'kysely';
 import type { DB, Row } from '../../db/schema.ts';
 import { applySort, offsetOf, type Paging, type SortKey, searchedPage } from '../../http/pagination.ts';
+import { readInstant } from '../../http/schemas.ts';
 import { likeContains } from '../patients/rules.ts';
 
 export type TaskRow = Row<'tasks'>;
@@ -168,8 +169,8 @@ function filtered(db: Kysely<DB>, where: InstanceRef, filter: TaskFilter) {
       filter.priorities.map((priority) => priorityRank[priority] ?? 0),
     );
   }
-  if (filter.dueBefore) query = query.where('t.due_date', '<', new Date(filter.dueBefore));
-  if (filter.dueAfter) query = query.where('t.due_date', '>', new Date(filter.dueAfter));
+  if (filter.dueBefore) query = query.where('t.due_date', '<', readInstant(filter.dueBefore));
+  if (filter.dueAfter) query = query.where('t.due_date', '>', readInstant(filter.dueAfter));
   if (filter.dueDay) query = query.where('t.due_date', '>=', filter.dueDay[0]).where('t.due_date', '<', filter.dueDay[1]);
   if (filter.authorId) query = query.where('t.created_by', '=', filter.authorId);
   if (filter.watcherId) query = query.where(watchedBy(where, filter.watcherId));

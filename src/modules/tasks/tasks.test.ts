@@ -232,6 +232,33 @@ describe('POST /tasks', () => {
     assert.equal(task.createdByName, 'Grace nurse');
   });
 
+  test('DECISIONS §1: dueDate reads any ISO 8601 date-time; without an offset it is UTC', async () => {
+    const t = await createTestTenant(app);
+    const user = await createUser(t, 'dora');
+    const forms: [string, string][] = [
+      ['2030-01-02T10:00:00', '2030-01-02T10:00:00.000Z'],
+      ['2030-01-02T10:00Z', '2030-01-02T10:00:00.000Z'],
+      ['2030-01-02T10:00:00+0530', '2030-01-02T04:30:00.000Z'],
+      ['2030-01-02T10:00:00.5-02:00', '2030-01-02T12:00:00.500Z'],
+      ['20300102T100000Z', '2030-01-02T10:00:00.000Z'],
+      ['2030-01-02', '2030-01-02T00:00:00.000Z'],
+    ];
+    for (const [sent, stored] of forms) {
+      const task = await createTask(t, user.id, { dueDate: sent });
+      assert.equal(task.dueDate, stored, sent);
+    }
+    for (const bad of ['2030-02-30T10:00:00Z', '2030-01-02T25:00Z', 'tomorrow']) {
+      assertValidation(
+        await t.api.post(`${t.base}/tasks`, { name: 'x', status: 'TODO', priority: 'LOW', dueDate: bad }),
+        'body.dueDate',
+        bad,
+      );
+    }
+    const due = await t.api.get(`${t.base}/tasks?dueAfter=2030-01-02T09:59&dueBefore=2030-01-02T10:01`);
+    assert.equal(due.status, 200, due.text);
+    assert.equal(due.body.metaInfo.totalElements, 3, 'the three at 10:00 UTC');
+  });
+
   test('400 for missing required fields and wrong types; nothing is created', async () => {
     const t = await createTestTenant(app);
     const nurse = await createUser(t, 'nurse');

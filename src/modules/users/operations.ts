@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { DB, GrantType, RowUpdate, UsersTable, UserTerritoryEntry } from '../../db/schema.ts';
 import { type Actor, recordAudit } from '../../events/audit.ts';
 import { ApiError, type FieldError, validationError } from '../../http/errors.ts';
+import { readInstant } from '../../http/schemas.ts';
 import { type Instance, listInstances, type Tenant } from '../../http/tenancy.ts';
 import type { Services } from '../../services.ts';
 import { hashSecret } from '../auth/secrets.ts';
@@ -107,8 +108,8 @@ async function checkedAccess(services: Services, tenantId: string, body: UserInp
         type,
         name: grant.permissionName,
         primaryRole: grant.primaryRole ?? false,
-        effectiveDate: grant.effectiveDate ? new Date(grant.effectiveDate) : null,
-        expirationDate: grant.expirationDate ? new Date(grant.expirationDate) : null,
+        effectiveDate: grant.effectiveDate ? readInstant(grant.effectiveDate) : null,
+        expirationDate: grant.expirationDate ? readInstant(grant.expirationDate) : null,
       });
     }
   }
