@@ -29,6 +29,7 @@ export const accessTable: Record<string, RouteAccess> = {
   [`PUT ${I}/formations/draft`]: { permission: 'FORMATION_WRITE' },
   [`POST ${I}/formations/draft/publish`]: { permission: 'FORMATION_WRITE' },
   [`GET ${I}/export/formation_version`]: { permission: 'FORMATION_READ' },
+  [`GET ${I}/export/formations/:version/assessments`]: { permission: 'FORMATION_READ' },
 
   // Users and territories (001 "Users", DECISIONS §7)
   [`GET ${T}/users`]: { permission: 'USER_READ' },

@@ -62,6 +62,7 @@ after(async () => {
 
 /** The formation each test tenant starts with: every permission via `admin`, none via `nothing`. */
 export function testFormation(extra: Partial<Formation> = {}): Formation {
+  const { securityPolicies = [], roles = [], ...sections } = extra;
   return {
     territories: [
       { name: 'west', title: 'West', territories: ['california', 'oregon'] },
@@ -70,22 +71,17 @@ export function testFormation(extra: Partial<Formation> = {}): Formation {
     securityPolicies: [
       { name: 'everything', permissions: allPermissions },
       { name: 'patient-reading', permissions: ['PATIENT_READ'] },
-      ...(extra.securityPolicies ?? []),
+      ...securityPolicies,
     ],
     roles: [
       { name: 'admin', title: 'Administrator', description: 'All permissions', policies: ['everything'] },
       { name: 'patient-reader', title: 'Patient reader', policies: ['patient-reading'] },
       { name: 'nothing', title: 'No permissions', policies: [] },
-      ...(extra.roles ?? []),
+      ...roles,
     ],
-    patientAttributes: extra.patientAttributes ?? [],
-    instancePhones: extra.instancePhones ?? [],
-    ...(extra.territories ? { territories: extra.territories } : {}),
-    ...(extra.programs ? { programs: extra.programs } : {}),
-    ...(extra.goalTemplates ? { goalTemplates: extra.goalTemplates } : {}),
-    ...(extra.pdts ? { pdts: extra.pdts } : {}),
-    ...(extra.cdts ? { cdts: extra.cdts } : {}),
-    ...(extra.dictionaries ? { dictionaries: extra.dictionaries } : {}),
+    patientAttributes: [],
+    instancePhones: [],
+    ...sections,
   };
 }
 

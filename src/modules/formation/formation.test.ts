@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, test } from 'node:test';
+import { strFromU8, unzipSync } from 'fflate';
 import { permissionsFromGrants } from '../../http/access.ts';
 import { allPermissions } from '../../http/permissions.ts';
 import { Api, createTestTenant, errorCode, type Response, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
@@ -34,6 +35,7 @@ function routes(base: string): { method: 'GET' | 'PUT' | 'POST'; url: string; bo
     { method: 'GET', url: `${base}/formations/current/roles`, write: false },
     { method: 'GET', url: `${base}/formations/current/roles/admin`, write: false },
     { method: 'GET', url: `${base}/export/formation_version`, write: false },
+    { method: 'GET', url: `${base}/export/formations/current/assessments`, write: false },
     { method: 'PUT', url: `${base}/formations/draft`, body: testFormation(), write: true },
     { method: 'POST', url: `${base}/formations/draft/publish`, body: {}, write: true },
   ];
@@ -195,8 +197,12 @@ describe('GET /formations/{version}/{section}', () => {
       assert.equal(errorCode(response), 'FORMATION_SECTION_NOT_FOUND', section);
       assert.equal(response.body[0].details.section, section);
       assert.deepEqual([...response.body[0].details.sections].sort(), [
+        'assessments',
         'cdts',
         'dictionaries',
+        'document-types',
+        'encounter-disposition',
+        'encounters',
         'goal-templates',
         'instance-phones',
         'patient-attributes',
@@ -205,6 +211,7 @@ describe('GET /formations/{version}/{section}', () => {
         'roles',
         'security-policies',
         'territories',
+        'visit-services',
       ]);
     }
   });
@@ -219,6 +226,120 @@ describe('GET /formations/{version}/{section}', () => {
     const missing = await t.api.get(`${t.base}/formations/7/roles`);
     assert.equal(missing.status, 404);
     assert.equal(errorCode(missing), 'FORMATION_NOT_FOUND');
+  });
+});
+
+describe('the sections later areas read (DECISIONS §6)', () => {
+  const assessment = {
+    name: 'phq-9',
+    title: 'PHQ-9',
+    questions: [{ id: 'q1', text: 'Little interest or pleasure in doing things?', answers: [0, 1, 2, 3] }],
+    scoring: { type: 'SUM', bands: [{ from: 0, to: 4, label: 'minimal' }] },
+    version: '2024-01',
+  };
+  const sections = {
+    assessments: [assessment],
+    documentTypes: [
+      { name: 'doc-type-esign', title: 'Signed consent', fields: [{ name: 'signedOn', type: 'date' as const }] },
+      { name: 'lab-report', title: 'Lab report', fields: [{ name: 'lab', type: 'text' as const, required: true }] },
+    ],
+    visitServices: [{ name: 'initial-visit', serviceCost: 120, cancellationFee: 25, preVisitCost: 0, modifiers: ['95'] }],
+    encounterTemplates: [{ name: 'intake', title: 'Intake', assessmentNames: ['phq-9'], visitServices: ['initial-visit'] }],
+    encounterDisposition: { fields: [{ name: 'outcome', type: 'select' as const, options: ['RESOLVED', 'FOLLOW_UP'] }] },
+    messageTemplates: [{ name: 'welcome', body: 'Welcome to the program' }],
+    webhooks: [{ url: 'https://example.org/hook', events: ['PATIENT_CREATED'] }],
+  };
+
+  test('are kept as written, published, and read by their production paths', async () => {
+    const t = await createTestTenant(app);
+    const formation = testFormation(sections);
+    const published = await publishFormation(t, formation);
+    assert.equal(published.status, 200, published.text);
+    assert.deepEqual(published.body.formation, formation, 'assessments keep their own keys');
+    const read = async (path: string) => {
+      const response = await t.api.get(`${t.base}/formations/current/${path}`);
+      assert.equal(response.status, 200, `${path}: ${response.text}`);
+      return response.body;
+    };
+    assert.deepEqual(await read('assessments'), [assessment]);
+    assert.deepEqual(await read('assessments/phq-9'), assessment);
+    assert.deepEqual(await read('encounters'), sections.encounterTemplates);
+    assert.deepEqual(await read('visit-services/initial-visit'), sections.visitServices[0]);
+    assert.deepEqual(await read('encounter-disposition'), sections.encounterDisposition, 'one object, not a list');
+    assert.deepEqual(await read('encounter-disposition/outcome'), sections.encounterDisposition.fields[0]);
+    // The defaults always exist; a formation may give one of them fields.
+    assert.deepEqual(await read('document-types'), [
+      { name: 'doc-type-assessment', title: 'Assessment', fields: [] },
+      { name: 'doc-type-others', title: 'Others', fields: [] },
+      ...sections.documentTypes,
+    ]);
+  });
+
+  test('an instance whose formation has none still has the default document types and an empty disposition', async () => {
+    const t = await createTestTenant(app);
+    const types = (await t.api.get(`${t.base}/formations/current/document-types`)).body as { name: string }[];
+    assert.deepEqual(
+      types.map((type) => type.name),
+      ['doc-type-assessment', 'doc-type-esign', 'doc-type-others'],
+    );
+    assert.deepEqual((await t.api.get(`${t.base}/formations/current/encounter-disposition`)).body, { fields: [] });
+    assert.deepEqual((await t.api.get(`${t.base}/formations/current/assessments`)).body, []);
+  });
+
+  test('publish checks names and the references of encounter templates', async () => {
+    const t = await createTestTenant(app);
+    const response = await publishFormation(
+      t,
+      testFormation({
+        ...sections,
+        assessments: [assessment, assessment],
+        encounterTemplates: [{ name: 'intake', assessmentNames: ['gad-7'], visitServices: ['house-call'] }],
+        encounterDisposition: { fields: [{ name: 'id', type: 'text' }] },
+      }),
+    );
+    assertFormationInvalid(response, [
+      'assessments.1.name',
+      'encounterTemplates.0.assessmentNames',
+      'encounterTemplates.0.visitServices',
+      'encounterDisposition.fields.0.name',
+    ]);
+  });
+});
+
+describe('GET /export/formations/{version}/assessments', () => {
+  async function download(t: TestTenant, version: string) {
+    return app.server.inject({
+      method: 'GET',
+      url: `${t.base}/export/formations/${version}/assessments`,
+      headers: { authorization: `Bearer ${t.adminClient.token}` },
+    });
+  }
+
+  test("answers a ZIP holding the version's assessments as JSON", async () => {
+    const t = await createTestTenant(app);
+    const assessments = [{ name: 'gad-7', title: 'GAD-7', questions: [{ id: 'q1' }] }];
+    assert.equal((await publishFormation(t, testFormation({ assessments }))).status, 200);
+    const response = await download(t, 'current');
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.headers['content-type'], 'application/zip');
+    assert.equal(response.headers['content-disposition'], 'attachment; filename="formation-2-assessments.zip"');
+    const files = unzipSync(new Uint8Array(response.rawPayload));
+    assert.deepEqual(Object.keys(files), ['assessments.json']);
+    assert.deepEqual(JSON.parse(strFromU8(files['assessments.json']!)), assessments);
+    // Version 1 had none; the draft is readable too.
+    assert.deepEqual(
+      JSON.parse(strFromU8(unzipSync(new Uint8Array((await download(t, '1')).rawPayload))['assessments.json']!)),
+      [],
+    );
+    assert.equal((await download(t, 'draft')).statusCode, 200);
+  });
+
+  test('a bad version is 400 and an unpublished one 404', async () => {
+    const t = await createTestTenant(app);
+    assert.equal((await download(t, 'latest')).statusCode, 400);
+    const missing = await download(t, '9');
+    assert.equal(missing.statusCode, 404);
+    assert.equal(JSON.parse(missing.body)[0].errorCode, 'FORMATION_NOT_FOUND');
   });
 });
 
@@ -313,9 +434,10 @@ describe('PUT /formations/draft', () => {
     assert.equal((await t.api.put(`${t.base}/formations/draft`, {})).status, 200);
   });
 
-  test('unknown keys inside items are ignored: no read shows them', async () => {
+  test('unknown keys, at the top or inside items, are ignored: no read shows them (DECISIONS §10)', async () => {
     const t = await createTestTenant(app);
     const response = await t.api.put(`${t.base}/formations/draft`, {
+      widgets: [{ name: 'w' }],
       roles: [{ name: 'r', policies: [], colour: 'blue', id: 'abc' }],
       instancePhones: [{ ...phoneA, extension: '12' }],
     });
@@ -343,8 +465,6 @@ describe('PUT /formations/draft', () => {
     const t = await createTestTenant(app);
     const bad: [string, unknown][] = [
       ['section not a list', { territories: 'west' }],
-      ['unknown top-level section', { ...testFormation(), widgets: [] }],
-      ['misspelled section', { securityPolicy: [] }],
       ['name not a string', { securityPolicies: [{ name: 5, permissions: [] }] }],
       ['empty name', { roles: [{ name: '', policies: [] }] }],
       ['policies not a list', { roles: [{ name: 'r', policies: 'everything' }] }],

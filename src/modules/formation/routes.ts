@@ -1,3 +1,4 @@
+import { strToU8, zipSync } from 'fflate';
 import { Type } from 'typebox';
 import { actorOf } from '../../events/audit.ts';
 import { instanceScope } from '../../http/access-hook.ts';
@@ -7,7 +8,7 @@ import { InstanceParams, JsonObject } from '../../http/schemas.ts';
 import type { Instance } from '../../http/tenancy.ts';
 import { publish, putDraft } from './operations.ts';
 import { type Formation, FormationDocument, FormationVersionInfo, FormationVersionParam } from './schemas.ts';
-import { formationSections, type SectionOptions, sectionItems } from './sections.ts';
+import { formationSections, sectionBody, sectionItems } from './sections.ts';
 import { type FormationRow, listVersions, loadFormation, resolveVersion } from './store.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
@@ -43,11 +44,11 @@ const formationRoutes: AreaPlugin = async (app, { services }) => {
     return row;
   }
 
-  function section(formation: Formation, name: string, options: SectionOptions) {
+  function section(name: string) {
     // Own keys only: `constructor` or `__proto__` must not resolve to Object.prototype's members.
     const entry = Object.hasOwn(formationSections, name) ? formationSections[name] : undefined;
     if (!entry) throw new ApiError('FORMATION_SECTION_NOT_FOUND', { section: name, sections: Object.keys(formationSections) });
-    return { items: sectionItems(formation, entry, options), itemKey: entry.itemKey };
+    return entry;
   }
 
   app.get(
@@ -72,17 +73,21 @@ const formationRoutes: AreaPlugin = async (app, { services }) => {
     {
       schema: {
         tags,
-        summary: 'One section of a formation version (a bare array)',
-        description: 'Dictionaries include the defaults (timezone, cpt, icd-10); internal ones only with includeInternal=true.',
+        summary: 'One section of a formation version (a bare array; `encounter-disposition` is one object)',
+        description:
+          'Sections: ' +
+          Object.keys(formationSections).join(', ') +
+          '. Dictionaries include the defaults (timezone, cpt, icd-10), internal ones only with includeInternal=true; ' +
+          'document-types include doc-type-assessment, doc-type-esign and doc-type-others.',
         params: Type.Object({ ...VersionParams.properties, section: Type.String() }),
         querystring: SectionQuery,
-        response: { 200: Type.Array(JsonObject), ...errors },
+        response: { 200: Type.Union([Type.Array(JsonObject), JsonObject]), ...errors },
       },
     },
     async (request) => {
       const { instance } = instanceScope(request);
       const row = await formationAt(instance, request.params.version);
-      return section(row.document as Formation, request.params.section, request.query).items;
+      return sectionBody(row.document as Formation, section(request.params.section), request.query);
     },
   );
 
@@ -101,8 +106,9 @@ const formationRoutes: AreaPlugin = async (app, { services }) => {
       const { section: sectionName, itemName } = request.params;
       const row = await formationAt(instance, request.params.version);
       // One item is found by its name, internal or not.
-      const { items, itemKey } = section(row.document as Formation, sectionName, { includeInternal: true });
-      const item = items.find((candidate) => candidate[itemKey] === itemName);
+      const entry = section(sectionName);
+      const items = sectionItems(row.document as Formation, entry, { includeInternal: true });
+      const item = items.find((candidate) => candidate[entry.itemKey] === itemName);
       if (!item) throw new ApiError('FORMATION_ITEM_NOT_FOUND', { section: sectionName, name: itemName });
       return item;
     },
@@ -160,6 +166,33 @@ const formationRoutes: AreaPlugin = async (app, { services }) => {
       const { instance } = instanceScope(request);
       const rows = await listVersions(services.db, instance.tenantId, instance.id);
       return rows.map((row) => versionInfo(row, instance));
+    },
+  );
+
+  app.get(
+    '/:tenantName/:instanceName/export/formations/:version/assessments',
+    {
+      schema: {
+        tags,
+        summary: "A ZIP holding one JSON file: the version's assessment formations (DECISIONS §6)",
+        params: VersionParams,
+        produces: ['application/zip'],
+        response: {
+          200: Type.Unsafe<Uint8Array>({ type: 'string', format: 'binary', description: 'assessments.json, zipped' }),
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { instance } = instanceScope(request);
+      const row = await formationAt(instance, request.params.version);
+      const assessments = (row.document as Formation).assessments ?? [];
+      const zip = zipSync({ 'assessments.json': strToU8(JSON.stringify(assessments, null, 2)) });
+      const version = row.version === -1 ? 'draft' : row.version;
+      return reply
+        .type('application/zip')
+        .header('content-disposition', `attachment; filename="formation-${version}-assessments.zip"`)
+        .send(Buffer.from(zip));
     },
   );
 };

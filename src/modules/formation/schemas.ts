@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DateTime, E164, Nullable, Uuid } from '../../http/schemas.ts';
+import { DateTime, E164, JsonObject, Nullable, Uuid } from '../../http/schemas.ts';
 import { fieldTypes } from './field-types.ts';
 
 /** Formation names: lower-case letters, digits, hyphen and underscore (001, dictionaries). */
@@ -126,22 +126,67 @@ export const Dictionary = Type.Object({
   fields: Type.Array(FieldDefinition, { minItems: 1 }),
 });
 
-/** The sections a formation can hold; each is optional and defaults to empty. */
-export const FormationDocument = Type.Object(
+/** Document summaries' types (001 "Documents"): custom fields of the summary's type record. */
+export const DocumentType = Type.Object({
+  name: Name,
+  title: Title,
+  fields: Type.Optional(Type.Array(FieldDefinition)),
+});
+
+/** An assessment as the designer wrote it: questions and scoring are kept as given. */
+export const Assessment = Type.Object(
   {
-    territories: Type.Optional(Type.Array(Territory)),
-    securityPolicies: Type.Optional(Type.Array(SecurityPolicy)),
-    roles: Type.Optional(Type.Array(Role)),
-    patientAttributes: Type.Optional(Type.Array(PatientAttribute)),
-    instancePhones: Type.Optional(Type.Array(InstancePhone)),
-    programs: Type.Optional(Type.Array(Program)),
-    goalTemplates: Type.Optional(Type.Array(GoalTemplate)),
-    pdts: Type.Optional(Type.Array(Pdt)),
-    cdts: Type.Optional(Type.Array(Cdt)),
-    dictionaries: Type.Optional(Type.Array(Dictionary)),
+    name: Name,
+    title: Title,
+    questions: Type.Optional(Type.Array(Type.Unknown())),
+    scoring: Type.Optional(Type.Unknown()),
   },
-  { additionalProperties: false },
+  { additionalProperties: true },
 );
+
+export const EncounterTemplate = Type.Object({
+  name: Name,
+  title: Title,
+  assessmentNames: Type.Optional(Type.Array(Type.String(), { description: 'Names of assessments of this formation' })),
+  visitServices: Type.Optional(Type.Array(Type.String(), { description: 'Names of visit services of this formation' })),
+});
+
+export const EncounterDisposition = Type.Object({ fields: Type.Array(FieldDefinition) });
+
+const Amount = Type.Number({ minimum: 0 });
+
+export const VisitService = Type.Object({
+  name: Name,
+  title: Title,
+  serviceCost: Type.Optional(Amount),
+  cancellationFee: Type.Optional(Amount),
+  preVisitCost: Type.Optional(Amount),
+  modifiers: Type.Optional(Type.Array(Type.Unknown())),
+});
+
+/**
+ * The sections a formation can hold (DECISIONS §6); each is optional and defaults to empty.
+ * Unknown keys, at the top or inside items, are dropped when the draft is saved (DECISIONS §10).
+ */
+export const FormationDocument = Type.Object({
+  territories: Type.Optional(Type.Array(Territory)),
+  securityPolicies: Type.Optional(Type.Array(SecurityPolicy)),
+  roles: Type.Optional(Type.Array(Role)),
+  patientAttributes: Type.Optional(Type.Array(PatientAttribute)),
+  instancePhones: Type.Optional(Type.Array(InstancePhone)),
+  programs: Type.Optional(Type.Array(Program)),
+  goalTemplates: Type.Optional(Type.Array(GoalTemplate)),
+  pdts: Type.Optional(Type.Array(Pdt)),
+  cdts: Type.Optional(Type.Array(Cdt)),
+  dictionaries: Type.Optional(Type.Array(Dictionary)),
+  documentTypes: Type.Optional(Type.Array(DocumentType)),
+  assessments: Type.Optional(Type.Array(Assessment)),
+  encounterTemplates: Type.Optional(Type.Array(EncounterTemplate)),
+  encounterDisposition: Type.Optional(EncounterDisposition),
+  visitServices: Type.Optional(Type.Array(VisitService)),
+  messageTemplates: Type.Optional(Type.Array(JsonObject)),
+  webhooks: Type.Optional(Type.Array(JsonObject)),
+});
 
 export type ProgramDefinition = Static<typeof Program>;
 export type GoalTemplateDefinition = Static<typeof GoalTemplate>;
@@ -149,6 +194,7 @@ export type FieldDefinitionInput = Static<typeof FieldDefinition>;
 export type PdtDefinition = Static<typeof Pdt>;
 export type CdtDefinition = Static<typeof Cdt>;
 export type DictionaryDefinition = Static<typeof Dictionary>;
+export type DocumentTypeDefinition = Static<typeof DocumentType>;
 
 export type Formation = Static<typeof FormationDocument>;
 

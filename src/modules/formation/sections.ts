@@ -1,4 +1,4 @@
-import { defaultDictionaries } from './default-dictionaries.ts';
+import { defaultDictionaries, defaultDocumentTypes } from './defaults.ts';
 import type { Formation } from './schemas.ts';
 
 export interface SectionOptions {
@@ -6,11 +6,21 @@ export interface SectionOptions {
   includeInternal?: boolean;
 }
 
+type Item = Record<string, unknown>;
+
 interface Section {
   key: keyof Formation;
   itemKey: string;
   /** A section whose items are not just the document's (dictionaries add the defaults). */
-  items?: (formation: Formation, options: SectionOptions) => Record<string, unknown>[];
+  items?: (formation: Formation, options: SectionOptions) => Item[];
+  /** A section that is one object, not a list: read whole; its items are its `fields`. */
+  single?: boolean;
+}
+
+/** Built-in items first, unless the formation redefines one by name. */
+function withDefaults(defaults: Item[], own: Item[] | undefined): Item[] {
+  const ownNames = new Set((own ?? []).map((item) => item.name));
+  return [...defaults.filter((item) => !ownNames.has(item.name)), ...(own ?? [])];
 }
 
 /**
@@ -36,8 +46,24 @@ export const formationSections: Record<string, Section> = {
         .map((dictionary) => ({ ...dictionary, internal: dictionary.internal ?? false }))
         .filter((dictionary) => options.includeInternal || !dictionary.internal),
   },
+  'document-types': {
+    key: 'documentTypes',
+    itemKey: 'name',
+    items: (formation) => withDefaults(defaultDocumentTypes, formation.documentTypes),
+  },
+  assessments: { key: 'assessments', itemKey: 'name' },
+  encounters: { key: 'encounterTemplates', itemKey: 'name' },
+  'encounter-disposition': { key: 'encounterDisposition', itemKey: 'name', single: true },
+  'visit-services': { key: 'visitServices', itemKey: 'name' },
 };
 
-export function sectionItems(formation: Formation, section: Section, options: SectionOptions): Record<string, unknown>[] {
-  return section.items ? section.items(formation, options) : ((formation[section.key] ?? []) as Record<string, unknown>[]);
+export function sectionItems(formation: Formation, section: Section, options: SectionOptions): Item[] {
+  if (section.items) return section.items(formation, options);
+  if (section.single) return ((formation[section.key] as { fields?: Item[] } | undefined)?.fields ?? []) as Item[];
+  return (formation[section.key] ?? []) as Item[];
+}
+
+/** What the section route answers: the list, or the one object of a single section. */
+export function sectionBody(formation: Formation, section: Section, options: SectionOptions): Item[] | Item {
+  return section.single ? { fields: sectionItems(formation, section, options) } : sectionItems(formation, section, options);
 }

@@ -1,7 +1,7 @@
 import type { FieldError } from '../../http/errors.ts';
 import { isPermission } from '../../http/permissions.ts';
 import { builtInPatientFields, reservedTopLevelNames } from '../patients/fields.ts';
-import { defaultDictionaryNames } from './default-dictionaries.ts';
+import { defaultDictionaryNames } from './defaults.ts';
 import type { FieldDefinitionInput, Formation } from './schemas.ts';
 
 /**
@@ -57,11 +57,13 @@ export function formationProblems(formation: Formation): FieldError[] {
 
   programProblems(formation, add);
   goalTemplateProblems(formation, add);
-  for (const section of ['pdts', 'cdts', 'dictionaries'] as const) {
+  for (const section of ['pdts', 'cdts', 'dictionaries', 'documentTypes'] as const) {
     uniqueNames(formation[section] ?? [], section, add);
     for (const [index, type] of (formation[section] ?? []).entries())
-      fieldProblems(type.fields, `${section}.${index}.fields`, add);
+      fieldProblems(type.fields ?? [], `${section}.${index}.fields`, add);
   }
+  if (formation.encounterDisposition) fieldProblems(formation.encounterDisposition.fields, 'encounterDisposition.fields', add);
+  encounterTemplateProblems(formation, add);
   for (const [index, dictionary] of (formation.dictionaries ?? []).entries()) {
     if (defaultDictionaryNames.has(dictionary.name)) {
       add(`dictionaries.${index}.name`, `"${dictionary.name}" is a default dictionary and cannot be redefined`);
@@ -149,6 +151,23 @@ function goalTemplateProblems(formation: Formation, add: (path: string, message:
       if (roleName && !roles.has(roleName)) {
         add(`goalTemplates.${index}.taskTemplates.${taskIndex}.subjectConfig.roleName`, `no role "${roleName}"`);
       }
+    }
+  }
+}
+
+/** DECISIONS §6: an encounter template names assessments and visit services of the same formation. */
+function encounterTemplateProblems(formation: Formation, add: (path: string, message: string) => void) {
+  uniqueNames(formation.assessments ?? [], 'assessments', add);
+  uniqueNames(formation.visitServices ?? [], 'visitServices', add);
+  uniqueNames(formation.encounterTemplates ?? [], 'encounterTemplates', add);
+  const assessments = new Set((formation.assessments ?? []).map((assessment) => assessment.name));
+  const services = new Set((formation.visitServices ?? []).map((service) => service.name));
+  for (const [index, template] of (formation.encounterTemplates ?? []).entries()) {
+    for (const name of template.assessmentNames ?? []) {
+      if (!assessments.has(name)) add(`encounterTemplates.${index}.assessmentNames`, `no assessment "${name}"`);
+    }
+    for (const name of template.visitServices ?? []) {
+      if (!services.has(name)) add(`encounterTemplates.${index}.visitServices`, `no visit service "${name}"`);
     }
   }
 }

@@ -1,19 +1,19 @@
 import { supportedTimezones } from '../patients/fields.ts';
-import type { DictionaryDefinition } from './schemas.ts';
+import type { DictionaryDefinition, DocumentTypeDefinition } from './schemas.ts';
 
 /**
  * 001: the dictionaries every instance has. `timezone` cannot be changed or populated (its values
  * are the supported timezones); `cpt` and `icd-10` keep their structure, and values can be added.
  */
 export const defaultDictionaries: DictionaryDefinition[] = [
-  { name: 'timezone', title: 'Timezone', internal: false, fields: [{ name: 'value', type: 'text', required: true }] },
+  { name: 'timezone', title: 'Timezone', internal: false, fields: [{ name: 'value', type: 'TEXT', required: true }] },
   {
     name: 'cpt',
     title: 'CPT codes',
     internal: false,
     fields: [
-      { name: 'code', type: 'text', required: true },
-      { name: 'description', type: 'text' },
+      { name: 'code', type: 'TEXT', required: true },
+      { name: 'description', type: 'TEXT' },
     ],
   },
   {
@@ -21,8 +21,8 @@ export const defaultDictionaries: DictionaryDefinition[] = [
     title: 'ICD-10 codes',
     internal: false,
     fields: [
-      { name: 'code', type: 'text', required: true },
-      { name: 'description', type: 'text' },
+      { name: 'code', type: 'TEXT', required: true },
+      { name: 'description', type: 'TEXT' },
     ],
   },
 ];
@@ -34,3 +34,10 @@ export const readOnlyDictionaries = new Set(['timezone']);
 
 /** The fixed values of `timezone`. */
 export const timezoneValues = supportedTimezones.map((value) => ({ value }));
+
+/** DECISIONS §6: document types every instance has; a formation may give them custom fields. */
+export const defaultDocumentTypes: DocumentTypeDefinition[] = [
+  { name: 'doc-type-assessment', title: 'Assessment', fields: [] },
+  { name: 'doc-type-esign', title: 'E-signature', fields: [] },
+  { name: 'doc-type-others', title: 'Others', fields: [] },
+];
