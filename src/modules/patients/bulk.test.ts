@@ -84,6 +84,13 @@ describe('PATCH /patients (bulk)', () => {
     assert.equal(afterB.patientTerritory, 'florida');
     assert.equal(afterB.patientRegionTitle, 'East');
     assert.equal((await read(t, untouched.id)).timezone, 'US/Pacific');
+    // null and "" clear the timezone, as on a single patient.
+    for (const cleared of [null, '']) {
+      const [again] = await bulk(t, { ids: [untouched.id], timezone: 'CET' });
+      assert.equal(again!.timezone, 'CET');
+      const [clearedPatient] = await bulk(t, { ids: [untouched.id], timezone: cleared });
+      assert.equal(clearedPatient!.timezone, null, JSON.stringify(cleared));
+    }
     // The filters see the new territories, and still the old region of B.
     const oregon = await t.api.get(`${t.base}/patients?territories=oregon`);
     assert.deepEqual(oregon.body.content.map((p: { id: string }) => p.id).sort(), [a.id, b.id].sort());

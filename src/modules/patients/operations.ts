@@ -225,7 +225,8 @@ type LocationRow = Pick<PatientRow, 'id' | 'patient_region' | 'patient_territory
  */
 async function updateLocation(trx: Services['db'], tenantId: string, current: LocationRow[], body: PatientBulkPatchBody) {
   const set: Record<string, unknown> = {};
-  if (body.timezone !== undefined) set.timezone = body.timezone;
+  // As on a single patient, `""` clears the timezone like null.
+  if (body.timezone !== undefined) set.timezone = body.timezone || null;
   if (body.cadence !== undefined) set.cadence = JSON.stringify(body.cadence ?? []);
   if (body.patientRegion !== undefined) set.patient_region = body.patientRegion;
   if (body.patientTerritory !== undefined) set.patient_territory = body.patientTerritory;

@@ -108,7 +108,7 @@ export type PatientInput = Static<typeof PatientPatch> & Record<string, unknown>
 
 export const PatientBulkPatch = Type.Object({
   ids: Type.Array(Uuid, { minItems: 1, maxItems: 10_000 }),
-  timezone: Type.Optional(Timezone),
+  timezone: Clearable(Timezone),
   patientTerritories: Type.Optional(Nullable(Type.Array(PatientTerritoryInput))),
   patientRegion: OptionalText(),
   patientTerritory: OptionalText(),

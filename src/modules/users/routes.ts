@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { actorOf } from '../../events/audit.ts';
 import { tenantScope } from '../../http/access-hook.ts';
-import { badField, ErrorBody } from '../../http/errors.ts';
+import { ErrorBody } from '../../http/errors.ts';
 import { DataAndMeta, dataAndMeta, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { EmptyBody, TenantParams, Uuid } from '../../http/schemas.ts';
@@ -33,7 +33,8 @@ const userRoutes: AreaPlugin = async (app, { services }) => {
       schema: {
         tags,
         summary: 'List users (data and meta)',
-        description: '`territories` filters only together with `region`. Name and email filters match whole values, any case.',
+        description:
+          '`territories` filters only together with `region`; alone it is ignored (DECISIONS §10). Name and email filters match whole values, any case.',
         params: TenantParams,
         querystring: UserListQuery,
         response: { 200: DataAndMeta(User), ...errors },
@@ -42,7 +43,6 @@ const userRoutes: AreaPlugin = async (app, { services }) => {
     async (request) => {
       const { tenant } = tenantScope(request);
       const { page, size, sort, ...filter } = request.query;
-      if (filter.territories?.length && !filter.region) throw badField('querystring.territories', 'needs region');
       const { rows, total } = await listUsers(
         services.db,
         tenant.id,
