@@ -8,6 +8,8 @@ export interface RouteAccess {
   public?: boolean;
   /** Only this kind of caller may use the route (e.g. export is for API clients). */
   callers?: CallerType;
+  /** A second permission some bodies need; the route's handler checks it. */
+  alsoNeeds?: { permission: Permission; when: string };
 }
 
 const I = '/:tenantName/:instanceName';
@@ -33,10 +35,19 @@ export const accessTable: Record<string, RouteAccess> = {
 
   // Users and territories (001 "Users", DECISIONS §7)
   [`GET ${T}/users`]: { permission: 'USER_READ' },
-  [`POST ${T}/users`]: { permission: 'USER_PROVISION' },
+  [`POST ${T}/users`]: {
+    permission: 'USER_PROVISION',
+    alsoNeeds: { permission: 'USER_REGIONS', when: "the body changes the user's territories" },
+  },
   [`GET ${T}/users/:userName`]: { permission: 'USER_READ' },
-  [`PATCH ${T}/users/:userName`]: { permission: 'USER_PROVISION' },
-  [`PUT ${T}/users/:userName`]: { permission: 'USER_PROVISION' },
+  [`PATCH ${T}/users/:userName`]: {
+    permission: 'USER_PROVISION',
+    alsoNeeds: { permission: 'USER_REGIONS', when: "the body changes the user's territories" },
+  },
+  [`PUT ${T}/users/:userName`]: {
+    permission: 'USER_PROVISION',
+    alsoNeeds: { permission: 'USER_REGIONS', when: "the body changes the user's territories" },
+  },
   [`DELETE ${T}/users/:userName`]: { permission: 'USER_PROVISION' },
   [`PUT ${T}/users/:userName/password`]: { permission: 'USER_PROVISION' },
   [`GET ${T}/user-territories/:userId`]: { permission: 'USER_READ' },

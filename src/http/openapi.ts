@@ -33,7 +33,7 @@ ${Object.entries(permissionCatalog)
 ${Object.entries(accessTable)
   .map(
     ([route, rule]) =>
-      `| \`${route.replace(/:(\w+)/g, '{$1}')}\` | ${rule.public ? 'none (token route)' : `\`${rule.permission}\``}${rule.callers ? ` (${rule.callers} only)` : ''} |`,
+      `| \`${route.replace(/:(\w+)/g, '{$1}')}\` | ${rule.public ? 'none (token route)' : `\`${rule.permission}\``}${rule.alsoNeeds ? `, and \`${rule.alsoNeeds.permission}\` when ${rule.alsoNeeds.when}` : ''}${rule.callers ? ` (${rule.callers} only)` : ''} |`,
   )
   .join('\n')}
 `;
@@ -63,7 +63,8 @@ function withPermissions(document: OpenApiDocument): OpenApiDocument {
       const rule = accessTable[`${method.toUpperCase()} ${route}`];
       if (!rule?.permission) continue;
       operation['x-permission'] = rule.permission;
-      const note = `Needs permission \`${rule.permission}\`${rule.callers ? `; ${rule.callers} callers only` : ''}.`;
+      const also = rule.alsoNeeds ? `; also \`${rule.alsoNeeds.permission}\` when ${rule.alsoNeeds.when}` : '';
+      const note = `Needs permission \`${rule.permission}\`${also}${rule.callers ? `; ${rule.callers} callers only` : ''}.`;
       operation.description = operation.description ? `${note}\n\n${operation.description}` : note;
     }
   }

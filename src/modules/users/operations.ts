@@ -157,6 +157,15 @@ async function territoryProblems(
   return errors;
 }
 
+/** What a user's territories grant, ignoring order and stamps: sent-back records compare equal. */
+function territoryKey(entries: { name: string; territories: string[]; instanceName: string }[], fullAccess?: string[] | null) {
+  const regions = entries.map((entry) => [entry.instanceName, entry.name, [...entry.territories].sort()]);
+  return JSON.stringify([
+    regions.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    [...(fullAccess ?? [])].sort(),
+  ]);
+}
+
 /** Entries keep their createdAt when they were already there. */
 function stampTerritories(
   entries: { name: string; territories: string[]; instanceName: string }[],
@@ -206,6 +215,8 @@ export async function saveUser(
   actor: Actor,
   body: UserInput,
   target?: { key: string; lookup: UserLookup; replace: boolean },
+  /** 000: writing user territories needs User Regions; without it they must stay as they are. */
+  mayChangeTerritories = true,
 ) {
   const { grants } = await checkedAccess(services, tenant.id, body);
   const row = await services.db.transaction().execute(async (trx) => {
@@ -270,6 +281,13 @@ export async function saveUser(
         body.fullTerritoriesAccessInstances !== undefined || replacing
           ? (body.fullTerritoriesAccessInstances ?? null)
           : (previous?.full_territories_access_instances ?? null);
+      const before = territoryKey(
+        (previous?.territories ?? []) as UserTerritoryEntry[],
+        previous?.full_territories_access_instances,
+      );
+      if (!mayChangeTerritories && territoryKey(entries, fullAccess) !== before) {
+        throw new ApiError('ACCESS_DENIED', { permission: 'USER_REGIONS' }, 'The caller lacks the permission USER_REGIONS');
+      }
       await writeTerritories(trx, tenant.id, id, entries, fullAccess, actor.id);
     }
     await recordAudit(trx, actor, {

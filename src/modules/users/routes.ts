@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../../events/audit.ts';
 import { tenantScope } from '../../http/access-hook.ts';
@@ -25,6 +26,8 @@ const tags = ['Users'];
 
 /** 001: without `type` the segment is a username; `type=ID` a user id; `type=EMAIL` an email. */
 const lookupOf = (type: 'ID' | 'EMAIL' | undefined): UserLookup => type ?? 'USERNAME';
+/** The access table's `alsoNeeds`: changing territories through a user body needs USER_REGIONS. */
+const mayChangeTerritories = (request: FastifyRequest) => tenantScope(request).access.permissions.has('USER_REGIONS');
 
 const userRoutes: AreaPlugin = async (app, { services }) => {
   app.get(
@@ -68,7 +71,7 @@ const userRoutes: AreaPlugin = async (app, { services }) => {
     async (request, reply) => {
       const { tenant } = tenantScope(request);
       reply.code(201);
-      return saveUser(services, tenant, actorOf(request), request.body);
+      return saveUser(services, tenant, actorOf(request), request.body, undefined, mayChangeTerritories(request));
     },
   );
 
@@ -104,7 +107,7 @@ const userRoutes: AreaPlugin = async (app, { services }) => {
     async (request) => {
       const { tenant } = tenantScope(request);
       const target = { key: request.params.userName, lookup: lookupOf(request.query.type), replace: false };
-      return saveUser(services, tenant, actorOf(request), request.body, target);
+      return saveUser(services, tenant, actorOf(request), request.body, target, mayChangeTerritories(request));
     },
   );
 
@@ -123,7 +126,7 @@ const userRoutes: AreaPlugin = async (app, { services }) => {
     async (request) => {
       const { tenant } = tenantScope(request);
       const target = { key: request.params.userName, lookup: lookupOf(request.query.type), replace: true };
-      return saveUser(services, tenant, actorOf(request), request.body, target);
+      return saveUser(services, tenant, actorOf(request), request.body, target, mayChangeTerritories(request));
     },
   );
 

@@ -528,6 +528,43 @@ describe('POST /{tenant}/admin/users', () => {
     assert.equal((await provisioner.post(`${t.admin}/users`, body)).status, 201);
   });
 
+  test('000: territories in a user body need USER_REGIONS too, unless they stay as they are', async () => {
+    const t = await createTestTenant(app);
+    const provisioner = await t.apiWith(['USER_PROVISION', 'USER_READ']);
+    const west = [{ name: 'west', territories: ['california'], instanceName: 'sandbox' }];
+    const denied = await provisioner.post(`${t.admin}/users`, {
+      username: 'terra',
+      email: 'terra@example.org',
+      territories: west,
+    });
+    assertError(denied, 403, 'ACCESS_DENIED');
+    assert.equal(denied.body[0].details.permission, 'USER_REGIONS');
+    assert.equal((await t.api.get(`${t.admin}/users?includeDeleted=true`)).body.metaInfo.totalElements, 0, 'nothing written');
+
+    const user = await createUser(t, { username: 'terra', territories: west });
+    // The whole record read back, territories unchanged: allowed. Changed: denied, nothing written.
+    const read = (await provisioner.get(`${t.admin}/users/terra`)).body;
+    const same = await provisioner.put(`${t.admin}/users/terra`, { ...read, firstName: 'Terra' });
+    assert.equal(same.status, 200, same.text);
+    const east = [{ name: 'east', territories: ['florida'], instanceName: 'sandbox' }];
+    for (const attempt of [
+      () => provisioner.patch(`${t.admin}/users/terra`, { territories: east }),
+      () => provisioner.put(`${t.admin}/users/terra`, { ...read, territories: [] }),
+      () => provisioner.patch(`${t.admin}/users/terra`, { fullTerritoriesAccessInstances: ['sandbox'] }),
+    ]) {
+      const response = await attempt();
+      assertError(response, 403, 'ACCESS_DENIED');
+      assert.equal(response.body[0].details.permission, 'USER_REGIONS');
+    }
+    const after = (await t.api.get(`${t.admin}/user-territories/${user.id}`)).body;
+    assert.deepEqual(
+      after.territories.map((entry: { name: string; territories: string[] }) => [entry.name, entry.territories]),
+      [['west', ['california']]],
+    );
+    const regions = await t.apiWith(['USER_PROVISION', 'USER_REGIONS']);
+    assert.equal((await regions.patch(`${t.admin}/users/terra`, { territories: east })).status, 200);
+  });
+
   test('a tenant cannot create users in another tenant', async () => {
     const a = await createTestTenant(app);
     const b = await createTestTenant(app);
