@@ -4,8 +4,7 @@ type Column = keyof PatientsTable & string;
 
 /**
  * The patient's scalar fields: API name → column. Create and PATCH copy these one to one;
- * every one except free-text `notes` can be sorted on (DECISIONS §8), and each sortable column
- * has an index (migration 0002).
+ * every one can be sorted on (DECISIONS §8), and each has an index (migrations 0002 and 0004).
  */
 export const scalarFields = {
   id: 'id',
@@ -66,8 +65,8 @@ export const writableScalarFields = (Object.keys(scalarFields) as ScalarField[])
 /** Sort keys for `GET /patients`: API name → `p.<column>`. */
 export const sortableFields: Record<string, string> = Object.fromEntries(
   (Object.entries(scalarFields) as [ScalarField, Column][])
-    .filter(([field]) => field !== 'notes')
-    .map(([field, column]) => [field, `p.${column}`]),
+    // Notes sort by the prefix their index holds (migration 0004).
+    .map(([field, column]) => [field, field === 'notes' ? 'left(p.notes, 200)' : `p.${column}`]),
 );
 
 /** Fields a patient object has besides the scalars; read-only ones are ignored on write (DECISIONS §10). */

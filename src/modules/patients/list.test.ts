@@ -532,20 +532,23 @@ describe('sort', () => {
     // by-filter sorts from the body or the query.
     assert.deepEqual(ids(await t.api.post(`${t.base}/by-filter/patients`, { sort: 'lastName,desc' })), [a.id, b.id, c.id]);
     assert.deepEqual(ids(await t.api.post(`${t.base}/by-filter/patients?sort=lastName,asc`, {})), [c.id, b.id, a.id]);
+    // Free-text notes sort too (DECISIONS §8), by their first 200 characters, then by id.
+    for (const [patient, notes] of [
+      [a, `${'m'.repeat(300)}z`],
+      [b, 'a short note'],
+    ] as const) {
+      const patched = await t.api.patch(`${t.base}/patients/${patient.id}`, { notes });
+      assert.equal(patched.status, 200, patched.text);
+    }
+    assert.deepEqual(ids(await list('notes,asc')), [b.id, a.id, c.id], 'no notes last');
+    assert.deepEqual(ids(await list('notes,desc')).slice(1), [a.id, b.id]);
     const response = await list('lastName,asc');
     assert.deepEqual(response.body.sort, { sorted: true, unsorted: false, empty: false });
   });
 
   test('an unknown field or direction is 400 INVALID_SORT', async () => {
     const t = await createTestTenant(app);
-    for (const sort of [
-      'favourite,asc',
-      'careTeam,asc',
-      'notes,asc',
-      'firstName,sideways',
-      'firstName,asc,desc',
-      'first_name,asc',
-    ]) {
+    for (const sort of ['favourite,asc', 'careTeam,asc', 'firstName,sideways', 'firstName,asc,desc', 'first_name,asc']) {
       assertCode(await t.api.get(`${t.base}/patients?${q({ sort })}`), 400, 'INVALID_SORT', sort);
       assertCode(await t.api.post(`${t.base}/by-filter/patients`, { sort }), 400, 'INVALID_SORT', `by-filter ${sort}`);
     }
