@@ -218,7 +218,7 @@ describe('GET /{tenant}/admin/audit-data', () => {
     const t = await createTestTenant(app);
     const before = (await audit(t)).body.metaInfo.totalElements;
     assert.equal((await t.api.post(`${t.base}/patients`, { firstName: 'No last name' })).status, 400);
-    assert.equal((await t.api.put(`${t.base}/formations/draft`, { widgets: [] })).status, 400);
+    assert.equal((await t.api.put(`${t.base}/formations/draft`, { territories: 'west' })).status, 400);
     const broken = testFormation({ roles: [{ name: 'broken', policies: ['missing'] }] });
     assert.equal((await t.api.put(`${t.base}/formations/draft`, broken)).status, 200);
     const publish = await t.api.post(`${t.base}/formations/draft/publish`);
@@ -380,7 +380,6 @@ describe('audit filters', () => {
       ['patientId=12345', 'querystring.patientId'],
       ['actorId=bob', 'querystring.actorId'],
       ['from=yesterday', 'querystring.from'],
-      ['from=2024-01-01', 'querystring.from'],
       ['to=2024-13-45T00:00:00Z', 'querystring.to'],
       ['actorType=ROBOT', 'querystring.actorType'],
       ['page=-1', 'querystring.page'],
