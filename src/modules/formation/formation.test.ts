@@ -265,7 +265,11 @@ describe('the sections later areas read (DECISIONS §6)', () => {
     assert.deepEqual(await read('assessments/phq-9'), assessment);
     assert.deepEqual(await read('encounters'), sections.encounterTemplates);
     assert.deepEqual(await read('visit-services/initial-visit'), sections.visitServices[0]);
-    assert.deepEqual(await read('encounter-disposition'), sections.encounterDisposition, 'one object, not a list');
+    assert.deepEqual(
+      await read('encounter-disposition'),
+      { name: '__encounter_disposition__', ...sections.encounterDisposition },
+      'one object, not a list, named as DECISIONS §7 says',
+    );
     assert.deepEqual(await read('encounter-disposition/outcome'), sections.encounterDisposition.fields[0]);
     // The defaults always exist; a formation may give one of them fields.
     assert.deepEqual(await read('document-types'), [
@@ -282,7 +286,10 @@ describe('the sections later areas read (DECISIONS §6)', () => {
       types.map((type) => type.name),
       ['doc-type-assessment', 'doc-type-esign', 'doc-type-others'],
     );
-    assert.deepEqual((await t.api.get(`${t.base}/formations/current/encounter-disposition`)).body, { fields: [] });
+    assert.deepEqual((await t.api.get(`${t.base}/formations/current/encounter-disposition`)).body, {
+      name: '__encounter_disposition__',
+      fields: [],
+    });
     assert.deepEqual((await t.api.get(`${t.base}/formations/current/assessments`)).body, []);
   });
 

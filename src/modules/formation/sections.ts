@@ -13,8 +13,8 @@ interface Section {
   itemKey: string;
   /** A section whose items are not just the document's (dictionaries add the defaults). */
   items?: (formation: Formation, options: SectionOptions) => Item[];
-  /** A section that is one object, not a list: read whole; its items are its `fields`. */
-  single?: boolean;
+  /** A section that is one object, not a list, read whole under this name; its items are its `fields`. */
+  singleName?: string;
 }
 
 /** Built-in items first, unless the formation redefines one by name. */
@@ -53,17 +53,19 @@ export const formationSections: Record<string, Section> = {
   },
   assessments: { key: 'assessments', itemKey: 'name' },
   encounters: { key: 'encounterTemplates', itemKey: 'name' },
-  'encounter-disposition': { key: 'encounterDisposition', itemKey: 'name', single: true },
+  // DECISIONS §7: the disposition formation is named `__encounter_disposition__`.
+  'encounter-disposition': { key: 'encounterDisposition', itemKey: 'name', singleName: '__encounter_disposition__' },
   'visit-services': { key: 'visitServices', itemKey: 'name' },
 };
 
 export function sectionItems(formation: Formation, section: Section, options: SectionOptions): Item[] {
   if (section.items) return section.items(formation, options);
-  if (section.single) return ((formation[section.key] as { fields?: Item[] } | undefined)?.fields ?? []) as Item[];
+  if (section.singleName) return ((formation[section.key] as { fields?: Item[] } | undefined)?.fields ?? []) as Item[];
   return (formation[section.key] ?? []) as Item[];
 }
 
 /** What the section route answers: the list, or the one object of a single section. */
 export function sectionBody(formation: Formation, section: Section, options: SectionOptions): Item[] | Item {
-  return section.single ? { fields: sectionItems(formation, section, options) } : sectionItems(formation, section, options);
+  const items = sectionItems(formation, section, options);
+  return section.singleName ? { name: section.singleName, fields: items } : items;
 }
