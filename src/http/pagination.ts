@@ -82,7 +82,7 @@ export function applySort<DB, TB extends keyof DB, O>(
  * row of the tenant (3 s at a million patients, not 20 ms). The CTE keeps only each match's id
  * and sort keys; the page's rows are read whole afterwards (a quarter less work at 5,000 matches).
  */
-export async function searchedPage<Row>(
+async function searchedPage<Row>(
   db: Kysely<never>,
   list: { base: SelectQueryBuilder<never, never, object>; table: string; alias: string; tenantId: string },
   order: { keys: SortKey[]; fallback: SortKey[]; tieBreaker: string },
@@ -116,6 +116,40 @@ export async function searchedPage<Row>(
   // Past the last page no row carries the total, so it is counted.
   const total = rows.length > 0 ? Number(rows[0]!.full_count) : paging.page === 0 ? 0 : await count();
   return { rows: rows.map(({ full_count: _, ...row }) => row as Row), total };
+}
+
+export interface FilteredList {
+  /** The filtered query, before any select: `db.selectFrom('patients as p').where(...)`. */
+  base: SelectQueryBuilder<never, never, object>;
+  table: string;
+  alias: string;
+  tenantId: string;
+  /** A substring search narrows the list: see `searchedPage`. */
+  searched: boolean;
+}
+
+/**
+ * A page of a filtered list, whole rows of `list.alias`, and the total. A searched list goes
+ * through `searchedPage`; any other is sorted and offset beside a count of the same filter.
+ */
+export async function filteredPage<Row>(
+  db: Kysely<never>,
+  list: FilteredList,
+  order: { keys: SortKey[]; fallback: SortKey[]; tieBreaker: string },
+  paging: Paging,
+): Promise<{ rows: Row[]; total: number }> {
+  const base = list.base as SelectQueryBuilder<Record<string, object>, string, object>;
+  const count = async () =>
+    Number((await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()).total);
+  if (list.searched) return searchedPage<Row>(db, list, order, paging, count);
+  const [rows, total] = await Promise.all([
+    applySort(base.selectAll(list.alias), order.keys, order.fallback, order.tieBreaker)
+      .limit(paging.size)
+      .offset(offsetOf(paging))
+      .execute(),
+    count(),
+  ]);
+  return { rows: rows as Row[], total };
 }
 
 export function offsetOf(paging: Paging): number {

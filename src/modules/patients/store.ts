@@ -1,7 +1,7 @@
 import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { DB, Row } from '../../db/schema.ts';
-import { applySort, offsetOf, type Paging, type SortKey, searchedPage } from '../../http/pagination.ts';
+import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
 import { readInstant } from '../../http/schemas.ts';
 import type { Caller } from '../../http/tokens.ts';
 import type { CareTeamEntry } from './rules.ts';
@@ -149,22 +149,15 @@ export async function listPatients(
   paging: Paging,
   sort: SortKey[],
 ): Promise<{ rows: PatientRow[]; total: number }> {
-  const base = filtered(db, where, filter, caller);
+  const list = {
+    base: filtered(db, where, filter, caller) as never,
+    table: 'patients',
+    alias: 'p',
+    tenantId: where.tenantId,
+    searched: Boolean((filter.search ?? filter.query)?.trim()),
+  };
   const order = { keys: sort, fallback: [{ column: 'p.created_at', direction: 'desc' as const }], tieBreaker: 'p.id' };
-  const count = async () =>
-    Number((await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()).total);
-  if ((filter.search ?? filter.query)?.trim()) {
-    const list = { base: base as never, table: 'patients', alias: 'p', tenantId: where.tenantId };
-    return searchedPage<PatientRow>(db as Kysely<never>, list, order, paging, count);
-  }
-  const [rows, total] = await Promise.all([
-    applySort(base.selectAll('p'), order.keys, order.fallback, order.tieBreaker)
-      .limit(paging.size)
-      .offset(offsetOf(paging))
-      .execute(),
-    count(),
-  ]);
-  return { rows, total };
+  return filteredPage<PatientRow>(db as Kysely<never>, list, order, paging);
 }
 
 /** A user's roles in one instance, read in the same query as the user. */

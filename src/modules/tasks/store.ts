@@ -1,6 +1,6 @@
 import { type Expression, type InsertObject, type Kysely, type SqlBool, sql } from 'kysely';
 import type { DB, Row } from '../../db/schema.ts';
-import { applySort, offsetOf, type Paging, type SortKey, searchedPage } from '../../http/pagination.ts';
+import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
 import { readInstant } from '../../http/schemas.ts';
 import { likeContains } from '../patients/rules.ts';
 
@@ -191,22 +191,15 @@ export async function listTasks(
   paging: Paging,
   sort: SortKey[],
 ): Promise<{ rows: TaskRow[]; total: number }> {
-  const base = filtered(db, where, filter);
+  const list = {
+    base: filtered(db, where, filter) as never,
+    table: 'tasks',
+    alias: 't',
+    tenantId: where.tenantId,
+    searched: Boolean(filter.search?.trim() || filter.description?.trim()),
+  };
   const order = { keys: sort, fallback: [{ column: 't.created_at', direction: 'desc' as const }], tieBreaker: 't.id' };
-  const count = async () =>
-    Number((await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()).total);
-  if (filter.search?.trim() || filter.description?.trim()) {
-    const list = { base: base as never, table: 'tasks', alias: 't', tenantId: where.tenantId };
-    return searchedPage<TaskRow>(db as Kysely<never>, list, order, paging, count);
-  }
-  const [rows, total] = await Promise.all([
-    applySort(base.selectAll('t'), order.keys, order.fallback, order.tieBreaker)
-      .limit(paging.size)
-      .offset(offsetOf(paging))
-      .execute(),
-    count(),
-  ]);
-  return { rows, total };
+  return filteredPage<TaskRow>(db as Kysely<never>, list, order, paging);
 }
 
 /** The tasks of a goal, oldest first (tasks_goal_idx). */
