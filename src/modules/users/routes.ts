@@ -6,7 +6,7 @@ import { ErrorBody } from '../../http/errors.ts';
 import { DataAndMeta, dataAndMeta, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { EmptyBody, TenantParams, Uuid } from '../../http/schemas.ts';
-import { deleteUser, getTerritories, getUser, putTerritories, saveUser, setPassword } from './operations.ts';
+import { deleteUser, getUser, saveUser, setPassword } from './operations.ts';
 import {
   PasswordInput,
   User,
@@ -19,6 +19,7 @@ import {
   UserTerritoriesRecord,
 } from './schemas.ts';
 import { listUsers, sortableUserFields, type UserLookup } from './store.ts';
+import { getTerritories, putTerritories } from './territories.ts';
 import { userViews } from './views.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
