@@ -272,3 +272,10 @@ export async function auditOf(t: TestTenant, filters: Record<string, string>): P
   assert.equal(response.status, 200, response.text);
   return response.body.data as AuditEntry[];
 }
+
+/** A patient created over the API (201): Ada Lovelace unless the body says otherwise. */
+export async function createPatient(t: TestTenant, body: Record<string, unknown> = {}, api: Api = t.api) {
+  const response = await api.post(`${t.base}/patients`, { firstName: 'Ada', lastName: 'Lovelace', ...body });
+  assert.equal(response.status, 201, response.text);
+  return response.body as { id: string } & Record<string, any>;
+}

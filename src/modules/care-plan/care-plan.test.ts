@@ -7,6 +7,7 @@ import {
   assertCode,
   assertValidation,
   auditOf,
+  createPatient,
   createTestTenant,
   isoMillis,
   newInstance,
@@ -91,12 +92,6 @@ async function loginAs(t: TestTenant, username: string): Promise<Api> {
   const login = await t.anonymous.post('/auth/token', { tenantName: t.tenant.name, username, password: PASSWORD });
   assert.equal(login.status, 200, login.text);
   return new Api(app.server, login.body.token);
-}
-
-async function createPatient(t: TestTenant, body: Record<string, unknown> = {}) {
-  const response = await t.api.post(`${t.base}/patients`, { firstName: 'Ada', lastName: 'Lovelace', ...body });
-  assert.equal(response.status, 201, response.text);
-  return response.body as { id: string };
 }
 
 async function createGoal(t: TestTenant, patientId: string, goalTemplateName = 'plain', api = t.api) {

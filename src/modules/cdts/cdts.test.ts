@@ -8,6 +8,7 @@ import {
   assertCode,
   assertValidation,
   auditOf,
+  createPatient,
   createTestTenant,
   isoMillis,
   type Response,
@@ -65,14 +66,8 @@ const systemTail = ['id', 'source_id', 'source_name'];
 
 async function setup(): Promise<{ t: TestTenant; patientId: string; base: string }> {
   const t = await createTestTenant(app, cdtFormation());
-  const patientId = await createPatient(t);
+  const patientId = (await createPatient(t)).id;
   return { t, patientId, base: `${t.base}/patients/${patientId}/cdts` };
-}
-
-async function createPatient(t: TestTenant): Promise<string> {
-  const response = await t.api.post(`${t.base}/patients`, { firstName: 'Ada', lastName: 'Lovelace' });
-  assert.equal(response.status, 201, response.text);
-  return response.body.id;
 }
 
 async function createVitals(t: TestTenant, base: string, body: Record<string, unknown> = {}) {
@@ -122,7 +117,7 @@ describe('POST /patients/{id}/cdts/{cdtName}', () => {
     const first = await createVitals(t, base);
     const second = await createVitals(t, base, { 'cdtf-systolic': 130 });
     assert.equal(first.cdtId, second.cdtId);
-    const other = await createPatient(t);
+    const other = (await createPatient(t)).id;
     const social = await t.api.post(`${t.base}/patients/${other}/cdts/social-needs`, { 'cdtf-housing': true });
     assert.equal(social.status, 201, social.text);
     assert.notEqual(social.body.cdtId, first.cdtId);
@@ -205,12 +200,12 @@ describe('POST /patients/{id}/cdts/{cdtName}', () => {
     assert.equal(second.body[0].details.cdtRecordId, first.body.id);
     assert.equal(await countRecords(t, base, 'social-needs'), 1);
     // Another patient has their own; after a delete the patient may have one again.
-    const other = await createPatient(t);
+    const other = (await createPatient(t)).id;
     assert.equal((await t.api.post(`${t.base}/patients/${other}/cdts/social-needs`, {})).status, 201);
     assert.equal((await t.api.delete(`${base}/social-needs/${first.body.id}`)).status, 200);
     assert.equal((await t.api.post(`${base}/social-needs`, { 'cdtf-housing': true })).status, 201);
     // Concurrent creates still leave one record.
-    const third = await createPatient(t);
+    const third = (await createPatient(t)).id;
     const racing = await Promise.all(
       [1, 2, 3].map(() => t.api.post(`${t.base}/patients/${third}/cdts/social-needs`, { 'cdtf-housing': true })),
     );
@@ -252,7 +247,7 @@ describe('GET /patients/{id}/cdts/{cdtName}/{recordId}', () => {
   test('a record of patient X is 404 under patient Y', async () => {
     const { t, base } = await setup();
     const record = await createVitals(t, base);
-    const other = await createPatient(t);
+    const other = (await createPatient(t)).id;
     const otherBase = `${t.base}/patients/${other}/cdts`;
     assertCode(await t.api.get(`${otherBase}/vitals/${record.id}`), 404, 'DT_RECORD_NOT_FOUND');
     assertCode(await t.api.patch(`${otherBase}/vitals/${record.id}`, { 'cdtf-note': 'x' }), 404, 'DT_RECORD_NOT_FOUND');

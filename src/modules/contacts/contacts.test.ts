@@ -7,6 +7,7 @@ import {
   assertCode,
   assertValidation,
   auditOf,
+  createPatient,
   createTestTenant,
   isoMillis,
   newInstance,
@@ -78,12 +79,6 @@ async function tenant(): Promise<TestTenant> {
   return createTestTenant(app, formation());
 }
 
-async function createPatient(t: TestTenant, firstName = 'Pat') {
-  const response = await t.api.post(`${t.base}/patients`, { firstName, lastName: 'Ient' });
-  assert.equal(response.status, 201, response.text);
-  return response.body as { id: string };
-}
-
 async function createRecord(t: TestTenant, body: Record<string, unknown> = ann, pdtName = 'caregiver') {
   const response = await t.api.post(`${t.base}/pdts/${pdtName}`, body);
   assert.equal(response.status, 201, response.text);
@@ -113,7 +108,7 @@ const badBodies: [string, Record<string, unknown>, string][] = [
 describe('POST /patients/{patientId}/contacts', () => {
   test('answers 200 with the production key set; active defaults to true', async () => {
     const t = await tenant();
-    const patient = await createPatient(t);
+    const patient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
     const response = await t.api.post(`${t.base}/patients/${patient.id}/contacts`, {
       name: 'Ann Lee',
       email: 'ann@example.org',
@@ -149,7 +144,7 @@ describe('POST /patients/{patientId}/contacts', () => {
 
   test('an empty body is a contact with no values; "" counts as null for email and phones', async () => {
     const t = await tenant();
-    const patient = await createPatient(t);
+    const patient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
     const empty = await addContact(t, patient.id, {});
     assert.equal(empty.name, null);
     assert.equal(empty.active, true);
@@ -169,8 +164,8 @@ describe('POST /patients/{patientId}/contacts', () => {
 
   test('read-only and unknown keys are ignored', async () => {
     const t = await tenant();
-    const patient = await createPatient(t);
-    const other = await createPatient(t, 'Other');
+    const patient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
+    const other = await createPatient(t, { firstName: 'Other', lastName: 'Ient' });
     const first = await addContact(t, patient.id, { name: 'Ann' });
     const response = await t.api.post(`${t.base}/patients/${patient.id}/contacts`, {
       ...first,
@@ -191,7 +186,7 @@ describe('POST /patients/{patientId}/contacts', () => {
 
   test('400 for bad values; nothing is stored', async () => {
     const t = await tenant();
-    const patient = await createPatient(t);
+    const patient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
     for (const [label, body, path] of badBodies) {
       assertValidation(await t.api.post(`${t.base}/patients/${patient.id}/contacts`, body), path, label);
     }
@@ -205,7 +200,7 @@ describe('POST /patients/{patientId}/contacts', () => {
 
   test('404 for a missing patient; 400 for a malformed patient id; 401; 403 without GENERAL_MY_PATIENTS_READ_UPDATE', async () => {
     const t = await tenant();
-    const patient = await createPatient(t);
+    const patient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
     assertCode(await t.api.post(`${t.base}/patients/${randomUUID()}/contacts`, { name: 'A' }), 404, 'PATIENT_NOT_FOUND');
     assertCode(await t.api.post(`${t.base}/patients/nope/contacts`, { name: 'A' }), 400, 'VALIDATION_ERROR');
     assertCode(
@@ -221,7 +216,7 @@ describe('POST /patients/{patientId}/contacts', () => {
 
   test('the create is in the audit log with the patient', async () => {
     const t = await tenant();
-    const patient = await createPatient(t);
+    const patient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
     const contact = await addContact(t, patient.id, { name: 'Ann', relation: 'SON' });
     const events = await auditOf(t, { patientId: patient.id, entityType: 'CONTACT' });
     assert.equal(events.length, 1);
@@ -235,7 +230,7 @@ describe('POST /patients/{patientId}/contacts', () => {
 describe('contacts backed by PDT records', () => {
   test('pdtRecordId must be a live record of a contactable type in this instance', async () => {
     const t = await tenant();
-    const patient = await createPatient(t);
+    const patient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
     const url = `${t.base}/patients/${patient.id}/contacts`;
     const record = await createRecord(t);
     const linked = await addContact(t, patient.id, { name: 'Ann', pdtRecordId: record.id });
@@ -265,7 +260,7 @@ describe('contacts backed by PDT records', () => {
 
   test('values named by *PdtFieldName are taken from the PDT record when not given', async () => {
     const t = await tenant();
-    const patient = await createPatient(t);
+    const patient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
     const record = await createRecord(t);
     const contact = await addContact(t, patient.id, {
       name: 'Ann',
@@ -296,7 +291,7 @@ describe('contacts backed by PDT records', () => {
 
   test('400 when a *PdtFieldName cannot supply its value', async () => {
     const t = await tenant();
-    const patient = await createPatient(t);
+    const patient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
     const record = await createRecord(t);
     const url = `${t.base}/patients/${patient.id}/contacts`;
     assertValidation(
@@ -329,8 +324,8 @@ describe('contacts backed by PDT records', () => {
 describe('GET /patients/{patientId}/contacts', () => {
   test("a page object of the patient's contacts only, with filters, sort and paging", async () => {
     const t = await tenant();
-    const patient = await createPatient(t);
-    const other = await createPatient(t, 'Other');
+    const patient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
+    const other = await createPatient(t, { firstName: 'Other', lastName: 'Ient' });
     const carl = await addContact(t, patient.id, { name: 'Carl', relation: 'SON' });
     const anna = await addContact(t, patient.id, { name: 'Anna', relation: 'DAUGHTER', active: false });
     const bob = await addContact(t, patient.id, { name: 'Bob', relation: 'SON' });
@@ -369,7 +364,7 @@ describe('GET /patients/{patientId}/contacts', () => {
 
   test('400 for bad paging, sort or filters; 404 for a missing patient; 401; 403', async () => {
     const t = await tenant();
-    const patient = await createPatient(t);
+    const patient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
     const url = `${t.base}/patients/${patient.id}/contacts`;
     assertCode(await t.api.get(`${url}?size=0`), 400, 'VALIDATION_ERROR');
     assertCode(await t.api.get(`${url}?page=-1`), 400, 'VALIDATION_ERROR');
@@ -386,8 +381,8 @@ describe('GET /patients/{patientId}/contacts', () => {
 describe('GET /patients/{patientId}/contacts/{contactId}', () => {
   test("404 CONTACT_NOT_FOUND for unknown ids and another patient's contact; 400; 401; 403", async () => {
     const t = await tenant();
-    const patient = await createPatient(t);
-    const other = await createPatient(t, 'Other');
+    const patient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
+    const other = await createPatient(t, { firstName: 'Other', lastName: 'Ient' });
     const theirs = await addContact(t, other.id);
     const mine = await addContact(t, patient.id);
     const url = `${t.base}/patients/${patient.id}/contacts`;
@@ -404,7 +399,7 @@ describe('GET /patients/{patientId}/contacts/{contactId}', () => {
 describe('PATCH /patients/{patientId}/contacts/{contactId}', () => {
   test('changes only the fields given; null clears', async () => {
     const t = await tenant();
-    const patient = await createPatient(t);
+    const patient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
     const contact = await addContact(t, patient.id, { name: 'Ann', email: 'ann@example.org', relation: 'SON' });
     const url = `${t.base}/patients/${patient.id}/contacts/${contact.id}`;
     const response = await t.api.patch(url, { relation: 'DAUGHTER', email: null, active: false });
@@ -423,7 +418,7 @@ describe('PATCH /patients/{patientId}/contacts/{contactId}', () => {
 
   test('pdtRecordId is write-once: the same value is fine, any other is a 400', async () => {
     const t = await tenant();
-    const patient = await createPatient(t);
+    const patient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
     const record = await createRecord(t);
     const another = await createRecord(t, { 'pdtf-name': 'Another' });
     const linked = await addContact(t, patient.id, { name: 'Ann', pdtRecordId: record.id });
@@ -451,7 +446,7 @@ describe('PATCH /patients/{patientId}/contacts/{contactId}', () => {
 
   test("a *PdtFieldName given on PATCH takes the value from the contact's record", async () => {
     const t = await tenant();
-    const patient = await createPatient(t);
+    const patient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
     const record = await createRecord(t);
     const contact = await addContact(t, patient.id, { name: 'Ann', pdtRecordId: record.id, phone: '+14155550100' });
     const url = `${t.base}/patients/${patient.id}/contacts/${contact.id}`;
@@ -474,7 +469,7 @@ describe('PATCH /patients/{patientId}/contacts/{contactId}', () => {
 
   test('400 for bad values; the contact is unchanged', async () => {
     const t = await tenant();
-    const patient = await createPatient(t);
+    const patient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
     const contact = await addContact(t, patient.id, { name: 'Ann' });
     const url = `${t.base}/patients/${patient.id}/contacts/${contact.id}`;
     for (const [label, body, path] of badBodies) assertValidation(await t.api.patch(url, body), path, label);
@@ -483,8 +478,8 @@ describe('PATCH /patients/{patientId}/contacts/{contactId}', () => {
 
   test("404 for unknown ids, another patient's contact or a missing patient; 400 for a malformed id; 401; 403", async () => {
     const t = await tenant();
-    const patient = await createPatient(t);
-    const other = await createPatient(t, 'Other');
+    const patient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
+    const other = await createPatient(t, { firstName: 'Other', lastName: 'Ient' });
     const theirs = await addContact(t, other.id, { name: 'Theirs' });
     const mine = await addContact(t, patient.id, { name: 'Mine' });
     const url = `${t.base}/patients/${patient.id}/contacts`;
@@ -501,7 +496,7 @@ describe('PATCH /patients/{patientId}/contacts/{contactId}', () => {
 
   test('the update is in the audit log with the fields it touched', async () => {
     const t = await tenant();
-    const patient = await createPatient(t);
+    const patient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
     const contact = await addContact(t, patient.id, { name: 'Ann' });
     await t.api.patch(`${t.base}/patients/${patient.id}/contacts/${contact.id}`, { relation: 'SON', colour: 'blue' });
     const events = await auditOf(t, { patientId: patient.id, entityType: 'CONTACT' });
@@ -556,7 +551,7 @@ describe('tenant and instance isolation', () => {
   test("a second instance of the same tenant cannot link the first's PDT records", async () => {
     const t = await tenant();
     const record = await createRecord(t);
-    const sandboxPatient = await createPatient(t);
+    const sandboxPatient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
     const sandboxContact = await addContact(t, sandboxPatient.id, { name: 'S' });
     const live = await newInstance(app, t.tenant, 'live');
     await applyFormation(app.services, live.id, systemActor(t.tenant.id, live.id), formation());

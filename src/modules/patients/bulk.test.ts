@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { assertCode, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
+import { assertCode, createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
 
 /** PATCH /patients: the same change to many patients, all or nothing (001). */
 
@@ -15,12 +15,6 @@ async function createUser(t: TestTenant, username: string) {
   });
   assert.equal(response.status, 201, response.text);
   return response.body as { id: string; username: string };
-}
-
-async function createPatient(t: TestTenant, body: Record<string, unknown> = {}) {
-  const response = await t.api.post(`${t.base}/patients`, { firstName: 'Ada', lastName: 'Lovelace', ...body });
-  assert.equal(response.status, 201, response.text);
-  return response.body;
 }
 
 async function read(t: TestTenant, id: string) {

@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import {
   Api,
   assertCode,
+  createPatient,
   createTestTenant,
   type Response,
   startApp,
@@ -23,12 +24,6 @@ async function createUser(t: TestTenant, username: string) {
   });
   assert.equal(response.status, 201, response.text);
   return response.body as { id: string; username: string };
-}
-
-async function createPatient(t: TestTenant, body: Record<string, unknown> = {}) {
-  const response = await t.api.post(`${t.base}/patients`, { firstName: 'Ada', lastName: 'Lovelace', ...body });
-  assert.equal(response.status, 201, response.text);
-  return response.body;
 }
 
 /** Ids of a page's content, in order. */

@@ -7,6 +7,7 @@ import {
   assertCode,
   assertValidation,
   auditOf,
+  createPatient,
   createTestTenant,
   isoMillis,
   newInstance,
@@ -94,12 +95,6 @@ async function createUser(t: TestTenant, username: string, extra: Record<string,
   });
   assert.equal(response.status, 201, response.text);
   return response.body as { id: string; username: string };
-}
-
-async function createPatient(t: TestTenant, body: Record<string, unknown> = {}) {
-  const response = await t.api.post(`${t.base}/patients`, { firstName: 'Ada', lastName: 'Lovelace', ...body });
-  assert.equal(response.status, 201, response.text);
-  return response.body;
 }
 
 /** Fields that stay the same when nothing changes (updatedAt and the updater may move). */

@@ -7,6 +7,7 @@ import {
   assertCode,
   assertValidation,
   auditOf,
+  createPatient,
   createTestTenant,
   errorPaths,
   isoMillis,
@@ -87,12 +88,6 @@ async function createRecord(t: TestTenant, body: Record<string, unknown> = ann, 
   const response = await t.api.post(`${t.base}/pdts/${pdtName}`, body);
   assert.equal(response.status, 201, response.text);
   return response.body;
-}
-
-async function createPatient(t: TestTenant, firstName = 'Pat') {
-  const response = await t.api.post(`${t.base}/patients`, { firstName, lastName: 'Ient' });
-  assert.equal(response.status, 201, response.text);
-  return response.body as { id: string };
 }
 
 async function addContact(t: TestTenant, patientId: string, body: Record<string, unknown>) {
@@ -508,9 +503,9 @@ describe('GET /pdts/{pdtName}/{pdtId}/patients', () => {
     const t = await tenant();
     const record = await createRecord(t);
     const other = await createRecord(t, { ...ann, 'pdtf-first-name': 'Other' });
-    const first = await createPatient(t, 'First');
-    const second = await createPatient(t, 'Second');
-    const unrelated = await createPatient(t, 'Unrelated');
+    const first = await createPatient(t, { firstName: 'First', lastName: 'Ient' });
+    const second = await createPatient(t, { firstName: 'Second', lastName: 'Ient' });
+    const unrelated = await createPatient(t, { firstName: 'Unrelated', lastName: 'Ient' });
     await addContact(t, first.id, { name: 'Ann', pdtRecordId: record.id });
     // Two contacts of one patient backed by the same record count once; inactive ones count.
     await addContact(t, first.id, { name: 'Ann again', pdtRecordId: record.id, active: false });

@@ -6,6 +6,7 @@ import {
   assertCode,
   assertValidation,
   auditOf,
+  createPatient,
   createTestTenant,
   errorDetails,
   isoMillis,
@@ -13,16 +14,7 @@ import {
   startApp,
   uuidShape,
 } from '../../test/harness.ts';
-import {
-  createPatient,
-  enrol,
-  phaseKeys,
-  programFormation,
-  programKeys,
-  programs,
-  programsPath,
-  publish,
-} from './test-support.ts';
+import { enrol, phaseKeys, programFormation, programKeys, programs, programsPath, publish } from './test-support.ts';
 
 /** The patient program routes: /patients/{patientId}/programs (001, DECISIONS §7–8, PROD-SHAPES). */
 

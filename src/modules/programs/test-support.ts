@@ -62,12 +62,6 @@ export const programs: NonNullable<Formation['programs']> = [
 
 export const programFormation = (extra: Partial<Formation> = {}) => testFormation({ programs, ...extra });
 
-export async function createPatient(t: TestTenant, body: Record<string, unknown> = {}) {
-  const response = await t.api.post(`${t.base}/patients`, { firstName: 'Ada', lastName: 'Lovelace', ...body });
-  assert.equal(response.status, 201, response.text);
-  return response.body as { id: string } & Record<string, unknown>;
-}
-
 export function programsPath(t: TestTenant, patientId: string) {
   return `${t.base}/patients/${patientId}/programs`;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Api, assertCode, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
+import { Api, assertCode, createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
 
 /** GET /tasks: data and meta, every filter and its deprecated alias, sort, paging, and who sees what by default. */
 
@@ -22,12 +22,6 @@ async function loginAs(t: TestTenant, username: string): Promise<Api> {
   const login = await t.anonymous.post('/auth/token', { tenantName: t.tenant.name, username, password: PASSWORD });
   assert.equal(login.status, 200, login.text);
   return new Api(app.server, login.body.token);
-}
-
-async function createPatient(t: TestTenant) {
-  const response = await t.api.post(`${t.base}/patients`, { firstName: 'Ada', lastName: 'Lovelace' });
-  assert.equal(response.status, 201, response.text);
-  return response.body as { id: string };
 }
 
 /**
