@@ -12,7 +12,7 @@ import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import type { AreaPlugin } from './http/plugin.ts';
 import { TokenService } from './http/tokens.ts';
-import { isE164, isTimeZone, registerFormats, validatorCompiler } from './http/validation.ts';
+import { isE164, isTimeZone, MAX_JSON_DEPTH, nestsDeeperThan, registerFormats, validatorCompiler } from './http/validation.ts';
 import auditRoutes from './modules/audit/routes.ts';
 import authRoutes from './modules/auth/routes.ts';
 import carePlanRoutes from './modules/care-plan/routes.ts';
@@ -89,7 +89,14 @@ export async function buildApp({ config, database }: AppOptions): Promise<App> {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '') return done(null, undefined);
-    jsonParser(request, body as string, done);
+    jsonParser(request, body as string, (error, parsed) => {
+      if (!error && nestsDeeperThan(parsed, MAX_JSON_DEPTH)) {
+        return done(
+          new ApiError('BAD_REQUEST', { maxDepth: MAX_JSON_DEPTH }, `The body nests deeper than ${MAX_JSON_DEPTH} levels`),
+        );
+      }
+      done(error, parsed);
+    });
   });
 
   await app.register(cors, { origin: config.corsOrigins === '*' ? '*' : config.corsOrigins });

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
+import { parameterBatches } from '../db/batches.ts';
 import type { DB } from '../db/schema.ts';
 
 /**
@@ -65,26 +66,22 @@ export async function recordAudit(trx: Kysely<DB>, actor: Actor, entries: AuditE
   const list = Array.isArray(entries) ? entries : [entries];
   if (list.length === 0) return;
   const occurredAt = new Date();
-  await trx
-    .insertInto('audit_events')
-    .values(
-      list.map((entry) => ({
-        tenant_id: actor.tenantId,
-        id: uuidv7(),
-        instance_id: actor.instanceId,
-        occurred_at: occurredAt,
-        actor_type: actor.type,
-        actor_id: actor.id,
-        actor_name: actor.name,
-        action: entry.action,
-        entity_type: entry.entityType,
-        entity_id: entry.entityId,
-        patient_id: entry.patientId ?? null,
-        request_id: actor.requestId,
-        method: actor.method,
-        route: actor.route,
-        changed_fields: entry.changedFields ?? null,
-      })),
-    )
-    .execute();
+  const rows = list.map((entry) => ({
+    tenant_id: actor.tenantId,
+    id: uuidv7(),
+    instance_id: actor.instanceId,
+    occurred_at: occurredAt,
+    actor_type: actor.type,
+    actor_id: actor.id,
+    actor_name: actor.name,
+    action: entry.action,
+    entity_type: entry.entityType,
+    entity_id: entry.entityId,
+    patient_id: entry.patientId ?? null,
+    request_id: actor.requestId,
+    method: actor.method,
+    route: actor.route,
+    changed_fields: entry.changedFields ?? null,
+  }));
+  for (const batch of parameterBatches(rows)) await trx.insertInto('audit_events').values(batch).execute();
 }

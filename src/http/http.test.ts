@@ -32,6 +32,24 @@ describe('error format (DECISIONS §2)', () => {
     assert.equal(errorCode(huge), 'PAYLOAD_TOO_LARGE');
   });
 
+  test('a body nesting deeper than 64 levels is 400 BAD_REQUEST, before any handler runs', async () => {
+    const t = await createTestTenant(app);
+    const draftBefore = (await t.api.get(`${t.base}/formations/draft`)).body;
+    const nested = (depth: number): unknown => (depth <= 1 ? { leaf: true } : { inner: nested(depth - 1) });
+    // Unknown keys are ignored (DECISIONS §10), but not read: they never reach the handler.
+    const deep = await t.api.put(`${t.base}/formations/draft`, { widgets: nested(100) });
+    assert.equal(deep.status, 400, deep.text);
+    assert.equal(errorCode(deep), 'BAD_REQUEST');
+    assert.deepEqual(deep.body[0].details, { maxDepth: 64 });
+    const arrays = await t.api.request('POST', `${t.base}/patients`, `{"a":${'['.repeat(80)}${']'.repeat(80)}}`, {
+      'content-type': 'application/json',
+    });
+    assert.equal(errorCode(arrays), 'BAD_REQUEST');
+    assert.deepEqual((await t.api.get(`${t.base}/formations/draft`)).body, draftBefore, 'nothing was saved');
+    const fine = await t.api.put(`${t.base}/formations/draft`, { widgets: nested(60) });
+    assert.equal(fine.status, 200, fine.text);
+  });
+
   test('schema failures name each field, and wrong types are not coerced', async () => {
     const t = await createTestTenant(app);
     const response = await t.api.post(`${t.base}/patients`, { firstName: 5, lastName: 'B', email: 'not-an-email' });

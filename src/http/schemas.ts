@@ -48,7 +48,7 @@ export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
 }
 
 /** A multi-value query parameter: `a,b` or repeated keys (000 convention 5). */
-export function CsvList<T extends TSchema>(item: T, options: { description?: string } = {}) {
+export function CsvList<T extends TSchema>(item: T, options: { description?: string; maxItems?: number } = {}) {
   return Type.Array(item, { ...options, 'x-comma-separated': true });
 }
 

@@ -117,3 +117,23 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
     return validator.Check(converted) ? { value: converted } : { error: validator.Errors(converted) as never };
   };
 };
+
+/**
+ * Bodies may hold free-form JSON (custom fields, assessments), which is later serialized and
+ * cloned by recursive code that a deeply nested value would overflow. Nothing in the API nests
+ * anywhere near this deep, so deeper bodies are refused up front.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(current)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}

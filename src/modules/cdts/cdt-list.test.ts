@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { assertCode, createTestTenant, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
+import { assertCode, assertValidation, createTestTenant, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
 
 /** GET /patients/{id}/cdts/{cdtName}: the page, sort, fields, filters and the created-at window. */
 
@@ -215,6 +215,10 @@ describe('GET /patients/{id}/cdts/{cdtName}', () => {
       assertCode(response, 400, 'VALIDATION_ERROR', filter);
       assert.equal(response.body[0].details.errors[0].path, 'query.filters', filter);
     }
+    // At most 100 conditions: each one is a clause of the query.
+    const many = Array(101).fill('cdtf-systolic:100').join(',');
+    assertValidation(await t.api.get(`${url}?filters=${many}`), 'querystring.filters');
+    assert.equal((await t.api.get(`${url}?filters=${Array(100).fill('cdtf-systolic:100').join(',')}`)).status, 200);
   });
 
   test('dateStart (inclusive) and dateEnd (exclusive) bound createdAt', async () => {

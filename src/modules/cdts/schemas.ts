@@ -25,11 +25,15 @@ export const CdtRecordParams = Type.Object({ ...CdtParams.properties, recordId: 
 export const CdtListQuery = Type.Object({
   ...PagingQuery,
   fields: Type.Optional(
-    CsvList(Type.String(), { description: 'Custom fields to include in jsonBody (system fields always are); default: all' }),
+    CsvList(Type.String(), {
+      description: 'Custom fields to include in jsonBody (system fields always are); default: all',
+      maxItems: 500,
+    }),
   ),
   filters: Type.Optional(
     CsvList(Type.String(), {
       description: '`field:value` conditions on custom fields, all of which must hold; the value is read by the field type',
+      maxItems: 100,
     }),
   ),
   dateStart: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after' })),

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
+import { parameterBatches } from '../../db/batches.ts';
 import type { DB, Row } from '../../db/schema.ts';
 import { fullValue } from '../records/json-body.ts';
 
@@ -34,9 +35,6 @@ export async function findDictionaryRecord(
   return scoped(db, instance, name).selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Rows per INSERT: well under PostgreSQL's 65,535 parameters. */
-const BATCH = 1000;
-
 export async function insertDictionaryRecords(
   db: Kysely<DB>,
   instance: DictionaryInstance,
@@ -44,25 +42,19 @@ export async function insertDictionaryRecords(
   records: Record<string, unknown>[],
 ): Promise<void> {
   const now = new Date();
-  for (let start = 0; start < records.length; start += BATCH) {
-    await db
-      .insertInto('dictionary_records')
-      .values(
-        records.slice(start, start + BATCH).map((values) => ({
-          tenant_id: instance.tenantId,
-          instance_id: instance.id,
-          // v7 ids grow in insert order, so records of one write list in the order they were sent.
-          id: uuidv7(),
-          dictionary_name: name,
-          values: JSON.stringify(values),
-          full_value: fullValue(values),
-          deleted: false,
-          created_at: now,
-          updated_at: now,
-        })),
-      )
-      .execute();
-  }
+  const rows = records.map((values) => ({
+    tenant_id: instance.tenantId,
+    instance_id: instance.id,
+    // v7 ids grow in insert order, so records of one write list in the order they were sent.
+    id: uuidv7(),
+    dictionary_name: name,
+    values: JSON.stringify(values),
+    full_value: fullValue(values),
+    deleted: false,
+    created_at: now,
+    updated_at: now,
+  }));
+  for (const batch of parameterBatches(rows)) await db.insertInto('dictionary_records').values(batch).execute();
 }
 
 /** Removes every record of the dictionary for good (001: PUT deletes the old records completely). */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
+import { seedBulk } from '../../cli/seed-bulk.ts';
 import { assertCode, createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
 
 /** PATCH /patients: the same change to many patients, all or nothing (001). */
@@ -350,5 +351,39 @@ describe('PATCH /patients (bulk)', () => {
       assert.equal(update.entityId, patient.id);
       assert.deepEqual([...update.changedFields].sort(), ['careTeamAdditions', 'timezone']);
     }
+  });
+});
+
+describe('PATCH /patients (bulk) at size', () => {
+  test("thousands of patients and large care teams are written in slices under PostgreSQL's parameter limit", async () => {
+    const t = await createTestTenant(app);
+    const { db } = app.services;
+    await seedBulk(app.services, {
+      tenant: t.tenant.name,
+      instance: 'sandbox',
+      patients: 4500,
+      tasks: 0,
+      users: 60,
+      batchSize: 5000,
+      keepIndexes: true,
+    });
+    const ids = (await db.selectFrom('patients').select('id').where('tenant_id', '=', t.tenant.id).execute()).map(
+      (row) => row.id,
+    );
+    assert.equal(ids.length, 4500);
+    // 4,500 audit rows of 15 values each: over 65,535 parameters in one INSERT.
+    assert.equal((await bulk(t, { ids, timezone: 'CET' })).length, 4500);
+    const audited = await db
+      .selectFrom('audit_events')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('tenant_id', '=', t.tenant.id)
+      .where('action', '=', 'PATIENT_UPDATED')
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(audited.count), 4500);
+    // 300 patients × 60 members × 5 values.
+    const users = (await db.selectFrom('users').select('id').where('tenant_id', '=', t.tenant.id).execute()).map((row) => row.id);
+    const careTeam = users.slice(0, 60).map((id) => ({ id }));
+    const replaced = await bulk(t, { ids: ids.slice(0, 300), careTeam });
+    assert.ok(replaced.every((patient) => patient.careTeam.length === 60));
   });
 });

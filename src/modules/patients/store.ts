@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
+import { parameterBatches } from '../../db/batches.ts';
 import type { DB, Row } from '../../db/schema.ts';
 import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
 import { readInstant } from '../../http/schemas.ts';
@@ -241,21 +242,16 @@ export async function replaceCareTeams(
   members: CareTeamEntry[],
 ): Promise<void> {
   await trx.deleteFrom('patient_care_team').where('tenant_id', '=', tenantId).where('patient_id', 'in', patientIds).execute();
-  if (members.length === 0) return;
-  await trx
-    .insertInto('patient_care_team')
-    .values(
-      patientIds.flatMap((patientId) =>
-        members.map((member, position) => ({
-          tenant_id: tenantId,
-          patient_id: patientId,
-          user_id: member.userId,
-          point_of_contact: member.pointOfContact,
-          position,
-        })),
-      ),
-    )
-    .execute();
+  const rows = patientIds.flatMap((patientId) =>
+    members.map((member, position) => ({
+      tenant_id: tenantId,
+      patient_id: patientId,
+      user_id: member.userId,
+      point_of_contact: member.pointOfContact,
+      position,
+    })),
+  );
+  for (const batch of parameterBatches(rows)) await trx.insertInto('patient_care_team').values(batch).execute();
 }
 
 /** Adds users at the end of each care team; members already there stay as they are. */

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
+import { parameterBatches } from '../../db/batches.ts';
 import type { DB, GrantType, PrincipalType } from '../../db/schema.ts';
 import {
   findInstanceByName,
@@ -72,24 +73,24 @@ export async function replaceGrants(
     .where('principal_id', '=', principal.id)
     .where('grant_type', 'in', types)
     .execute();
-  if (grants.length === 0) return;
-  await trx
-    .insertInto('access_grants')
-    .values(
-      grants.map((grant) => ({
-        tenant_id: tenantId,
-        principal_id: principal.id,
-        principal_type: principal.type,
-        instance_id: grant.instanceId,
-        grant_type: grant.type,
-        name: grant.name,
-        primary_role: grant.primaryRole ?? false,
-        effective_date: grant.effectiveDate ?? null,
-        expiration_date: grant.expirationDate ?? null,
-      })),
-    )
-    .onConflict((conflict) => conflict.doNothing())
-    .execute();
+  const rows = grants.map((grant) => ({
+    tenant_id: tenantId,
+    principal_id: principal.id,
+    principal_type: principal.type,
+    instance_id: grant.instanceId,
+    grant_type: grant.type,
+    name: grant.name,
+    primary_role: grant.primaryRole ?? false,
+    effective_date: grant.effectiveDate ?? null,
+    expiration_date: grant.expirationDate ?? null,
+  }));
+  for (const batch of parameterBatches(rows)) {
+    await trx
+      .insertInto('access_grants')
+      .values(batch)
+      .onConflict((conflict) => conflict.doNothing())
+      .execute();
+  }
 }
 
 export interface CreatedClient {

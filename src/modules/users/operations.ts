@@ -114,10 +114,14 @@ async function checkedAccess(services: Services, tenantId: string, body: UserInp
       });
     }
   }
-  errors.push(
-    ...(await territoryProblems(services, instances, body.territories ?? [], body.fullTerritoriesAccessInstances ?? [], 'body')),
+  const territoryErrors = await territoryProblems(
+    services,
+    instances,
+    body.territories ?? [],
+    body.fullTerritoriesAccessInstances ?? [],
+    'body',
   );
-  if (errors.length > 0) throw validationError(errors);
+  if (errors.length + territoryErrors.length > 0) throw validationError(errors.concat(territoryErrors));
   return { grants, instances };
 }
 

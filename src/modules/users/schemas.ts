@@ -8,11 +8,15 @@ export const userStates = ['ACTIVE', 'INACTIVE', 'PROVISIONED'] as const;
 const Locale = Type.String({ pattern: '^[a-z]{2,3}(-[A-Z]{2})?$', description: 'e.g. en-US (the default)' });
 const Code = Type.String({ pattern: '^[A-Z][A-Z0-9_]*$', maxLength: 50 });
 const OptionalText = (maxLength = 255) => Type.Optional(Nullable(Type.String({ maxLength })));
+/** Bounds on what one user can be given: far above real use, low enough to keep a write small. */
+const MAX_GRANTS = 1000;
+const MAX_TERRITORIES = 1000;
+const InstanceNames = Type.Array(Type.String({ maxLength: 100 }), { maxItems: MAX_TERRITORIES });
 
 export const TerritoryInput = Type.Object({
-  name: Type.String({ minLength: 1, description: 'Region name' }),
-  territories: Type.Array(Type.String({ minLength: 1 })),
-  instanceName: Type.String({ minLength: 1 }),
+  name: Type.String({ minLength: 1, maxLength: 100, description: 'Region name' }),
+  territories: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: MAX_TERRITORIES }),
+  instanceName: Type.String({ minLength: 1, maxLength: 100 }),
 });
 
 export const GrantInput = Type.Object({
@@ -43,10 +47,10 @@ const userProperties = {
   userState: Type.Optional(Type.Enum(userStates)),
   customUserAttributes: Type.Optional(Nullable(JsonObject)),
   allowedToReceiveCalls: Type.Optional(Type.Boolean()),
-  territories: Type.Optional(Nullable(Type.Array(TerritoryInput))),
-  fullTerritoriesAccessInstances: Type.Optional(Nullable(Type.Array(Type.String()))),
-  roles: Type.Optional(Nullable(Type.Array(GrantInput))),
-  policies: Type.Optional(Nullable(Type.Array(GrantInput))),
+  territories: Type.Optional(Nullable(Type.Array(TerritoryInput, { maxItems: MAX_TERRITORIES }))),
+  fullTerritoriesAccessInstances: Type.Optional(Nullable(InstanceNames)),
+  roles: Type.Optional(Nullable(Type.Array(GrantInput, { maxItems: MAX_GRANTS }))),
+  policies: Type.Optional(Nullable(Type.Array(GrantInput, { maxItems: MAX_GRANTS }))),
   seats: Type.Optional(Nullable(Type.Array(Code))),
   seatAssignAllowed: Type.Optional(Type.Boolean()),
   applicationAccess: Type.Optional(
@@ -181,8 +185,8 @@ export const UserTerritoriesRecord = Type.Object({
 
 export const UserTerritoriesInput = Type.Object({
   userId: Uuid,
-  territories: Type.Array(TerritoryInput),
-  fullTerritoriesAccessInstances: Type.Optional(Nullable(Type.Array(Type.String()))),
+  territories: Type.Array(TerritoryInput, { maxItems: MAX_TERRITORIES }),
+  fullTerritoriesAccessInstances: Type.Optional(Nullable(InstanceNames)),
 });
 
 export const PasswordInput = Type.Object({

@@ -468,6 +468,13 @@ describe('POST /{tenant}/admin/users', () => {
       [{ ...ok, customUserAttributes: 'npi' }, 'body.customUserAttributes'],
       [{ ...ok, seats: ['general seat'] }, 'body.seats'],
       [{ ...ok, firstName: 'x'.repeat(256) }, 'body.firstName'],
+      // Bounded lists: a write stays small whatever a client sends.
+      [{ ...ok, roles: Array(1001).fill({ permissionName: 'admin', instanceName: 'sandbox' }) }, 'body.roles'],
+      [{ ...ok, fullTerritoriesAccessInstances: Array(1001).fill('sandbox') }, 'body.fullTerritoriesAccessInstances'],
+      [
+        { ...ok, territories: [{ name: 'west', territories: Array(1001).fill('oregon'), instanceName: 'sandbox' }] },
+        'body.territories.0.territories',
+      ],
       [{ ...ok, roles: [{ permissionName: 'no-such-role', instanceName: 'sandbox' }] }, 'body.roles.0.permissionName'],
       [{ ...ok, roles: [{ permissionName: 'admin', instanceName: 'no-such-instance' }] }, 'body.roles.0.instanceName'],
       // A policy name is not a role name.
