@@ -20,6 +20,25 @@ export interface Actor {
   route: string | null;
 }
 
+type Writer = Pick<Actor, 'id' | 'name'>;
+
+/** The stamp columns a new row of any record table gets: who created it, and when. */
+export function createdStamp(actor: Writer, at: Date = new Date()) {
+  return {
+    created_at: at,
+    updated_at: at,
+    created_by: actor.id,
+    created_by_name: actor.name,
+    updated_by: actor.id,
+    updated_by_name: actor.name,
+  };
+}
+
+/** The stamp columns a change to a row sets. */
+export function updatedStamp(actor: Writer, at: Date = new Date()) {
+  return { updated_at: at, updated_by: actor.id, updated_by_name: actor.name };
+}
+
 export function actorOf(request: FastifyRequest): Actor {
   const scope = request.scope;
   if (!scope) throw new Error('actorOf needs an authenticated request');

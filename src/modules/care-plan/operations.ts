@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import { type Actor, recordAudit } from '../../events/audit.ts';
+import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
 import { ApiError, badField } from '../../http/errors.ts';
 import type { Paging } from '../../http/pagination.ts';
 import type { Instance } from '../../http/tenancy.ts';
@@ -100,12 +100,7 @@ export async function createGoal(services: Services, instance: Instance, actor: 
         priority: template.priority ?? 'LOW',
         status: 'ACTIVE',
         template_name: template.name,
-        created_at: now,
-        updated_at: now,
-        created_by: actor.id,
-        created_by_name: actor.name,
-        updated_by: actor.id,
-        updated_by_name: actor.name,
+        ...createdStamp(actor, now),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -173,9 +168,7 @@ export async function updateGoal(
         ...(body.name !== undefined ? { name: body.name } : {}),
         ...(body.status !== undefined ? { status: body.status } : {}),
         ...(body.priority !== undefined ? { priority: body.priority } : {}),
-        updated_at: new Date(),
-        updated_by: actor.id,
-        updated_by_name: actor.name,
+        ...updatedStamp(actor),
       })
       .where('tenant_id', '=', instance.tenantId)
       .where('id', '=', goal.id)
@@ -231,10 +224,7 @@ export async function addGoalComment(
         id: uuidv7(),
         goal_id: goal.id,
         text,
-        created_by: actor.id,
-        created_by_name: actor.name,
-        updated_by: actor.id,
-        updated_by_name: actor.name,
+        ...createdStamp(actor),
       })
       .returningAll()
       .executeTakeFirstOrThrow();

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, Row } from '../../db/schema.ts';
+import { createdStamp, updatedStamp } from '../../events/audit.ts';
 import { offsetOf, type Paging } from '../../http/pagination.ts';
 
 export type CarePlanRow = Row<'care_plans'>;
@@ -17,10 +18,7 @@ export async function ensureCarePlan(db: Kysely<DB>, tenantId: string, patientId
       tenant_id: tenantId,
       patient_id: patientId,
       id: uuidv7(),
-      created_by: actor.id,
-      created_by_name: actor.name,
-      updated_by: actor.id,
-      updated_by_name: actor.name,
+      ...createdStamp(actor),
     })
     .onConflict((oc) => oc.columns(['tenant_id', 'patient_id']).doNothing())
     .execute();
@@ -52,10 +50,7 @@ export async function upsertOverview(
       overview_created_by_name: actor.name,
       overview_updated_at: now,
       overview_updated_by_name: actor.name,
-      created_by: actor.id,
-      created_by_name: actor.name,
-      updated_by: actor.id,
-      updated_by_name: actor.name,
+      ...createdStamp(actor, now),
     })
     .onConflict((oc) =>
       oc.columns(['tenant_id', 'patient_id']).doUpdateSet({
@@ -64,9 +59,7 @@ export async function upsertOverview(
         overview_created_by_name: sql`CASE WHEN care_plans.overview_created_at IS NULL THEN excluded.overview_created_by_name ELSE care_plans.overview_created_by_name END`,
         overview_updated_at: now,
         overview_updated_by_name: actor.name,
-        updated_at: now,
-        updated_by: actor.id,
-        updated_by_name: actor.name,
+        ...updatedStamp(actor, now),
       }),
     )
     .returningAll()

@@ -2,6 +2,7 @@ import { type Kysely, type SqlBool, sql } from 'kysely';
 import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
 import type { DB, Row } from '../../db/schema.ts';
 import type { Actor } from '../../events/audit.ts';
+import { createdStamp, updatedStamp } from '../../events/audit.ts';
 import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
 import { jsonBody } from '../records/json-body.ts';
 
@@ -111,12 +112,7 @@ export async function insertCdtRecord(
       source_type: record.source?.type ?? null,
       source_id: record.source?.id ?? null,
       source_name: record.source?.name ?? null,
-      created_at: now,
-      updated_at: now,
-      created_by: actor.id,
-      created_by_name: actor.name,
-      updated_by: actor.id,
-      updated_by_name: actor.name,
+      ...createdStamp(actor, now),
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -261,9 +257,7 @@ export async function replaceCdtRecordValues(
     .set({
       values: JSON.stringify(withoutNulls(values)),
       version,
-      updated_at: new Date(),
-      updated_by: actor.id,
-      updated_by_name: actor.name,
+      ...updatedStamp(actor),
     })
     .where('tenant_id', '=', instance.tenantId)
     .where('instance_id', '=', instance.id)

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, RowUpdate } from '../../db/schema.ts';
-import { type Actor, recordAudit } from '../../events/audit.ts';
+import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
 import { ApiError, type FieldError, validationError } from '../../http/errors.ts';
 import type { Instance } from '../../http/tenancy.ts';
 import type { Services } from '../../services.ts';
@@ -140,10 +140,7 @@ export async function createContact(
         id,
         patient_id: patient.id,
         pdt_record_id: pdtRecordId,
-        created_by: actor.id,
-        created_by_name: actor.name,
-        updated_by: actor.id,
-        updated_by_name: actor.name,
+        ...createdStamp(actor),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -187,7 +184,7 @@ export async function updateContact(
     fillFromRecord(body, columns, linked);
     const updated = await trx
       .updateTable('contacts')
-      .set({ ...columns, updated_at: new Date(), updated_by: actor.id, updated_by_name: actor.name })
+      .set({ ...columns, ...updatedStamp(actor) })
       .where('tenant_id', '=', instance.tenantId)
       .where('id', '=', existing.id)
       .returningAll()

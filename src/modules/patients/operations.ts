@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { NewRow, RowUpdate } from '../../db/schema.ts';
-import { type Actor, recordAudit } from '../../events/audit.ts';
+import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
 import { ApiError, validationError } from '../../http/errors.ts';
 import type { Instance } from '../../http/tenancy.ts';
 import type { Services } from '../../services.ts';
@@ -75,10 +75,7 @@ export async function createPatient(services: Services, instance: Instance, acto
         tenant_id: instance.tenantId,
         instance_id: instance.id,
         id,
-        created_by: actor.id,
-        created_by_name: actor.name,
-        updated_by: actor.id,
-        updated_by_name: actor.name,
+        ...createdStamp(actor),
       } as unknown as NewRow<'patients'>)
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -122,9 +119,7 @@ export async function updatePatient(
       .updateTable('patients')
       .set({
         ...write.columns,
-        updated_at: new Date(),
-        updated_by: actor.id,
-        updated_by_name: actor.name,
+        ...updatedStamp(actor),
       } as RowUpdate<'patients'>)
       .where('tenant_id', '=', instance.tenantId)
       .where('id', '=', existing.id)

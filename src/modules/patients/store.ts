@@ -2,6 +2,7 @@ import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { parameterBatches } from '../../db/batches.ts';
 import type { DB, Row } from '../../db/schema.ts';
+import { updatedStamp } from '../../events/audit.ts';
 import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
 import { readInstant } from '../../http/schemas.ts';
 import type { Caller } from '../../http/tokens.ts';
@@ -338,7 +339,7 @@ export function touchPatients(
 ) {
   return trx
     .updateTable('patients')
-    .set({ updated_at: new Date(), updated_by: actor.id, updated_by_name: actor.name })
+    .set({ ...updatedStamp(actor) })
     .where('tenant_id', '=', tenantId)
     .where('id', 'in', patientIds)
     .execute();

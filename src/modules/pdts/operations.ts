@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import { type Actor, recordAudit } from '../../events/audit.ts';
+import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
 import { ApiError, validationError } from '../../http/errors.ts';
 import { dataAndMeta, type Paging, type SortKey } from '../../http/pagination.ts';
 import type { Instance } from '../../http/tenancy.ts';
@@ -100,10 +100,7 @@ export async function createPdtRecord(
         full_value: fullValue(values),
         deleted: false,
         external_guid: uuidv7(),
-        created_by: actor.id,
-        created_by_name: actor.name,
-        updated_by: actor.id,
-        updated_by_name: actor.name,
+        ...createdStamp(actor),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -145,9 +142,7 @@ export async function updatePdtRecord(
       .set({
         values: JSON.stringify(values),
         full_value: fullValue(values),
-        updated_at: new Date(),
-        updated_by: actor.id,
-        updated_by_name: actor.name,
+        ...updatedStamp(actor),
       })
       .where('tenant_id', '=', instance.tenantId)
       .where('id', '=', existing.id)
@@ -173,7 +168,7 @@ export async function deletePdtRecord(services: Services, instance: Instance, ac
     if (existing.deleted) return existing;
     const updated = await trx
       .updateTable('pdt_records')
-      .set({ deleted: true, updated_at: new Date(), updated_by: actor.id, updated_by_name: actor.name })
+      .set({ deleted: true, ...updatedStamp(actor) })
       .where('tenant_id', '=', instance.tenantId)
       .where('id', '=', existing.id)
       .returningAll()

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, ProgramPhase } from '../../db/schema.ts';
-import { type Actor, recordAudit } from '../../events/audit.ts';
+import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
 import { ApiError, badField } from '../../http/errors.ts';
 import { uuidPattern } from '../../http/schemas.ts';
 import type { Instance } from '../../http/tenancy.ts';
@@ -124,12 +124,7 @@ export async function patchProgram(
         status: statusOnEntering(phase, body.status, 'IN_PROGRESS'),
         current_phase: JSON.stringify(entry),
         path_history: phasesJson([entry]),
-        created_at: now,
-        updated_at: now,
-        created_by: actor.id,
-        created_by_name: actor.name,
-        updated_by: actor.id,
-        updated_by_name: actor.name,
+        ...createdStamp(actor, now),
       });
       await recordAudit(trx, actor, {
         action: 'PROGRAM_ENROLLED',
@@ -189,9 +184,7 @@ async function changeEnrolment(
   const updated = await updateEnrolment(trx, instance.tenantId, running.id, {
     status: nextStatus,
     ...(entry ? { current_phase: JSON.stringify(entry), path_history: phasesJson([...running.path_history, entry]) } : {}),
-    updated_at: now,
-    updated_by: actor.id,
-    updated_by_name: actor.name,
+    ...updatedStamp(actor, now),
   });
   await recordAudit(trx, actor, {
     action: entering ? 'PROGRAM_PHASE_CHANGED' : 'PROGRAM_UPDATED',

@@ -1,7 +1,7 @@
 import type { InsertObject, Kysely, UpdateObject } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../db/schema.ts';
-import { type Actor, recordAudit } from '../../events/audit.ts';
+import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
 import { ApiError, badField, type FieldError, validationError } from '../../http/errors.ts';
 import { readInstant } from '../../http/schemas.ts';
 import type { Instance } from '../../http/tenancy.ts';
@@ -115,12 +115,7 @@ export function newTaskRow(
     // 001: watchersType defaults to POINT_OF_CONTACT.
     watchers_type: fields.watchersType || 'POINT_OF_CONTACT',
     search_text: searchTextOf(fields.name, description),
-    created_at: now,
-    updated_at: now,
-    created_by: actor.id,
-    created_by_name: actor.name,
-    updated_by: actor.id,
-    updated_by_name: actor.name,
+    ...createdStamp(actor, now),
   };
 }
 
@@ -275,7 +270,7 @@ export async function updateTask(
     }
     const updated = await trx
       .updateTable('tasks')
-      .set({ ...set, updated_at: new Date(), updated_by: actor.id, updated_by_name: actor.name })
+      .set({ ...set, ...updatedStamp(actor) })
       .where('tenant_id', '=', instance.tenantId)
       .where('id', '=', existing.id)
       .returningAll()
@@ -318,7 +313,7 @@ export async function bulkUpdateStatus(
     }
     const updated = await trx
       .updateTable('tasks')
-      .set({ status: body.status, updated_at: new Date(), updated_by: actor.id, updated_by_name: actor.name })
+      .set({ status: body.status, ...updatedStamp(actor) })
       .where('tenant_id', '=', instance.tenantId)
       .where('id', 'in', ids)
       .returningAll()

@@ -1,5 +1,6 @@
 import { type Expression, type InsertObject, type Kysely, type SqlBool, sql } from 'kysely';
 import type { DB, Row } from '../../db/schema.ts';
+import { updatedStamp } from '../../events/audit.ts';
 import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
 import { readInstant } from '../../http/schemas.ts';
 import { likeContains } from '../patients/rules.ts';
@@ -95,7 +96,7 @@ export async function removeComment(trx: Kysely<DB>, tenantId: string, taskId: s
 export async function touchTask(trx: Kysely<DB>, tenantId: string, taskId: string, actor: { id: string | null; name: string }) {
   await trx
     .updateTable('tasks')
-    .set({ updated_at: new Date(), updated_by: actor.id, updated_by_name: actor.name })
+    .set({ ...updatedStamp(actor) })
     .where('tenant_id', '=', tenantId)
     .where('id', '=', taskId)
     .execute();

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, GrantType, RowUpdate, UsersTable } from '../../db/schema.ts';
-import { type Actor, recordAudit } from '../../events/audit.ts';
+import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
 import { ApiError, type FieldError, validationError } from '../../http/errors.ts';
 import { readInstant } from '../../http/schemas.ts';
 import { listInstances, type Tenant } from '../../http/tenancy.ts';
@@ -165,11 +165,10 @@ export async function saveUser(
     if (!existing) columns.user_state = 'PROVISIONED';
     await requireUnique(trx, tenant.id, columns, existing?.id);
     const id = existing?.id ?? uuidv7();
-    const audit = { id: actor.id, name: actor.name };
     const saved = existing
       ? await trx
           .updateTable('users')
-          .set({ ...columns, updated_at: new Date(), updated_by: audit.id, updated_by_name: audit.name })
+          .set({ ...columns, ...updatedStamp(actor) })
           .where('tenant_id', '=', tenant.id)
           .where('id', '=', id)
           .returningAll()
@@ -184,10 +183,7 @@ export async function saveUser(
             tenant_id: tenant.id,
             id,
             application_access_id: uuidv7(),
-            created_by: audit.id,
-            created_by_name: audit.name,
-            updated_by: audit.id,
-            updated_by_name: audit.name,
+            ...createdStamp(actor),
           } as never)
           .returningAll()
           .executeTakeFirstOrThrow();
@@ -230,7 +226,7 @@ export async function deleteUser(services: Services, tenant: Tenant, actor: Acto
     if (!user) throw new ApiError('USER_NOT_FOUND', {});
     await trx
       .updateTable('users')
-      .set({ deleted_at: new Date(), enabled: false, updated_at: new Date(), updated_by: actor.id, updated_by_name: actor.name })
+      .set({ deleted_at: new Date(), enabled: false, ...updatedStamp(actor) })
       .where('tenant_id', '=', tenant.id)
       .where('id', '=', user.id)
       .execute();
