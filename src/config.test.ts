@@ -8,7 +8,7 @@ test('defaults need no environment at all', () => {
   assert.equal(config.port, 3000);
   assert.equal(config.databaseUrl, '');
   assert.ok(config.dataDir.endsWith('data'));
-  assert.deepEqual(config.tokenLimit, { max: 100, windowSeconds: 300, blockSeconds: 300 });
+  assert.deepEqual(config.tokenLimit, { max: 100, failures: 10, windowSeconds: 300, blockSeconds: 300 });
   assert.equal(config.corsOrigins, '*');
 });
 

@@ -28,6 +28,20 @@ const EnvSchema = Type.Object({
   CAIRN_TOKEN_LIMIT: Type.Integer({ minimum: 1, default: 100, description: 'Token requests allowed per window.' }),
   CAIRN_TOKEN_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 300, description: 'Token limit window.' }),
   CAIRN_TOKEN_BLOCK_SECONDS: Type.Integer({ minimum: 1, default: 300, description: 'Block after the limit.' }),
+  CAIRN_TOKEN_FAILURE_LIMIT: Type.Integer({
+    minimum: 1,
+    default: 10,
+    description: 'Wrong secrets allowed per caller and source address per window; more block that address for that caller.',
+  }),
+  CAIRN_TRUST_PROXY: Type.String({
+    default: '',
+    description:
+      'Proxies whose X-Forwarded-For/-Proto to trust: true, a hop count, or comma-separated addresses/CIDRs. Unset: none.',
+  }),
+  CAIRN_HSTS: Type.Boolean({
+    default: false,
+    description: 'Send Strict-Transport-Security (set it when clients reach Cairn over TLS, e.g. behind a proxy).',
+  }),
   CAIRN_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1_048_576, description: 'Largest JSON body.' }),
   CAIRN_CORS_ORIGINS: Type.String({
     default: '*',
@@ -68,7 +82,10 @@ export interface Config {
   dataDir: string;
   demo: { enabled: boolean; clientKey: string; secret: string };
   jwtSecret: string;
-  tokenLimit: { max: number; windowSeconds: number; blockSeconds: number };
+  tokenLimit: { max: number; failures: number; windowSeconds: number; blockSeconds: number };
+  /** Fastify's trustProxy: which proxies' forwarded headers give the client's address and scheme. */
+  trustProxy: boolean | number | string[];
+  hsts: boolean;
   bodyLimitBytes: number;
   corsOrigins: string[] | '*';
   cacheTtlMs: number;
@@ -116,13 +133,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret: e.CAIRN_JWT_SECRET,
     tokenLimit: {
       max: e.CAIRN_TOKEN_LIMIT,
+      failures: e.CAIRN_TOKEN_FAILURE_LIMIT,
       windowSeconds: e.CAIRN_TOKEN_WINDOW_SECONDS,
       blockSeconds: e.CAIRN_TOKEN_BLOCK_SECONDS,
     },
+    trustProxy: parseTrustProxy(e.CAIRN_TRUST_PROXY),
+    hsts: e.CAIRN_HSTS,
     bodyLimitBytes: e.CAIRN_BODY_LIMIT_BYTES,
     corsOrigins: origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
     cacheTtlMs: e.CAIRN_CACHE_TTL_MS,
     workerHeapMb: e.CAIRN_WORKER_HEAP_MB,
     logLevel: e.LOG_LEVEL,
   };
+}
+
+function parseTrustProxy(value: string): Config['trustProxy'] {
+  const text = value.trim();
+  if (text === '' || text === 'false') return false;
+  if (text === 'true') return true;
+  if (/^\d+$/.test(text)) return Number(text);
+  return text.split(',').map((entry) => entry.trim());
 }

@@ -135,6 +135,8 @@ export interface UserTerritoriesTable {
 export interface TokenLimitsTable {
   tenant_id: string;
   principal_id: string;
+  /** '' for the caller's own limit; the source address for its wrong secrets. */
+  source: Generated<string>;
   recent: Date[];
   blocked_until: Date | null;
 }

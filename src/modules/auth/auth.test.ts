@@ -62,6 +62,19 @@ describe('POST /auth/token', () => {
     assert.equal(missing.status, 400);
   });
 
+  test('the production route takes the client key in {clientName} (DECISIONS §4), as production clients send it', async () => {
+    const t = await createTestTenant(app);
+    const { clientKey, secret } = t.adminClient;
+    const response = await anonymous.post(`/${t.tenant.name}/admin/api_clients/${clientKey}`, { secret });
+    assert.equal(response.status, 200, response.text);
+    assert.equal(response.body.clientName, clientKey);
+    assert.equal((await new Api(app.server, response.body.token).get(`${t.base}/patients`)).status, 200);
+    // The key is unique across the server, but the path still names the tenant: another tenant's path does not find it.
+    const other = await createTestTenant(app);
+    const elsewhere = await anonymous.post(`/${other.tenant.name}/admin/api_clients/${clientKey}`, { secret });
+    assert.equal(errorCode(elsewhere), 'INVALID_CLIENT_CREDENTIALS');
+  });
+
   test('a user with passwordAccess signs in with tenantName, username and password', async () => {
     const t = await createTestTenant(app);
     const user = await t.api.post(`${t.admin}/users`, {

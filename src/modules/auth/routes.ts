@@ -3,8 +3,14 @@ import { ApiError, badField, ErrorBody } from '../../http/errors.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { DateTime } from '../../http/schemas.ts';
 import { spendVerificationTime, verifySecret } from './secrets.ts';
-import { type ClientForLogin, findClientByKey, findClientByName, findUserForLogin } from './store.ts';
-import { consumeTokenRequest } from './token-limit.ts';
+import { type ClientForLogin, findClientByKey, findClientInTenant, findUserForLogin } from './store.ts';
+import {
+  assertSourceNotBlocked,
+  consumeTokenRequest,
+  recordWrongSecret,
+  type TokenSubject,
+  UNKNOWN_SUBJECT,
+} from './token-limit.ts';
 
 const TokenRequest = Type.Object(
   {
@@ -28,13 +34,27 @@ const tokenErrors = { 400: ErrorBody, 401: ErrorBody, 429: ErrorBody };
 const authRoutes: AreaPlugin = async (app, { services }) => {
   const { db, config, tokens } = services;
 
-  async function clientToken(client: ClientForLogin | undefined, secret: string) {
-    if (!client) {
-      await spendVerificationTime(secret);
-      throw new ApiError('INVALID_CLIENT_CREDENTIALS');
+  /**
+   * The order that keeps both limits honest: a source blocked for this caller is refused before
+   * any secret is checked; a wrong secret counts against that source only; a right one counts
+   * against the caller's own limit of 000.
+   */
+  async function checked(subject: TokenSubject | undefined, source: string, matches: () => Promise<boolean>): Promise<boolean> {
+    await assertSourceNotBlocked(db, subject ?? UNKNOWN_SUBJECT, source);
+    if (!(await matches())) {
+      await recordWrongSecret(db, subject ?? UNKNOWN_SUBJECT, source, config.tokenLimit);
+      return false;
     }
-    await consumeTokenRequest(db, client.tenantId, client.id, config.tokenLimit);
-    if (!(await verifySecret(secret, client.secretHash)) || !client.enabled) throw new ApiError('INVALID_CLIENT_CREDENTIALS');
+    if (subject) await consumeTokenRequest(db, subject, config.tokenLimit);
+    return true;
+  }
+
+  async function clientToken(client: ClientForLogin | undefined, secret: string, source: string) {
+    const subject = client && { tenantId: client.tenantId, principalId: client.id };
+    // An unknown key costs as much time as a known one, so timing does not tell keys apart.
+    const matches = async () =>
+      client ? (await verifySecret(secret, client.secretHash)) && client.enabled : spendVerificationTime(secret);
+    if (!(await checked(subject, source, matches)) || !client) throw new ApiError('INVALID_CLIENT_CREDENTIALS');
     return tokens.issue({ type: 'API_CLIENT', id: client.id, tenantId: client.tenantId, name: `API_CLIENT:${client.name}` });
   }
 
@@ -53,7 +73,7 @@ const authRoutes: AreaPlugin = async (app, { services }) => {
       const { apiClient, secret, tenantName, username, password } = request.body;
       if (apiClient !== undefined) {
         if (secret === undefined) throw badField('body.secret', 'is required with apiClient');
-        return clientToken(await findClientByKey(db, apiClient), secret);
+        return clientToken(await findClientByKey(db, apiClient), secret, request.ip);
       }
       if (username === undefined && tenantName === undefined) {
         throw badField('body.apiClient', 'give apiClient and secret, or tenantName, username and password');
@@ -62,13 +82,12 @@ const authRoutes: AreaPlugin = async (app, { services }) => {
       if (!username) throw badField('body.username', 'is required with tenantName');
       if (!password) throw badField('body.password', 'is required with username');
       const user = await findUserForLogin(db, tenantName, username);
-      if (!user) {
-        await spendVerificationTime(password);
-        throw new ApiError('INVALID_USER_CREDENTIALS');
-      }
-      await consumeTokenRequest(db, user.tenantId, user.id, config.tokenLimit);
-      const passwordMatches = user.passwordHash !== null && (await verifySecret(password, user.passwordHash));
-      if (!passwordMatches || !user.mayUsePassword) throw new ApiError('INVALID_USER_CREDENTIALS');
+      const subject = user && { tenantId: user.tenantId, principalId: user.id };
+      const matches = async () =>
+        user?.passwordHash
+          ? (await verifySecret(password, user.passwordHash)) && user.mayUsePassword
+          : spendVerificationTime(password);
+      if (!(await checked(subject, request.ip, matches)) || !user) throw new ApiError('INVALID_USER_CREDENTIALS');
       return tokens.issue({ type: 'USER', id: user.id, tenantId: user.tenantId, name: user.name });
     },
   );
@@ -90,7 +109,8 @@ const authRoutes: AreaPlugin = async (app, { services }) => {
     },
     async (request) => {
       const { tenantName, clientName } = request.params;
-      const issued = await clientToken(await findClientByName(db, tenantName, clientName), request.body.secret);
+      const client = await findClientInTenant(db, tenantName, clientName);
+      const issued = await clientToken(client, request.body.secret, request.ip);
       return { clientName, token: issued.token, enabled: true, expiresAt: issued.expiresAt };
     },
   );

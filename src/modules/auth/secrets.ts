@@ -32,9 +32,10 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
 
 /** A hash of nothing in particular: checking against it makes an unknown key cost as much as a known one. */
 let decoy: Promise<string> | undefined;
-export async function spendVerificationTime(secret: string): Promise<void> {
+export async function spendVerificationTime(secret: string): Promise<false> {
   decoy ??= hashSecret(randomBytes(16).toString('hex'));
   await verifySecret(secret, await decoy);
+  return false;
 }
 
 export function newSecret(): string {

@@ -20,17 +20,23 @@ export async function findClientByKey(db: Kysely<DB>, clientKey: string): Promis
   return row && { tenantId: row.tenant_id, id: row.id, name: row.name, secretHash: row.secret_hash, enabled: row.enabled };
 }
 
-export async function findClientByName(
+/**
+ * The client a production token path names: `{clientName}` is the client's key in production
+ * (DECISIONS §4), and Cairn's own name for it is accepted too. A key wins over a name.
+ */
+export async function findClientInTenant(
   db: Kysely<DB>,
   tenantName: string,
-  clientName: string,
+  keyOrName: string,
 ): Promise<ClientForLogin | undefined> {
   const row = await db
     .selectFrom('tenants as t')
     .innerJoin('api_clients as c', 'c.tenant_id', 't.id')
     .select(['c.tenant_id', 'c.id', 'c.name', 'c.secret_hash', 'c.enabled'])
     .where('t.name', '=', tenantName)
-    .where('c.name', '=', clientName)
+    .where((eb) => eb.or([eb('c.client_key', '=', keyOrName), eb('c.name', '=', keyOrName)]))
+    .orderBy((eb) => eb('c.client_key', '=', keyOrName), 'desc')
+    .limit(1)
     .executeTakeFirst();
   return row && { tenantId: row.tenant_id, id: row.id, name: row.name, secretHash: row.secret_hash, enabled: row.enabled };
 }

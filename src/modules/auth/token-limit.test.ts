@@ -25,14 +25,65 @@ describe('token limit (000: more than 100 in 5 minutes blocks for 5 minutes)', (
     assert.equal((await anonymous.post('/auth/token', { apiClient: other.clientKey, secret: other.secret })).status, 200);
   });
 
-  test('the block ends after its time, and wrong secrets count toward the limit', async () => {
-    const app = await startApp({ tokenLimit: { max: 3, windowSeconds: 60, blockSeconds: 1 } });
+  test('the block ends after its time; wrong secrets do not count toward it', async () => {
+    const app = await startApp({ tokenLimit: { max: 3, failures: 10, windowSeconds: 60, blockSeconds: 1 } });
     const t = await createTestTenant(app);
     const anonymous = new Api(app.server, undefined);
     const good = { apiClient: t.adminClient.clientKey, secret: t.adminClient.secret };
-    for (let i = 0; i < 3; i++) assert.equal((await anonymous.post('/auth/token', { ...good, secret: 'wrong' })).status, 401);
+    for (let i = 0; i < 5; i++) assert.equal((await anonymous.post('/auth/token', { ...good, secret: 'wrong' })).status, 401);
+    for (let i = 0; i < 3; i++) assert.equal((await anonymous.post('/auth/token', good)).status, 200);
     assert.equal((await anonymous.post('/auth/token', good)).status, 429);
     await sleep(1200);
     assert.equal((await anonymous.post('/auth/token', good)).status, 200);
+  });
+});
+
+const guarded = await startApp({ tokenLimit: { max: 100, failures: 3, windowSeconds: 60, blockSeconds: 300 } });
+
+describe('wrong secrets (limited per caller and source address)', () => {
+  const app = guarded;
+
+  function tokenFrom(remoteAddress: string, payload: Record<string, string>, url = '/auth/token') {
+    return app.server.inject({ method: 'POST', url, payload, remoteAddress });
+  }
+
+  test('more than the limit from one address blocks that address for that client only', async () => {
+    const t = await createTestTenant(app);
+    const good = { apiClient: t.adminClient.clientKey, secret: t.adminClient.secret };
+    const wrong = { ...good, secret: 'a-guess' };
+    // The attempt that passes the limit is still checked and refused; the next one is not even checked.
+    for (let i = 0; i < 4; i++) assert.equal((await tokenFrom('203.0.113.9', wrong)).statusCode, 401);
+    const blocked = await tokenFrom('203.0.113.9', good);
+    assert.equal(blocked.statusCode, 429);
+    assert.equal(JSON.parse(blocked.body)[0].errorCode, 'TOO_MANY_REQUESTS');
+    assert.ok(Number(blocked.headers['retry-after']) > 290);
+    // The real client, elsewhere, is not locked out; nor is another client from the blocked address.
+    assert.equal((await tokenFrom('198.51.100.7', good)).statusCode, 200);
+    const other = await t.clientWithRole('admin');
+    assert.equal((await tokenFrom('203.0.113.9', { apiClient: other.clientKey, secret: other.secret })).statusCode, 200);
+    // The production path counts against the same caller and address.
+    const production = `/${t.tenant.name}/admin/api_clients/${t.adminClient.clientKey}`;
+    assert.equal((await tokenFrom('203.0.113.9', { secret: t.adminClient.secret }, production)).statusCode, 429);
+    assert.equal((await tokenFrom('198.51.100.7', { secret: t.adminClient.secret }, production)).statusCode, 200);
+  });
+
+  test("a user's wrong passwords are limited the same way", async () => {
+    const t = await createTestTenant(app);
+    await t.api.post(`${t.admin}/users`, { username: 'pat.guess', email: 'pat@example.org' });
+    assert.equal((await t.api.put(`${t.admin}/users/pat.guess/password`, { password: 'the right password' })).status, 200);
+    const login = { tenantName: t.tenant.name, username: 'pat.guess' };
+    for (let i = 0; i < 4; i++) {
+      assert.equal((await tokenFrom('203.0.113.10', { ...login, password: 'wrong password' })).statusCode, 401);
+    }
+    assert.equal((await tokenFrom('203.0.113.10', { ...login, password: 'the right password' })).statusCode, 429);
+    assert.equal((await tokenFrom('198.51.100.8', { ...login, password: 'the right password' })).statusCode, 200);
+  });
+
+  test('unknown keys are limited per address too', async () => {
+    for (let i = 0; i < 4; i++) {
+      assert.equal((await tokenFrom('203.0.113.11', { apiClient: `no-such-key-${i}`, secret: 'x' })).statusCode, 401);
+    }
+    assert.equal((await tokenFrom('203.0.113.11', { apiClient: 'no-such-key', secret: 'x' })).statusCode, 429);
+    assert.equal((await tokenFrom('198.51.100.9', { apiClient: 'no-such-key', secret: 'x' })).statusCode, 401);
   });
 });

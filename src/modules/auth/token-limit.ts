@@ -3,44 +3,98 @@ import type { Config } from '../../config.ts';
 import type { DB } from '../../db/schema.ts';
 import { ApiError } from '../../http/errors.ts';
 
+/** Whose token requests are counted: an API client or a user. */
+export interface TokenSubject {
+  tenantId: string;
+  principalId: string;
+}
+
+const NIL = '00000000-0000-0000-0000-000000000000';
+/** Keys and usernames that name nobody: their failures are still counted, per source address. */
+export const UNKNOWN_SUBJECT: TokenSubject = { tenantId: NIL, principalId: NIL };
+
 /**
- * 000 limits: more than 100 token requests within 5 minutes blocks the caller for 5 minutes.
- * The window lives in one database row per caller and is updated in a single statement, so the
- * limit holds across every node and worker (DECISIONS §4). Wrong secrets count too, which is
- * what makes guessing one slow.
+ * Two limits, each a sliding window in one database row updated by a single statement, so they
+ * hold across every node and worker (DECISIONS §4):
+ * - 000's limit, per caller: more than 100 token requests within 5 minutes that present the right
+ *   secret block the caller for 5 minutes (source '').
+ * - Wrong secrets, per caller and source address: after `failures` of them within the window,
+ *   that address is blocked for that caller for the block time. Guessing stays slow, and someone
+ *   who knows a client's key cannot lock the real client out from elsewhere.
  */
-export async function consumeTokenRequest(
+export async function consumeTokenRequest(db: Kysely<DB>, subject: TokenSubject, limit: Config['tokenLimit']): Promise<void> {
+  const retryAfter = await consume(db, subject, '', limit.max, limit);
+  if (retryAfter > 0) throw tooManyRequests(retryAfter, 'Too many token requests');
+}
+
+/** Refuses, before any secret is checked, a source blocked for this caller by its wrong secrets. */
+export async function assertSourceNotBlocked(db: Kysely<DB>, subject: TokenSubject, source: string): Promise<void> {
+  const row = await db
+    .selectFrom('token_limits')
+    .select(sql<number>`ceil(extract(epoch FROM blocked_until - now()))::int`.as('retry_after'))
+    .where('tenant_id', '=', subject.tenantId)
+    .where('principal_id', '=', subject.principalId)
+    .where('source', '=', source)
+    .where('blocked_until', '>', sql<Date>`now()`)
+    .executeTakeFirst();
+  if (row && row.retry_after > 0) throw tooManyRequests(row.retry_after, 'Too many wrong secrets from this address');
+}
+
+/** Counts one wrong secret from `source`; the attempt that reaches the limit starts the block. */
+export async function recordWrongSecret(
   db: Kysely<DB>,
-  tenantId: string,
-  principalId: string,
+  subject: TokenSubject,
+  source: string,
   limit: Config['tokenLimit'],
 ): Promise<void> {
+  await consume(db, subject, source, limit.failures, limit);
+  // Rows of addresses that have gone quiet would otherwise pile up, one per address ever seen.
+  await db
+    .deleteFrom('token_limits')
+    .where('tenant_id', '=', subject.tenantId)
+    .where('principal_id', '=', subject.principalId)
+    .where('source', '<>', '')
+    .where((eb) => eb.or([eb('blocked_until', 'is', null), eb('blocked_until', '<', sql<Date>`now()`)]))
+    .where(
+      sql<boolean>`NOT EXISTS (SELECT 1 FROM unnest(recent) AS t WHERE t > now() - make_interval(secs => ${limit.windowSeconds}))`,
+    )
+    .execute();
+}
+
+/** Adds one request to the window; answers the seconds left of a block (0 when not blocked). */
+async function consume(
+  db: Kysely<DB>,
+  subject: TokenSubject,
+  source: string,
+  max: number,
+  limit: Config['tokenLimit'],
+): Promise<number> {
   const window = sql`make_interval(secs => ${limit.windowSeconds})`;
   const recentInWindow = sql`ARRAY(SELECT t FROM unnest(l.recent) AS t WHERE t > now() - ${window})`;
-  const result = await sql<{ blocked_until: Date | null; retry_after: number | null }>`
-    INSERT INTO token_limits AS l (tenant_id, principal_id, recent, blocked_until)
-    VALUES (${tenantId}, ${principalId}, ARRAY[now()], NULL)
-    ON CONFLICT (tenant_id, principal_id) DO UPDATE SET
+  const result = await sql<{ retry_after: number | null }>`
+    INSERT INTO token_limits AS l (tenant_id, principal_id, source, recent, blocked_until)
+    VALUES (${subject.tenantId}, ${subject.principalId}, ${source}, ARRAY[now()], NULL)
+    ON CONFLICT (tenant_id, principal_id, source) DO UPDATE SET
       recent = CASE
         WHEN l.blocked_until > now() THEN l.recent
-        WHEN cardinality(${recentInWindow}) >= ${limit.max} THEN '{}'
+        WHEN cardinality(${recentInWindow}) >= ${max} THEN '{}'
         ELSE ${recentInWindow} || now()
       END,
       blocked_until = CASE
         WHEN l.blocked_until > now() THEN l.blocked_until
-        WHEN cardinality(${recentInWindow}) >= ${limit.max} THEN now() + make_interval(secs => ${limit.blockSeconds})
+        WHEN cardinality(${recentInWindow}) >= ${max} THEN now() + make_interval(secs => ${limit.blockSeconds})
         ELSE NULL
       END
-    RETURNING blocked_until, ceil(extract(epoch FROM blocked_until - now()))::int AS retry_after
+    RETURNING ceil(extract(epoch FROM blocked_until - now()))::int AS retry_after
   `.execute(db);
-  const row = result.rows[0];
-  if (row?.blocked_until && (row.retry_after ?? 0) > 0) {
-    const retryAfter = String(row.retry_after);
-    throw new ApiError(
-      'TOO_MANY_REQUESTS',
-      { retryAfterSeconds: row.retry_after, blockedUntil: row.blocked_until.toISOString() },
-      `Too many token requests; blocked for ${retryAfter} more seconds`,
-      { 'Retry-After': retryAfter },
-    );
-  }
+  return Math.max(0, result.rows[0]?.retry_after ?? 0);
+}
+
+function tooManyRequests(retryAfter: number, message: string): ApiError {
+  return new ApiError(
+    'TOO_MANY_REQUESTS',
+    { retryAfterSeconds: retryAfter },
+    `${message}; blocked for ${retryAfter} more seconds`,
+    { 'Retry-After': String(retryAfter) },
+  );
 }
