@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -7,6 +6,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { DB } from './db/schema.ts';
 import { registerAccessControl } from './http/access-hook.ts';
+import { registerBrowserSecurity } from './http/browser-security.ts';
 import { ApiError, handleError, sendError } from './http/errors.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
@@ -72,6 +72,7 @@ export async function buildApp({ config, database }: AppOptions): Promise<App> {
     exposeHeadRoutes: false,
     return503OnClosing: true,
     requestIdHeader: 'x-request-id',
+    trustProxy: config.trustProxy,
     genReqId: () => randomUUID(),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // The serializer compiles schemas with its own Ajv, which must know Cairn's formats too.
@@ -99,7 +100,7 @@ export async function buildApp({ config, database }: AppOptions): Promise<App> {
     });
   });
 
-  await app.register(cors, { origin: config.corsOrigins === '*' ? '*' : config.corsOrigins });
+  await registerBrowserSecurity(app, config);
   app.addHook('onSend', async (request, reply) => {
     // DECISIONS §1: nothing this API returns may be cached.
     reply.header('cache-control', 'no-store');

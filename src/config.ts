@@ -35,8 +35,7 @@ const EnvSchema = Type.Object({
   }),
   CAIRN_TRUST_PROXY: Type.String({
     default: '',
-    description:
-      'Proxies whose X-Forwarded-For/-Proto to trust: true, a hop count, or comma-separated addresses/CIDRs. Unset: none.',
+    description: 'Proxies whose X-Forwarded-For/-Proto to trust: true (any), or comma-separated addresses/CIDRs. Unset: none.',
   }),
   CAIRN_HSTS: Type.Boolean({
     default: false,
@@ -84,7 +83,7 @@ export interface Config {
   jwtSecret: string;
   tokenLimit: { max: number; failures: number; windowSeconds: number; blockSeconds: number };
   /** Fastify's trustProxy: which proxies' forwarded headers give the client's address and scheme. */
-  trustProxy: boolean | number | string[];
+  trustProxy: boolean | string[];
   hsts: boolean;
   bodyLimitBytes: number;
   corsOrigins: string[] | '*';
@@ -151,6 +150,5 @@ function parseTrustProxy(value: string): Config['trustProxy'] {
   const text = value.trim();
   if (text === '' || text === 'false') return false;
   if (text === 'true') return true;
-  if (/^\d+$/.test(text)) return Number(text);
   return text.split(',').map((entry) => entry.trim());
 }

@@ -104,6 +104,65 @@ describe('query conventions (DECISIONS §10, 000)', () => {
   });
 });
 
+describe('browser security', () => {
+  test('every response carries security headers from helmet; the API forbids framing and content', async () => {
+    const t = await createTestTenant(app);
+    for (const response of [
+      await t.api.get(`${t.base}/patients`),
+      await anonymous.get('/nope'),
+      await anonymous.get('/health/live'),
+    ]) {
+      assert.equal(response.headers['x-content-type-options'], 'nosniff');
+      assert.equal(response.headers['x-frame-options'], 'DENY');
+      assert.match(String(response.headers['content-security-policy']), /default-src 'none'.*frame-ancestors 'none'/);
+      assert.equal(response.headers['referrer-policy'], 'no-referrer');
+      // HSTS only when configured: on plain HTTP it would strand clients.
+      assert.equal(response.headers['strict-transport-security'], undefined);
+    }
+  });
+
+  test('/docs has its own CSP, which lets its scripts and styles load from itself only', async () => {
+    const page = await anonymous.get('/docs/');
+    assert.equal(page.status, 200);
+    const csp = String(page.headers['content-security-policy']);
+    assert.match(csp, /script-src 'self'/);
+    assert.doesNotMatch(csp, /unsafe-eval|upgrade-insecure-requests/);
+    const script = await anonymous.get('/docs/static/swagger-ui-bundle.js');
+    assert.equal(script.status, 200);
+    assert.match(String(script.headers['content-type']), /javascript/);
+  });
+
+  test('HSTS is sent when CAIRN_HSTS is set', async () => {
+    const tls = await startApp({ hsts: true });
+    const response = await tls.server.inject({ method: 'GET', url: '/health/live' });
+    assert.match(String(response.headers['strict-transport-security']), /max-age=31536000/);
+  });
+
+  test('a preflight allows every method and the Authorization and Content-Type headers', async () => {
+    const t = await createTestTenant(app);
+    const methods = new Set(Object.keys(accessTable).map((route) => route.split(' ')[0]!));
+    for (const method of methods) {
+      const preflight = await app.server.inject({
+        method: 'OPTIONS',
+        url: `${t.base}/patients/${t.instance.id}`,
+        headers: {
+          origin: 'https://app.example',
+          'access-control-request-method': method,
+          'access-control-request-headers': 'authorization,content-type',
+        },
+      });
+      assert.equal(preflight.statusCode, 204, method);
+      assert.equal(preflight.headers['access-control-allow-origin'], 'https://app.example');
+      assert.ok(String(preflight.headers['access-control-allow-methods']).split(', ').includes(method), method);
+      const allowed = String(preflight.headers['access-control-allow-headers']).toLowerCase();
+      assert.ok(allowed.includes('authorization') && allowed.includes('content-type'), allowed);
+    }
+    // A browser app reads Retry-After and the request id from responses.
+    const response = await app.server.inject({ method: 'GET', url: '/health/live', headers: { origin: 'https://app.example' } });
+    assert.match(String(response.headers['access-control-expose-headers']), /Retry-After/);
+  });
+});
+
 describe('operations endpoints', () => {
   test('health: live, and ready checks the database', async () => {
     assert.deepEqual((await anonymous.get('/health/live')).body, { status: 'ok', worker: 0 });
@@ -143,6 +202,10 @@ describe('operations endpoints', () => {
     for (const route of Object.keys(accessTable)) assert.ok(operations.has(route), `${route} missing from /openapi.json`);
     assert.ok(operations.has('POST /auth/token'));
     assert.match(document.info.description, /ACCESS_DENIED/);
+    // A file route documents its binary success and its JSON errors, so generated clients agree with it.
+    const zip = document.paths['/{tenantName}/{instanceName}/export/formations/{version}/assessments'].get.responses;
+    assert.deepEqual(Object.keys(zip['200'].content), ['application/zip']);
+    assert.deepEqual(Object.keys(zip['404'].content), ['application/json']);
     const docs = await anonymous.get('/docs/');
     assert.equal(docs.status, 200);
     assert.match(docs.text, /swagger/i);

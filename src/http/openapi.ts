@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { accessTable } from './access-table.ts';
+import { DOCS_CSP } from './browser-security.ts';
 import { errorCatalog } from './errors.ts';
 import { permissionCatalog } from './permissions.ts';
 
@@ -52,7 +53,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transformObject: (documentObject) =>
       withPermissions(('openapiObject' in documentObject ? documentObject.openapiObject : {}) as OpenApiDocument),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true, docExpansion: 'none' } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: true, docExpansion: 'none' },
+    staticCSP: DOCS_CSP,
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
 

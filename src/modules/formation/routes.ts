@@ -176,9 +176,12 @@ const formationRoutes: AreaPlugin = async (app, { services }) => {
         tags,
         summary: "A ZIP holding one JSON file: the version's assessment formations (DECISIONS §6)",
         params: VersionParams,
-        produces: ['application/zip'],
+        // The ZIP on success; errors are JSON like everywhere else, and both are documented.
         response: {
-          200: Type.Unsafe<Uint8Array>({ type: 'string', format: 'binary', description: 'assessments.json, zipped' }),
+          200: {
+            description: 'assessments.json, zipped',
+            content: { 'application/zip': { schema: Type.Unsafe<Uint8Array>({ type: 'string', format: 'binary' }) } },
+          },
           ...errors,
         },
       },

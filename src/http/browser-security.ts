@@ -1,0 +1,47 @@
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.ts';
+
+/** Every method the API uses, so a browser app's preflight passes for each route. */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/**
+ * The docs page (Swagger UI) loads its own scripts and styles from /docs and fetches
+ * /openapi.json; nothing else. It sets no inline <script>; its React components set styles.
+ */
+export const DOCS_CSP = [
+  "default-src 'self'",
+  "base-uri 'self'",
+  "img-src 'self' data:",
+  "style-src 'self' 'unsafe-inline'",
+  "script-src 'self'",
+  "object-src 'none'",
+  "frame-ancestors 'none'",
+  "form-action 'self'",
+].join('; ');
+
+/**
+ * Security headers on every response (helmet) and CORS for browser apps (DECISIONS §1).
+ * The API answers JSON and files, never pages, so its own CSP forbids everything; /docs has its own.
+ */
+export async function registerBrowserSecurity(app: FastifyInstance, config: Config): Promise<void> {
+  await app.register(helmet, {
+    global: true,
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    frameguard: { action: 'deny' },
+    // Browser apps on other origins show signed files (images, PDFs) in their own pages.
+    crossOriginResourcePolicy: { policy: 'cross-origin' },
+    crossOriginOpenerPolicy: false,
+    referrerPolicy: { policy: 'no-referrer' },
+    // Only when clients reach Cairn over TLS (usually through a proxy): on plain HTTP it would strand them.
+    strictTransportSecurity: config.hsts ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+  });
+  await app.register(cors, {
+    origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
+    methods: METHODS,
+    allowedHeaders: ['Authorization', 'Content-Type', 'Range', 'X-Request-Id'],
+    exposedHeaders: ['Retry-After', 'X-Request-Id', 'Content-Disposition', 'Content-Range', 'Content-Length', 'Accept-Ranges'],
+    maxAge: 600,
+  });
+}
