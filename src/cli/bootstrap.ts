@@ -62,14 +62,15 @@ export async function ensureDemoTenant(config: Config, database: Database): Prom
   return { created: true, clientKey: client.clientKey, secret: client.secret };
 }
 
+/** The start banner. The secret appears only on the start that created the client, as it says. */
 export function tokenHowTo(config: Config, demo: DemoResult): string {
   const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
   const key = demo.clientKey ?? (config.demo.clientKey || '<client key>');
-  const secret = demo.secret ?? (config.demo.secret || '<client secret>');
+  const secret = demo.created && demo.secret ? demo.secret : '<client secret>';
   const lines = ['', `Cairn is listening on ${base}  (API docs: ${base}/docs)`, `Demo tenant: ${DEMO_TENANT}/${DEMO_INSTANCE}`];
-  if (demo.created && !config.demo.clientKey) {
+  if (demo.created) {
     lines.push('Demo API client created. Its secret is shown only now:', `  key:    ${key}`, `  secret: ${secret}`);
-  } else if (!demo.created && !config.demo.clientKey) {
+  } else {
     lines.push('Use the demo key and secret printed on first start (or run: npm run cairn -- client create ...).');
   }
   lines.push(

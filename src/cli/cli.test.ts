@@ -81,13 +81,27 @@ function call(method: string, url: string, body?: unknown, token?: string): Prom
   });
 }
 
-async function startServer(workers: number): Promise<string> {
+interface Started {
+  base: string;
+  /** What the server printed so far. */
+  output(): string;
+  stop(): void;
+  stopped: Promise<void>;
+}
+
+async function startServer(workers: number, extraEnv: Record<string, string> = {}): Promise<Started> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--workers', String(workers)], {
-    env: { ...env, PORT: String(port) },
-    stdio: 'ignore',
+    env: { ...env, PORT: String(port), ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.resume();
+  const stopped = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const base = `http://127.0.0.1:${port}`;
   for (let attempt = 0; attempt < 120; attempt++) {
     const ready = await call('GET', `${base}/health/ready`).catch(() => undefined);
@@ -95,7 +109,9 @@ async function startServer(workers: number): Promise<string> {
       // With workers, wait until each one answers.
       const seen = new Set<number>();
       for (let i = 0; i < 40 && seen.size < workers; i++) seen.add((await call('GET', `${base}/health/live`)).body.worker);
-      if (seen.size >= workers) return base;
+      // The banner is printed once listening: give it a moment to arrive.
+      for (let i = 0; i < 20 && !output.includes('Get a token'); i++) await sleep(100);
+      if (seen.size >= workers) return { base, output: () => output, stop: () => child.kill('SIGTERM'), stopped };
     }
     await sleep(500);
   }
@@ -141,7 +157,7 @@ describe('the cairn command', () => {
   });
 
   test(`serves the API${onPostgres ? ' with two workers that share the token limit' : ''}`, { timeout: 180_000 }, async () => {
-    const base = await startServer(onPostgres ? 2 : 1);
+    const { base } = await startServer(onPostgres ? 2 : 1);
     const login = await post(`${base}/auth/token`, { apiClient: clientKey, secret });
     assert.equal(login.status, 200);
     const patients = await call('GET', `${base}/${tenant}/sandbox/patients`, undefined, login.body.token);
@@ -167,6 +183,47 @@ describe('the cairn command', () => {
     const blocked = await post(`${base}/auth/token`, { apiClient: clientKey, secret });
     assert.equal(blocked.status, 429);
     assert.ok(Number(blocked.headers['retry-after']) > 0);
+  });
+
+  test('first start: the demo client signs in on both token routes and creates a patient from the seed alone', {
+    skip: onPostgres && 'the demo tenant is made once per database; the embedded one is fresh',
+    timeout: 120_000,
+  }, async () => {
+    const demoEnv = { CAIRN_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-demo-')), CAIRN_DEMO: 'true' };
+    const first = await startServer(1, demoEnv);
+    const key = /key: +(\S+)/.exec(first.output())?.[1] ?? '';
+    const demoSecret = /secret: +(\S+)/.exec(first.output())?.[1] ?? '';
+    assert.ok(key && demoSecret, first.output());
+    // An existing production client puts the key into {clientName} (DECISIONS §4).
+    const login = await post(`${first.base}/demo/admin/api_clients/${key}`, { secret: demoSecret });
+    assert.equal(login.status, 200, login.text);
+    assert.equal((await post(`${first.base}/auth/token`, { apiClient: key, secret: demoSecret })).status, 200);
+    const patient = await call(
+      'POST',
+      `${first.base}/demo/sandbox/patients`,
+      { firstName: 'Ann', lastName: 'Lee' },
+      login.body.token,
+    );
+    assert.equal(patient.status, 201, patient.text);
+    first.stop();
+    await first.stopped;
+    // Later starts never print the secret again, even when it was fixed by the environment.
+    const fixed = {
+      ...demoEnv,
+      CAIRN_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-demo-')),
+      CAIRN_DEMO_CLIENT: 'fixed-demo-key',
+      CAIRN_DEMO_SECRET: 'a-fixed-demo-secret-1',
+    };
+    const created = await startServer(1, fixed);
+    assert.match(created.output(), /a-fixed-demo-secret-1/);
+    created.stop();
+    await created.stopped;
+    const again = await startServer(1, fixed);
+    assert.doesNotMatch(again.output(), /a-fixed-demo-secret-1/);
+    assert.match(again.output(), /fixed-demo-key/);
+    again.stop();
+    await again.stopped;
+    for (const dir of [demoEnv.CAIRN_DATA_DIR, fixed.CAIRN_DATA_DIR]) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   test('refuses --workers on the embedded database', { skip: onPostgres }, async () => {
