@@ -162,8 +162,15 @@ export interface TestTenant {
   anonymous: Api;
 }
 
-/** A new tenant with instance `sandbox`, the test formation, and an admin API client. */
-export async function createTestTenant(app: TestApp, formation: Formation = testFormation()): Promise<TestTenant> {
+/**
+ * A new tenant with instance `sandbox`, the test formation, and an admin API client holding
+ * `adminRole` (the test formation's `admin`; another formation names its own).
+ */
+export async function createTestTenant(
+  app: TestApp,
+  formation: Formation = testFormation(),
+  { adminRole = 'admin' }: { adminRole?: string } = {},
+): Promise<TestTenant> {
   const { services, server } = app;
   const name = `t${randomBytes(6).toString('hex')}`;
   const tenant = await createTenant(services.db, name);
@@ -185,7 +192,7 @@ export async function createTestTenant(app: TestApp, formation: Formation = test
     return { token: token.token, clientKey: client.clientKey, secret: client.secret, id: client.id, name: client.name };
   }
 
-  const adminClient = await clientWithRole('admin');
+  const adminClient = await clientWithRole(adminRole);
   let roleCount = 0;
   return {
     tenant,

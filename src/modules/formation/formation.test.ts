@@ -899,10 +899,10 @@ describe('formation access', () => {
     assert.equal((await publishFormation(t, testFormation())).status, 200);
     assert.equal((await reader.get(`${t.base}/patients`)).status, 200);
 
-    // Taking the role out of the formation removes its permissions too.
-    const withoutRole = testFormation();
-    withoutRole.roles = withoutRole.roles?.filter((role) => role.name !== 'patient-reader');
-    assert.equal((await publishFormation(t, withoutRole)).status, 200);
+    // Emptying the role's policies removes its permissions too.
+    const emptyRole = testFormation();
+    emptyRole.roles = emptyRole.roles?.map((role) => (role.name === 'patient-reader' ? { ...role, policies: [] } : role));
+    assert.equal((await publishFormation(t, emptyRole)).status, 200);
     assert.equal(errorCode(await reader.get(`${t.base}/patients`)), 'ACCESS_DENIED');
     // A draft alone changes nothing: only publishing does.
     assert.equal((await t.api.put(`${t.base}/formations/draft`, testFormation())).status, 200);
@@ -912,11 +912,70 @@ describe('formation access', () => {
   });
 });
 
+describe('publishing refuses a lock-out', () => {
+  test('a formation without roles or policies is refused, naming what breaks; every route still answers', async () => {
+    const t = await createTestTenant(app);
+    assert.equal((await t.api.put(`${t.base}/formations/draft`, { roles: [], securityPolicies: [] })).status, 200);
+    const refused = await t.api.post(`${t.base}/formations/draft/publish`);
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(errorCode(refused), 'FORMATION_INVALID');
+    const paths = refused.body[0].details.errors.map((error: { path: string }) => error.path);
+    assert.ok(paths.includes('roles.admin'), paths.join());
+    assert.ok(paths.includes('securityPolicies'), paths.join());
+    assert.match(refused.body[0].message, /FORMATION_WRITE/);
+    assert.equal((await currentFormation(t)).version, 1);
+    assert.equal((await t.api.get(`${t.admin}/users`)).status, 200);
+    assert.equal((await t.api.get(`${t.base}/patients`)).status, 200);
+  });
+
+  test('a role still granted to an active client or user cannot be removed; one held by nobody active can', async () => {
+    const t = await createTestTenant(app);
+    await t.clientWithRole('patient-reader');
+    const withoutRole = testFormation();
+    withoutRole.roles = withoutRole.roles?.filter((role) => role.name !== 'patient-reader');
+    const refused = await publishFormation(t, withoutRole);
+    assert.equal(refused.status, 400);
+    assert.deepEqual(
+      refused.body[0].details.errors.map((error: { path: string }) => error.path),
+      ['roles.patient-reader'],
+    );
+    // A user holding it counts too, and a deleted user does not.
+    const other = await createTestTenant(app);
+    const user = await other.api.post(`${other.admin}/users`, {
+      username: 'role.holder',
+      email: 'holder@example.org',
+      roles: [{ permissionName: 'patient-reader', instanceName: 'sandbox' }],
+    });
+    assert.equal(user.status, 201, user.text);
+    assert.equal((await publishFormation(other, withoutRole)).status, 400);
+    assert.equal((await other.api.delete(`${other.admin}/users/role.holder`)).status, 200);
+    assert.equal((await publishFormation(other, withoutRole)).status, 200);
+  });
+
+  test('the publisher may not take FORMATION_WRITE from itself, but may from others', async () => {
+    const t = await createTestTenant(app);
+    const editor = await t.apiWith(['FORMATION_READ', 'FORMATION_WRITE']);
+    const current = (await currentFormation(t)).formation as Formation;
+    const withoutWrite: Formation = {
+      ...current,
+      securityPolicies: current.securityPolicies?.map((policy) =>
+        policy.name.startsWith('custom-') ? { ...policy, permissions: ['FORMATION_READ'] } : policy,
+      ),
+    };
+    const refused = await publishFormation(t, withoutWrite, editor);
+    assert.equal(refused.status, 400);
+    assert.match(refused.text, /FORMATION_WRITE/);
+    // The admin client publishes the same formation: the editor loses the right, the admin keeps it.
+    assert.equal((await publishFormation(t, withoutWrite)).status, 200);
+    assert.equal(errorCode(await editor.put(`${t.base}/formations/draft`, withoutWrite)), 'ACCESS_DENIED');
+  });
+});
+
 describe('the demo formation', () => {
   const demo = JSON.parse(fs.readFileSync('formations/demo.json', 'utf8')) as Formation;
 
   test('publishes cleanly, and its administrator role grants every permission', async () => {
-    const t = await createTestTenant(app, demo);
+    const t = await createTestTenant(app, demo, { adminRole: 'administrator' });
     const administrator = new Api(app.server, (await t.clientWithRole('administrator')).token);
     const current = await administrator.get(`${t.base}/formations/current`);
     assert.equal(current.status, 200);
@@ -937,7 +996,7 @@ describe('the demo formation', () => {
   });
 
   test('the care coordinator can read but not write the formation', async () => {
-    const t = await createTestTenant(app, demo);
+    const t = await createTestTenant(app, demo, { adminRole: 'administrator' });
     const coordinator = new Api(app.server, (await t.clientWithRole('care-coordinator')).token);
     assert.equal((await coordinator.get(`${t.base}/formations/current/roles/administrator`)).status, 200);
     const put = await coordinator.put(`${t.base}/formations/draft`, demo);

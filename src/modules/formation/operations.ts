@@ -2,6 +2,7 @@ import { Value } from 'typebox/value';
 import { type Actor, recordAudit } from '../../events/audit.ts';
 import { ApiError, validationError } from '../../http/errors.ts';
 import type { Services } from '../../services.ts';
+import { lockOutProblems } from './lock-out.ts';
 import { type Formation, FormationDocument } from './schemas.ts';
 import { type FormationRow, publishDraft, saveDraft } from './store.ts';
 import { formationProblems } from './validate.ts';
@@ -29,7 +30,9 @@ export async function publish(services: Services, instanceId: string, actor: Act
       .forUpdate()
       .executeTakeFirst();
     if (!draft) throw new ApiError('FORMATION_NOT_FOUND', { version: 'draft' }, 'There is no draft to publish');
-    const problems = formationProblems(draft.document as Formation);
+    const document = draft.document as Formation;
+    const problems = formationProblems(document);
+    if (problems.length === 0) problems.push(...(await lockOutProblems(trx, actor, instanceId, document)));
     if (problems.length > 0) {
       throw new ApiError('FORMATION_INVALID', { errors: problems }, problems.map((p) => `${p.path}: ${p.message}`).join('; '));
     }
