@@ -14,8 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { type Cluster, freePort, startCluster } from '../src/test/postgres-cluster.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
-import { type Cluster, freePort, startCluster } from './postgres.ts';
 
 const quick = process.argv.includes('--quick');
 const sizes = { small: 10_000, large: quick ? 100_000 : 1_000_000 };

@@ -14,6 +14,11 @@ const EnvSchema = Type.Object({
     description: 'PostgreSQL connection string. Unset: the embedded PGlite database under CAIRN_DATA_DIR.',
   }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'Connections per process.' }),
+  DATABASE_WAIT_SECONDS: Type.Integer({
+    minimum: 0,
+    default: 60,
+    description: 'How long start-up waits for an unreachable PostgreSQL (retrying with backoff) before giving up.',
+  }),
   CAIRN_DATA_DIR: Type.String({ default: './data', description: 'Where PGlite and local files live.' }),
   CAIRN_DEMO: Type.Boolean({
     default: true,
@@ -78,6 +83,7 @@ export interface Config {
   /** Empty: embedded PGlite. */
   databaseUrl: string;
   databasePoolSize: number;
+  databaseWaitSeconds: number;
   dataDir: string;
   demo: { enabled: boolean; clientKey: string; secret: string };
   jwtSecret: string;
@@ -127,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseWaitSeconds: e.DATABASE_WAIT_SECONDS,
     dataDir: path.resolve(e.CAIRN_DATA_DIR),
     demo: { enabled: e.CAIRN_DEMO, clientKey: e.CAIRN_DEMO_CLIENT, secret: e.CAIRN_DEMO_SECRET },
     jwtSecret: e.CAIRN_JWT_SECRET,

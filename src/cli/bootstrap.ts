@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { Config } from '../config.ts';
+import { waitForDatabase } from '../db/availability.ts';
 import { type Database, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { systemActor } from '../events/audit.ts';
@@ -22,6 +23,7 @@ export async function openMigrated(config: Config): Promise<Database> {
     poolSize: config.databasePoolSize,
   });
   try {
+    if (database.kind === 'postgres') await waitForDatabase(database.db, config.databaseWaitSeconds);
     await migrateToLatest(database.db);
     return database;
   } catch (error) {

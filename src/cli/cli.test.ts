@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { call, startServer } from '../test/processes.ts';
 
 /**
  * The `cairn` command end to end, as an operator runs it: each step is a real process. On
@@ -25,97 +23,11 @@ const env = {
   LOG_LEVEL: 'warn',
   ...(onPostgres ? { DATABASE_POOL_SIZE: '4' } : {}),
 };
-const children: ChildProcess[] = [];
-after(() => {
-  for (const child of children) child.kill('SIGTERM');
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 async function cairn(...args: string[]): Promise<string> {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env, timeout: 60_000 });
   return stdout;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: any;
-  text: string;
-}
-
-/** One request on a new connection, so the cluster can hand each to a different worker. */
-function call(method: string, url: string, body?: unknown, token?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, {
-      method,
-      agent: false,
-      headers: {
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-      },
-    });
-    request.on('error', reject);
-    request.on('response', (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk) => {
-        text += chunk;
-      });
-      response.on('end', () => {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {}
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: parsed, text });
-      });
-    });
-    request.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
-
-interface Started {
-  base: string;
-  /** What the server printed so far. */
-  output(): string;
-  stop(): void;
-  stopped: Promise<void>;
-}
-
-async function startServer(workers: number, extraEnv: Record<string, string> = {}): Promise<Started> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--workers', String(workers)], {
-    env: { ...env, PORT: String(port), ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.resume();
-  const stopped = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const base = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 120; attempt++) {
-    const ready = await call('GET', `${base}/health/ready`).catch(() => undefined);
-    if (ready?.status === 200) {
-      // With workers, wait until each one answers.
-      const seen = new Set<number>();
-      for (let i = 0; i < 40 && seen.size < workers; i++) seen.add((await call('GET', `${base}/health/live`)).body.worker);
-      // The banner is printed once listening: give it a moment to arrive.
-      for (let i = 0; i < 20 && !output.includes('Get a token'); i++) await sleep(100);
-      if (seen.size >= workers) return { base, output: () => output, stop: () => child.kill('SIGTERM'), stopped };
-    }
-    await sleep(500);
-  }
-  throw new Error('the server did not start');
 }
 
 const post = (url: string, body: unknown) => call('POST', url, body);
@@ -157,7 +69,7 @@ describe('the cairn command', () => {
   });
 
   test(`serves the API${onPostgres ? ' with two workers that share the token limit' : ''}`, { timeout: 180_000 }, async () => {
-    const { base } = await startServer(onPostgres ? 2 : 1);
+    const { base } = await startServer(onPostgres ? 2 : 1, env);
     const login = await post(`${base}/auth/token`, { apiClient: clientKey, secret });
     assert.equal(login.status, 200);
     const patients = await call('GET', `${base}/${tenant}/sandbox/patients`, undefined, login.body.token);
@@ -190,7 +102,7 @@ describe('the cairn command', () => {
     timeout: 120_000,
   }, async () => {
     const demoEnv = { CAIRN_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-demo-')), CAIRN_DEMO: 'true' };
-    const first = await startServer(1, demoEnv);
+    const first = await startServer(1, { ...env, ...demoEnv });
     const key = /key: +(\S+)/.exec(first.output())?.[1] ?? '';
     const demoSecret = /secret: +(\S+)/.exec(first.output())?.[1] ?? '';
     assert.ok(key && demoSecret, first.output());
@@ -214,11 +126,11 @@ describe('the cairn command', () => {
       CAIRN_DEMO_CLIENT: 'fixed-demo-key',
       CAIRN_DEMO_SECRET: 'a-fixed-demo-secret-1',
     };
-    const created = await startServer(1, fixed);
+    const created = await startServer(1, { ...env, ...fixed });
     assert.match(created.output(), /a-fixed-demo-secret-1/);
     created.stop();
     await created.stopped;
-    const again = await startServer(1, fixed);
+    const again = await startServer(1, { ...env, ...fixed });
     assert.doesNotMatch(again.output(), /a-fixed-demo-secret-1/);
     assert.match(again.output(), /fixed-demo-key/);
     again.stop();

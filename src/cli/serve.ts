@@ -40,16 +40,41 @@ export async function serve(config: Config, workers: number): Promise<void> {
     listening += 1;
     if (listening === workers && demo) process.stdout.write(tokenHowTo(config, demo));
   });
+  const replace = replacementPolicy();
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
-    console.error(`worker ${worker.id} exited (${signal ?? code}); starting another`);
-    cluster.fork();
+    const delay = replace.delayAfterExit(worker.id);
+    console.error(`worker ${worker.id} exited (${signal ?? code}); starting another in ${delay} ms`);
+    setTimeout(() => {
+      if (!stopping) replace.forked(cluster.fork());
+    }, delay);
   });
-  for (let i = 0; i < workers; i++) cluster.fork();
+  for (let i = 0; i < workers; i++) replace.forked(cluster.fork());
   stopOnSignals(async () => {
     stopping = true;
     for (const worker of Object.values(cluster.workers ?? {})) worker?.kill('SIGTERM');
   });
+}
+
+/**
+ * A worker that dies soon after it started (its database is down, say) is replaced after a
+ * growing pause (0.5 s doubling to 30 s), so a long outage does not become a fork loop; one that
+ * ran for a minute is replaced at once.
+ */
+function replacementPolicy() {
+  const startedAt = new Map<number, number>();
+  let quickExits = 0;
+  return {
+    forked(worker: { id: number }) {
+      startedAt.set(worker.id, Date.now());
+    },
+    delayAfterExit(workerId: number): number {
+      const lived = Date.now() - (startedAt.get(workerId) ?? 0);
+      startedAt.delete(workerId);
+      quickExits = lived < 60_000 ? quickExits + 1 : 0;
+      return quickExits === 0 ? 0 : Math.min(500 * 2 ** (quickExits - 1), 30_000);
+    },
+  };
 }
 
 async function runServer(config: Config): Promise<void> {

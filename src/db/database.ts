@@ -38,9 +38,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 function openPostgres(connectionString: string, poolSize: number): Database {
   // JIT compiles a plan once its estimated cost is high (a count over many rows); for short API
   // queries the compile takes longer than the query saves (~0.5 s measured), so it stays off.
-  const pool = new pg.Pool({ connectionString, max: poolSize, options: '-c jit=off' });
-  // An idle client that loses its server must not crash the process; the next query reconnects.
+  // A connection attempt gives up after 5 s, so a request fails (503) instead of hanging when the
+  // server is unreachable.
+  const pool = new pg.Pool({ connectionString, max: poolSize, options: '-c jit=off', connectionTimeoutMillis: 5000 });
+  // A client that loses its server (a restart, a failover) emits 'error'. Unheard, that event kills
+  // the process. Idle clients are heard by the pool; a client checked out by a request is heard here:
+  // its query in flight fails on its own (503), and the pool drops the broken client on release.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }

@@ -6,7 +6,7 @@ import { ApiError, handleError } from './errors.ts';
 /** The renderer on a bare Fastify, so a route can fail the ways a bug or the database would. */
 async function failingServer() {
   const logs: string[] = [];
-  const server = Fastify({ logger: { level: 'error', stream: { write: (line: string) => logs.push(line) } } });
+  const server = Fastify({ logger: { level: 'warn', stream: { write: (line: string) => logs.push(line) } } });
   server.setErrorHandler(handleError);
   server.get('/bug', async () => {
     throw new Error('duplicate key value violates unique constraint: (mrn)=(MRN-4411) for Jane Doe');
@@ -16,6 +16,15 @@ async function failingServer() {
   });
   server.get('/too-long', async () => {
     throw Object.assign(new Error('value too long for type character varying(5)'), { code: '22001' });
+  });
+  server.get('/lost-connection', async () => {
+    throw Object.assign(new Error('terminating connection due to administrator command (host db.internal)'), { code: '57P01' });
+  });
+  server.get('/refused', async () => {
+    throw new AggregateError([Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' })]);
+  });
+  server.get('/terminated', async () => {
+    throw new Error('Connection terminated unexpectedly');
   });
   server.get('/known', async () => {
     throw new ApiError('PATIENT_NOT_FOUND', { id: 'x' });
@@ -50,4 +59,15 @@ test('database errors that bad input causes become 4xx', async () => {
   const known = await server.inject({ method: 'GET', url: '/known' });
   assert.equal(known.statusCode, 404);
   assert.deepEqual(known.json()[0].details, { id: 'x' });
+});
+
+test('a lost or refused database connection is 503 SERVICE_UNAVAILABLE with Retry-After, logged by code only', async () => {
+  const { server, logs } = await failingServer();
+  for (const url of ['/lost-connection', '/refused', '/terminated']) {
+    const response = await server.inject({ method: 'GET', url });
+    assert.equal(response.statusCode, 503, url);
+    assert.equal(response.json()[0].errorCode, 'SERVICE_UNAVAILABLE');
+    assert.equal(response.headers['retry-after'], '5');
+  }
+  assert.ok(logs.every((line) => !line.includes('db.internal') && !line.includes('10.0.0.5')), logs.join('\n'));
 });

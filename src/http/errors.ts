@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { connectionErrorCode, isConnectionError } from '../db/availability.ts';
 
 /**
  * Every error code Cairn answers with, in one place (DECISIONS §2). Codes marked (prod) are
@@ -76,6 +77,12 @@ export const errorCatalog = {
   TOO_MANY_REQUESTS: { status: 429, componentType: 'AUTH', message: 'Too many requests; retry later' },
   // 500: always a bug or an outage; never carries internals.
   INTERNAL_ERROR: { status: 500, componentType: 'SERVER', message: 'Internal server error' },
+  // 503: the database is unreachable or dropped the connection; the request may be retried.
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    componentType: 'SERVER',
+    message: 'The service cannot reach its database; retry shortly',
+  },
 } as const satisfies Record<string, { status: number; componentType: string; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalog;
@@ -194,6 +201,7 @@ export function toApiError(error: unknown): ApiError {
   if (fastifyError.code && fastifyClientErrors[fastifyError.code]) {
     return fastifyClientErrors[fastifyError.code]!(fastifyError);
   }
+  if (isConnectionError(error)) return new ApiError('SERVICE_UNAVAILABLE', {}, undefined, { 'Retry-After': RETRY_AFTER_SECONDS });
   const fromDatabase = fromDatabaseError(error as { code?: unknown });
   if (fromDatabase) return fromDatabase;
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
@@ -202,10 +210,15 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError('INTERNAL_ERROR');
 }
 
+/** A database restart takes a few seconds; clients back off from there (000: 429 and 503 alike). */
+const RETRY_AFTER_SECONDS = '5';
+
 /** The single place where every error becomes the wire format. */
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const apiError = toApiError(error);
-  if (apiError.status >= 500) {
+  if (apiError.errorCode === 'SERVICE_UNAVAILABLE') {
+    request.log.warn({ code: connectionErrorCode(error) }, 'database unavailable');
+  } else if (apiError.status >= 500) {
     // Log the class and code only: driver messages can quote row values, and rows hold PHI.
     const e = error as { name?: string; code?: string; stack?: string };
     request.log.error(

@@ -4,18 +4,22 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-/** A throwaway PostgreSQL cluster on a loopback port, as .ci/run makes one. */
+/** A throwaway PostgreSQL cluster on a loopback port, as .ci/run makes one (the bench and the restart tests). */
 export interface Cluster {
   url: (database: string) => string;
+  /** `pg_ctl restart -m fast`: every connection is terminated (57P01), as in a routine restart. */
+  restart(): void;
+  /** Stops the server but keeps its data, for `start()` later. */
+  halt(): void;
+  start(): void;
   stop(): void;
 }
 
-function binDir(): string {
+/** The newest Debian PostgreSQL's binaries, or undefined when none is installed. */
+export function postgresBinDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   const versions = fs.existsSync(root) ? fs.readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
-  const found = versions.map((version) => path.join(root, version, 'bin')).find((dir) => fs.existsSync(path.join(dir, 'initdb')));
-  if (!found) throw new Error('PostgreSQL is not installed: apt-get install postgresql (or set BENCH_DATABASE_URL)');
-  return found;
+  return versions.map((version) => path.join(root, version, 'bin')).find((dir) => fs.existsSync(path.join(dir, 'initdb')));
 }
 
 export async function freePort(): Promise<number> {
@@ -26,9 +30,11 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startCluster(settings: Record<string, string>): Promise<Cluster> {
-  const bin = binDir();
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-bench-pg-'));
+export async function startCluster(settings: Record<string, string> = {}): Promise<Cluster> {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error('PostgreSQL is not installed: apt-get install postgresql (or set BENCH_DATABASE_URL)');
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-pg-'));
+  // PostgreSQL refuses to run as root: as root, it runs as the postgres user.
   const asRoot = process.getuid?.() === 0;
   const run = (command: string) => {
     const result = asRoot
@@ -44,13 +50,19 @@ export async function startCluster(settings: Record<string, string>): Promise<Cl
     '-c listen_addresses=127.0.0.1',
     ...Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`),
   ];
+  const pgCtl = (action: string) => run(`'${bin}/pg_ctl' -D '${root}/data' -l '${root}/log' -w ${action} > /dev/null`);
   run(`'${bin}/initdb' -D '${root}/data' -U postgres -A trust --no-sync > /dev/null`);
-  run(`'${bin}/pg_ctl' -D '${root}/data' -l '${root}/log' -w start -o "${options.join(' ')}" > /dev/null`);
+  pgCtl(`start -o "${options.join(' ')}"`);
   return {
     url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}`,
+    restart: () => pgCtl(`-m fast restart -o "${options.join(' ')}"`),
+    halt: () => pgCtl('-m fast stop'),
+    start: () => pgCtl(`start -o "${options.join(' ')}"`),
     stop() {
       try {
-        run(`'${bin}/pg_ctl' -D '${root}/data' -m fast stop > /dev/null`);
+        pgCtl('-m fast stop');
+      } catch {
+        // Already halted.
       } finally {
         fs.rmSync(root, { recursive: true, force: true });
       }
