@@ -9,8 +9,8 @@ export interface Cluster {
   url: (database: string) => string;
   /** `pg_ctl restart -m fast`: every connection is terminated (57P01), as in a routine restart. */
   restart(): void;
-  /** Stops the server but keeps its data, for `start()` later. */
-  halt(): void;
+  /** Stops the server but keeps its data, for `start()` later; `immediate` is a crash (recovery on start). */
+  halt(mode?: 'fast' | 'immediate'): void;
   start(): void;
   stop(): void;
 }
@@ -56,7 +56,7 @@ export async function startCluster(settings: Record<string, string> = {}): Promi
   return {
     url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}`,
     restart: () => pgCtl(`-m fast restart -o "${options.join(' ')}"`),
-    halt: () => pgCtl('-m fast stop'),
+    halt: (mode = 'fast') => pgCtl(`-m ${mode} stop`),
     start: () => pgCtl(`start -o "${options.join(' ')}"`),
     stop() {
       try {
