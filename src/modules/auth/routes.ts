@@ -27,6 +27,12 @@ const TokenResponse = Type.Object({ token: Type.String(), expiresAt: DateTime })
 
 const tokenErrors = { 400: ErrorBody, 401: ErrorBody, 429: ErrorBody };
 
+const limits =
+  'Limits: more than 100 requests with the right secret within 5 minutes block the caller for 5 minutes (000); ' +
+  'more than 10 wrong secrets within 5 minutes block that source address for that caller for 5 minutes, ' +
+  'so failures from one place never lock the client out elsewhere. Both answer 429 TOO_MANY_REQUESTS with Retry-After. ' +
+  'A wrong key or secret is 401 INVALID_CLIENT_CREDENTIALS (never a token-refresh code).';
+
 /**
  * The two token routes of DECISIONS §4. Neither ever answers with the two "refresh" codes:
  * a wrong secret is INVALID_CLIENT_CREDENTIALS, so a client does not loop refreshing.
@@ -64,6 +70,7 @@ const authRoutes: AreaPlugin = async (app, { services }) => {
       schema: {
         tags: ['Authentication'],
         summary: 'Issue a bearer token (valid 1 hour; 100 requests per 5 minutes per caller)',
+        description: limits,
         security: [],
         body: TokenRequest,
         response: { 200: TokenResponse, ...tokenErrors },
@@ -97,7 +104,8 @@ const authRoutes: AreaPlugin = async (app, { services }) => {
     {
       schema: {
         tags: ['Authentication'],
-        summary: 'Issue a bearer token for a named API client (the production form)',
+        summary: 'Issue a bearer token for an API client named by its key or its name (the production form)',
+        description: `{clientName} takes the client's key, as production clients send it, or its name. ${limits}`,
         security: [],
         params: Type.Object({ tenantName: Type.String(), clientName: Type.String() }),
         body: Type.Object({ secret: Type.String({ minLength: 1, maxLength: 500 }) }),
