@@ -228,5 +228,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   } else {
     console.error(error instanceof Error ? error.message : error);
   }
-  process.exitCode = 1;
+  // Exit now: a worker's cluster channel would otherwise keep a process that failed to start
+  // alive, never listening and never replaced.
+  process.exit(1);
 });
