@@ -7,7 +7,7 @@ import type { Database } from './db/database.ts';
 import type { DB } from './db/schema.ts';
 import { registerAccessControl } from './http/access-hook.ts';
 import { registerBrowserSecurity } from './http/browser-security.ts';
-import { ApiError, handleError, sendError } from './http/errors.ts';
+import { ApiError, documentCommonErrors, handleError, sendError } from './http/errors.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import type { AreaPlugin } from './http/plugin.ts';
@@ -107,6 +107,7 @@ export async function buildApp({ config, database }: AppOptions): Promise<App> {
     reply.header('x-request-id', request.id);
   });
   registerMetrics(app);
+  documentCommonErrors(app);
   await registerOpenApi(app);
   registerAccessControl(app, services);
   for (const area of areas) await app.register(area, { services });

@@ -28,7 +28,8 @@ const CONNECTION_CODES = new Set([
 ]);
 
 // pg's own errors for a lost or never-made connection carry no code, only these messages.
-const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/;
+const CONNECTION_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/;
 
 export function isConnectionError(error: unknown): boolean {
   if (!error || typeof error !== 'object') return false;

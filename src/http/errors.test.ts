@@ -69,5 +69,8 @@ test('a lost or refused database connection is 503 SERVICE_UNAVAILABLE with Retr
     assert.equal(response.json()[0].errorCode, 'SERVICE_UNAVAILABLE');
     assert.equal(response.headers['retry-after'], '5');
   }
-  assert.ok(logs.every((line) => !line.includes('db.internal') && !line.includes('10.0.0.5')), logs.join('\n'));
+  assert.ok(
+    logs.every((line) => !line.includes('db.internal') && !line.includes('10.0.0.5')),
+    logs.join('\n'),
+  );
 });

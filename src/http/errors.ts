@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { connectionErrorCode, isConnectionError } from '../db/availability.ts';
 
@@ -227,4 +227,23 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
     );
   }
   return sendError(reply, apiError);
+}
+
+/**
+ * Statuses any route can answer whatever its area says, documented on every route in one place so
+ * that clients and schema checkers expect them: 503 (the database is away) everywhere, 413 and
+ * 415 wherever a body is read.
+ */
+export function documentCommonErrors(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema;
+    if (!schema || (schema as { hide?: boolean }).hide) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const readsBody = methods.some((method) => method === 'POST' || method === 'PUT' || method === 'PATCH');
+    schema.response = {
+      ...(readsBody ? { 413: ErrorBody, 415: ErrorBody } : {}),
+      503: ErrorBody,
+      ...(schema.response as object | undefined),
+    };
+  });
 }

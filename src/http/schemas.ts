@@ -27,8 +27,13 @@ export function readInstant(value: string | Date): Date {
   return value instanceof Date ? value : new Date(parseISO(value, { in: utc }).getTime());
 }
 
+/** Years 0001–9999: what PostgreSQL stores and DECISIONS §1's four-digit years can write. */
+const EARLIEST = Date.parse('0001-01-01T00:00:00.000Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
 export function isInstant(value: string): boolean {
-  return !Number.isNaN(readInstant(value).getTime());
+  const time = readInstant(value).getTime();
+  return time >= EARLIEST && time <= LATEST;
 }
 export const E164 = Type.String({ format: 'e164', description: 'E.164, e.g. +14155550123' });
 export const Email = Type.String({ format: 'email', maxLength: 320 });

@@ -152,8 +152,13 @@ export async function seedFixtures(t: TestTenant, tag: string, formation: Format
     else cdtValues[field.name] = `${field.name} ${marker}`;
   }
   const cdtRecord = await call('POST', `${P}/cdts/{cdtName}`, `${patientUrl}/cdts/${cdt.name}`, cdtValues);
+  await call('PATCH', `${P}/cdts/{cdtName}`, `${patientUrl}/cdts/${cdt.name}`, {
+    rows: [{ id: cdtRecord.id, jsonBody: cdtValues }],
+  });
 
-  // Writes that change a fixture, for the operations no fixture is made by.
+  // Writes that change a fixture or nothing, for the operations no fixture is made by.
+  await call('PUT', `${I}/formations/draft`, `${t.base}/formations/draft`, formation);
+  bodies[`POST ${A}/api_clients/{clientName}`] = { secret: t.adminClient.secret };
   const phase = formation.programs![0]!.phases![1]!.name;
   await call('PATCH', `${P}/programs/{programName}/phases`, `${patientUrl}/programs/${program}/phases`, { phaseName: phase });
   await call('PATCH', `${I}/patients`, `${t.base}/patients`, { ids: [patient.id], timezone: 'US/Eastern' });

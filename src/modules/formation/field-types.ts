@@ -37,11 +37,13 @@ export interface FieldDefinition {
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const datePattern = /^\d{4}-\d{2}-\d{2}$/;
 
-/** A real calendar day: Date would read 2021-02-30 as March 2, so the day must read back unchanged. */
-function isDate(value: string): boolean {
-  if (!datePattern.test(value)) return false;
-  const day = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === value;
+/**
+ * A real calendar day (YYYY-MM-DD, years 0001–9999): Date would read 2021-02-30 as March 2, so the
+ * day must read back unchanged.
+ */
+export function isCalendarDay(value: string): boolean {
+  if (!datePattern.test(value) || !isInstant(`${value}T00:00:00Z`)) return false;
+  return new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) === value;
 }
 
 /** Returns why `value` does not fit `field`, or undefined when it does. `null` always fits here. */
@@ -60,7 +62,7 @@ export function fieldValueProblem(field: FieldDefinition, value: unknown): strin
     case 'checkbox':
       return typeof value === 'boolean' ? undefined : 'must be a boolean';
     case 'date':
-      return text !== undefined && isDate(text) ? undefined : 'must be a date (YYYY-MM-DD)';
+      return text !== undefined && isCalendarDay(text) ? undefined : 'must be a date (YYYY-MM-DD)';
     case 'datetime':
       return text !== undefined && isInstant(text) ? undefined : 'must be an ISO 8601 date-time';
     case 'email':

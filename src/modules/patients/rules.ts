@@ -1,6 +1,7 @@
 import type { PatientTerritory } from '../../db/schema.ts';
 import { badField, type FieldError, validationError } from '../../http/errors.ts';
-import { type FieldDefinition, fieldValueProblem, isBlank } from '../formation/field-types.ts';
+import { isInstant, readInstant } from '../../http/schemas.ts';
+import { type FieldDefinition, fieldValueProblem, isBlank, isCalendarDay } from '../formation/field-types.ts';
 import type { Formation } from '../formation/schemas.ts';
 import { builtInPatientFields } from './fields.ts';
 
@@ -161,14 +162,6 @@ export function likeContains(term: string): string {
 export function birthDay(value: string | null | undefined): string | null {
   if (!value) return null;
   const day = value.slice(0, 10);
-  const parsed = Date.parse(`${day}T00:00:00Z`);
-  // V8 parses 2021-02-30 as March 2: only a day that reads back the same exists.
-  if (
-    Number.isNaN(parsed) ||
-    new Date(parsed).toISOString().slice(0, 10) !== day ||
-    (value.length > 10 && Number.isNaN(Date.parse(value)))
-  ) {
-    throw badField('body.birthDate', 'is not a valid date');
-  }
-  return value.length > 10 ? new Date(value).toISOString().slice(0, 10) : day;
+  if (!isCalendarDay(day) || (value.length > 10 && !isInstant(value))) throw badField('body.birthDate', 'is not a valid date');
+  return value.length > 10 ? readInstant(value).toISOString().slice(0, 10) : day;
 }
