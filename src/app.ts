@@ -7,12 +7,12 @@ import type { Database } from './db/database.ts';
 import type { DB } from './db/schema.ts';
 import { registerAccessControl } from './http/access-hook.ts';
 import { registerBrowserSecurity } from './http/browser-security.ts';
-import { ApiError, documentCommonErrors, handleError, sendError } from './http/errors.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import type { AreaPlugin } from './http/plugin.ts';
+import { Services } from './http/services.ts';
 import { TokenService } from './http/tokens.ts';
-import { isE164, isTimeZone, MAX_JSON_DEPTH, nestsDeeperThan, registerFormats, validatorCompiler } from './http/validation.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan, validatorCompiler } from './http/validation.ts';
 import auditRoutes from './modules/audit/routes.ts';
 import authRoutes from './modules/auth/routes.ts';
 import carePlanRoutes from './modules/care-plan/routes.ts';
@@ -26,7 +26,8 @@ import pdtRoutes from './modules/pdts/routes.ts';
 import programRoutes from './modules/programs/routes.ts';
 import taskRoutes from './modules/tasks/routes.ts';
 import userRoutes from './modules/users/routes.ts';
-import { Services } from './services.ts';
+import { ApiError, documentCommonErrors, handleError, sendError } from './wire/errors.ts';
+import { isE164, isTimeZone, registerFormats } from './wire/formats.ts';
 
 /** Every area of the API, one plugin per folder under src/modules. */
 const areas: AreaPlugin[] = [

@@ -8,11 +8,11 @@ import { serve } from './cli/serve.ts';
 import { envDocumentation, loadConfig } from './config.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { systemActor } from './events/audit.ts';
-import { ApiError } from './http/errors.ts';
-import { findInstanceByName, findTenantByName } from './http/tenancy.ts';
 import { applyFormation } from './modules/formation/operations.ts';
-import { createApiClient, createInstance, createTenant } from './modules/tenants/store.ts';
 import { saveUser, setPassword } from './modules/users/operations.ts';
+import { createApiClient, createInstance, createTenant } from './tenancy/store.ts';
+import { findInstanceByName, findTenantByName } from './tenancy/tenancy.ts';
+import { ApiError } from './wire/errors.ts';
 
 const usage = `cairn — the Cairn care-management API server
 

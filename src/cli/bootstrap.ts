@@ -4,11 +4,11 @@ import { waitForDatabase } from '../db/availability.ts';
 import { type Database, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { systemActor } from '../events/audit.ts';
-import { findInstanceByName, findTenantByName } from '../http/tenancy.ts';
+import { Services } from '../http/services.ts';
 import { TokenService } from '../http/tokens.ts';
 import { applyFormation } from '../modules/formation/operations.ts';
-import { createApiClient, createInstance, createTenant } from '../modules/tenants/store.ts';
-import { Services } from '../services.ts';
+import { createApiClient, createInstance, createTenant } from '../tenancy/store.ts';
+import { findInstanceByName, findTenantByName } from '../tenancy/tenancy.ts';
 
 export const DEMO_TENANT = 'demo';
 export const DEMO_INSTANCE = 'sandbox';

@@ -1,7 +1,7 @@
 import { systemActor } from '../events/audit.ts';
+import type { Services } from '../http/services.ts';
 import { createPatient } from '../modules/patients/operations.ts';
 import { saveUser, setPassword } from '../modules/users/operations.ts';
-import type { Services } from '../services.ts';
 import { demoInstanceOf } from './bootstrap.ts';
 
 const firstNames = ['Ava', 'Liam', 'Maya', 'Noah', 'Zoe', 'Ethan', 'Iris', 'Omar', 'Lena', 'Ravi', 'Sofia', 'Jonah'];

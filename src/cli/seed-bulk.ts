@@ -4,10 +4,10 @@ import { SingleBar } from 'cli-progress';
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { systemActor } from '../events/audit.ts';
-import { findInstanceByName, findTenantByName, type Instance, type Tenant } from '../http/tenancy.ts';
+import type { Services } from '../http/services.ts';
 import { applyFormation } from '../modules/formation/operations.ts';
-import { createInstance, createTenant } from '../modules/tenants/store.ts';
-import type { Services } from '../services.ts';
+import { createInstance, createTenant } from '../tenancy/store.ts';
+import { findInstanceByName, findTenantByName, type Instance, type Tenant } from '../tenancy/tenancy.ts';
 import { demoFormationPath } from './bootstrap.ts';
 import { firstNames, lastNames, places } from './seed-names.ts';
 

@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Services } from '../services.ts';
-import type { Access } from './access.ts';
+import type { Access, Caller } from '../tenancy/access.ts';
+import type { Instance, Tenant } from '../tenancy/tenancy.ts';
+import { ApiError } from '../wire/errors.ts';
 import { type RouteAccess, routeAccess } from './access-table.ts';
-import { ApiError } from './errors.ts';
-import type { Instance, Tenant } from './tenancy.ts';
-import type { Caller } from './tokens.ts';
+import type { Services } from './services.ts';
 
 /** Who is calling, where, and with what rights; set before validation on every tenant route. */
 export interface RequestScope {

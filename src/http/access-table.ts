@@ -1,5 +1,5 @@
-import type { Permission } from './permissions.ts';
-import type { CallerType } from './tokens.ts';
+import type { Permission } from '../formation/permissions.ts';
+import type { CallerType } from '../tenancy/access.ts';
 
 export interface RouteAccess {
   /** The one permission the route needs (DECISIONS §5). Absent only on public routes. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { allPermissions } from '../formation/permissions.ts';
 import { Api, createTestTenant, errorCode, isoMillis, startApp } from '../test/harness.ts';
 import { accessTable } from './access-table.ts';
-import { allPermissions } from './permissions.ts';
 
 const app = await startApp({ bodyLimitBytes: 4096, corsOrigins: ['https://app.example'] });
 const anonymous = new Api(app.server, undefined);

@@ -1,10 +1,10 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { permissionCatalog } from '../formation/permissions.ts';
+import { errorCatalog } from '../wire/errors.ts';
 import { accessTable } from './access-table.ts';
 import { DOCS_CSP } from './browser-security.ts';
-import { errorCatalog } from './errors.ts';
-import { permissionCatalog } from './permissions.ts';
 
 const description = `
 Cairn implements the Care Management Service API. Every route under \`/{tenantName}/\` needs

@@ -1,6 +1,6 @@
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { type TSchema, Type } from 'typebox';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../wire/errors.ts';
 
 /**
  * Paging, sorting and the two paged response shapes of 000 ("page object" and "data and

@@ -6,7 +6,7 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
-import type { Services } from '../services.ts';
+import type { Services } from './services.ts';
 
 /** The Fastify instance every area registers its routes on, typed by its TypeBox schemas. */
 export type Api = FastifyInstance<

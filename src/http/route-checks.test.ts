@@ -10,8 +10,8 @@ import { applyFormation } from '../modules/formation/operations.ts';
 import { createTestTenant, startApp } from '../test/harness.ts';
 import { fullFormation, seedFixtures, tenantSnapshot } from '../test/route-fixtures.ts';
 import { edgeValues, type JsonSchema, SchemaArbitraries } from '../test/schema-arbitraries.ts';
+import { isE164, isTimeZone } from '../wire/formats.ts';
 import { accessTable } from './access-table.ts';
-import { isE164, isTimeZone } from './validation.ts';
 
 /**
  * Route checks generated from the access table and the OpenAPI document: every operation under

@@ -1,22 +1,12 @@
 import { errors, jwtVerify, SignJWT } from 'jose';
 import { LRUCache } from 'lru-cache';
-import { ApiError } from './errors.ts';
+import type { Caller } from '../tenancy/access.ts';
+import { ApiError } from '../wire/errors.ts';
 
 /** 000: a token is valid for one hour. */
 export const TOKEN_LIFETIME_SECONDS = 60 * 60;
 const ISSUER = 'cairn';
 const AUDIENCE = 'cairn-api';
-
-export type CallerType = 'API_CLIENT' | 'USER';
-
-/** Who is calling, as the token says. */
-export interface Caller {
-  type: CallerType;
-  id: string;
-  tenantId: string;
-  /** What records show as createdByName: `API_CLIENT:<name>` for clients (prod), the full name for users. */
-  name: string;
-}
 
 export interface IssuedToken {
   token: string;

@@ -8,12 +8,12 @@ import { type Config, loadConfig } from '../config.ts';
 import { type Database, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { systemActor } from '../events/audit.ts';
-import { allPermissions, type Permission } from '../http/permissions.ts';
-import type { Instance, Tenant } from '../http/tenancy.ts';
+import { allPermissions, type Permission } from '../formation/permissions.ts';
+import type { Formation } from '../formation/schemas.ts';
+import type { Services } from '../http/services.ts';
 import { applyFormation } from '../modules/formation/operations.ts';
-import type { Formation } from '../modules/formation/schemas.ts';
-import { createApiClient, createInstance, createTenant } from '../modules/tenants/store.ts';
-import type { Services } from '../services.ts';
+import { createApiClient, createInstance, createTenant } from '../tenancy/store.ts';
+import type { Instance, Tenant } from '../tenancy/tenancy.ts';
 
 /**
  * Test harness: one real database per test process (PGlite copied from the runner's template,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { sql } from 'kysely';
-import type { Formation } from '../modules/formation/schemas.ts';
+import type { Formation } from '../formation/schemas.ts';
 import { type Response, type TestApp, type TestTenant, testFormation } from './harness.ts';
 
 /**

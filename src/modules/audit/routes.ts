@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import { tenantScope } from '../../http/access-hook.ts';
-import { ErrorBody } from '../../http/errors.ts';
 import { applySort, DataAndMeta, dataAndMeta, offsetOf, PagingQuery, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
-import { DateTime, Nullable, readInstant, TenantParams, Uuid } from '../../http/schemas.ts';
+import { ErrorBody } from '../../wire/errors.ts';
+import { DateTime, Nullable, readInstant, TenantParams, Uuid } from '../../wire/schemas.ts';
 
 const AuditEvent = Type.Object({
   id: Uuid,

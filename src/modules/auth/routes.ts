@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import { ApiError, badField, ErrorBody } from '../../http/errors.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
-import { DateTime } from '../../http/schemas.ts';
-import { spendVerificationTime, verifySecret } from './secrets.ts';
+import { spendVerificationTime, verifySecret } from '../../tenancy/secrets.ts';
+import { ApiError, badField, ErrorBody } from '../../wire/errors.ts';
+import { DateTime } from '../../wire/schemas.ts';
 import { type ClientForLogin, findClientByKey, findClientInTenant, findUserForLogin } from './store.ts';
 import {
   assertSourceNotBlocked,

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/schema.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../wire/errors.ts';
 
 /** Whose token requests are counted: an API client or a user. */
 export interface TokenSubject {

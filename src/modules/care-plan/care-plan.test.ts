@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { systemActor } from '../../events/audit.ts';
+import type { Formation } from '../../formation/schemas.ts';
 import {
   Api,
   assertCode,
@@ -18,7 +19,6 @@ import {
   uuidShape,
 } from '../../test/harness.ts';
 import { applyFormation } from '../formation/operations.ts';
-import type { Formation } from '../formation/schemas.ts';
 
 /** The care plan: GET care-plan, the overview, goals from templates, goal tasks and goal comments. */
 

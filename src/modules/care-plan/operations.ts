@@ -1,9 +1,9 @@
 import { v7 as uuidv7 } from 'uuid';
 import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
-import { ApiError, badField } from '../../http/errors.ts';
 import type { Paging } from '../../http/pagination.ts';
-import type { Instance } from '../../http/tenancy.ts';
-import type { Services } from '../../services.ts';
+import type { Services } from '../../http/services.ts';
+import type { Instance } from '../../tenancy/tenancy.ts';
+import { ApiError, badField } from '../../wire/errors.ts';
 import { requirePatient } from '../patients/operations.ts';
 import { createTask, newTaskRow, taskCreatedAudit } from '../tasks/operations.ts';
 import type { TaskCreateBody } from '../tasks/schemas.ts';

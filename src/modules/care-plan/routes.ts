@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import { actorOf } from '../../events/audit.ts';
 import { instanceScope } from '../../http/access-hook.ts';
-import { ErrorBody } from '../../http/errors.ts';
 import { DataAndMeta, dataAndMeta } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
-import { PatientParams } from '../../http/schemas.ts';
+import { ErrorBody } from '../../wire/errors.ts';
+import { PatientParams } from '../../wire/schemas.ts';
 import { Task, TaskCreate } from '../tasks/schemas.ts';
 import {
   addGoalComment,

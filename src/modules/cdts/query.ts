@@ -1,5 +1,5 @@
-import { type FieldError, validationError } from '../../http/errors.ts';
-import type { FieldDefinition, FieldType } from '../formation/field-types.ts';
+import type { FieldDefinition, FieldType } from '../../formation/field-types.ts';
+import { type FieldError, validationError } from '../../wire/errors.ts';
 
 /** The CDT list's `fields` and `filters` query parameters, read against the type's fields. */
 

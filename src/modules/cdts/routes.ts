@@ -1,8 +1,8 @@
 import { actorOf } from '../../events/audit.ts';
 import { instanceScope } from '../../http/access-hook.ts';
-import { ErrorBody } from '../../http/errors.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
-import { EmptyBody } from '../../http/schemas.ts';
+import { ErrorBody } from '../../wire/errors.ts';
+import { EmptyBody } from '../../wire/schemas.ts';
 import { bulkUpdateRecords, createRecord, deleteRecord, getRecord, listRecords, updateRecord } from './operations.ts';
 import {
   CdtBulkPatch,

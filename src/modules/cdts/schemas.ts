@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { PageObject, PagingQuery } from '../../http/pagination.ts';
-import { CsvList, JsonObject, Nullable, PatientParams, Uuid } from '../../http/schemas.ts';
+import { CsvList, JsonObject, Nullable, PatientParams, Uuid } from '../../wire/schemas.ts';
 
 /** The wire contract of CDT records (001 "Generic CDT record"; PROD-SHAPES "CDT record"; DECISIONS §7). */
 

@@ -4,7 +4,7 @@ import type { DB, Row } from '../../db/schema.ts';
 import type { Actor } from '../../events/audit.ts';
 import { createdStamp, updatedStamp } from '../../events/audit.ts';
 import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
-import { jsonBody } from '../records/json-body.ts';
+import { jsonBody } from '../../records/json-body.ts';
 
 /**
  * The generic CDT record store (001 "Generic CDT record"): the formation's custom data types

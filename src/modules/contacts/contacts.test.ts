@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { systemActor } from '../../events/audit.ts';
+import type { Formation } from '../../formation/schemas.ts';
 import {
   Api,
   assertCode,
@@ -18,7 +19,6 @@ import {
   uuidShape,
 } from '../../test/harness.ts';
 import { applyFormation } from '../formation/operations.ts';
-import type { Formation } from '../formation/schemas.ts';
 
 /** A patient's contacts: /patients/{patientId}/contacts and /patients/{patientId}/contacts/{contactId}. */
 

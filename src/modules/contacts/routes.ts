@@ -1,9 +1,9 @@
 import { actorOf } from '../../events/audit.ts';
 import { instanceScope } from '../../http/access-hook.ts';
-import { ErrorBody } from '../../http/errors.ts';
 import { PageObject, pageObject, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
-import { PatientParams } from '../../http/schemas.ts';
+import { ErrorBody } from '../../wire/errors.ts';
+import { PatientParams } from '../../wire/schemas.ts';
 import { requirePatient } from '../patients/operations.ts';
 import { createContact, getContact, refOf, updateContact } from './operations.ts';
 import { Contact, ContactInput, ContactListQuery, ContactParams } from './schemas.ts';

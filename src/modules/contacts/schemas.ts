@@ -1,6 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { PagingQuery } from '../../http/pagination.ts';
-import { DateTime, E164, Email, Nullable, PatientParams, Uuid } from '../../http/schemas.ts';
+import { DateTime, E164, Email, Nullable, PatientParams, Uuid } from '../../wire/schemas.ts';
 
 /** The wire contract of a patient's contacts: 001 "Contact (of a patient)", PROD-SHAPES "Contact". */
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { systemActor } from '../../events/audit.ts';
+import { supportedTimezones } from '../../formation/patient-fields.ts';
 import {
   Api,
   assertCode,
@@ -17,7 +18,6 @@ import {
   uuidShape,
 } from '../../test/harness.ts';
 import { applyFormation } from '../formation/operations.ts';
-import { supportedTimezones } from '../patients/fields.ts';
 
 /** Dictionary values (/dictionaries/{name}), the defaults, and the formation read routes. */
 

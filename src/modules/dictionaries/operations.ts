@@ -1,9 +1,9 @@
 import { type Actor, recordAudit } from '../../events/audit.ts';
-import { ApiError, type FieldError, validationError } from '../../http/errors.ts';
-import type { Instance } from '../../http/tenancy.ts';
-import type { Services } from '../../services.ts';
-import { defaultDictionaries, readOnlyDictionaries } from '../formation/defaults.ts';
-import { type FieldDefinition, pickFieldValues, recordValueProblems } from '../formation/field-types.ts';
+import { defaultDictionaries, readOnlyDictionaries } from '../../formation/defaults.ts';
+import { type FieldDefinition, pickFieldValues, recordValueProblems } from '../../formation/field-types.ts';
+import type { Services } from '../../http/services.ts';
+import type { Instance } from '../../tenancy/tenancy.ts';
+import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
 import {
   findDictionaryRecord,
   insertDictionaryRecords,

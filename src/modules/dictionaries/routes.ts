@@ -1,7 +1,7 @@
 import { actorOf } from '../../events/audit.ts';
 import { instanceScope } from '../../http/access-hook.ts';
-import { ErrorBody } from '../../http/errors.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { ErrorBody } from '../../wire/errors.ts';
 import { deleteRecord, getRecord, getValues, putRecord, writeValues } from './operations.ts';
 import {
   DictionaryParams,

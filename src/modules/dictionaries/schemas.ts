@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { DateTime, InstanceParams, JsonObject, Nullable, Uuid } from '../../http/schemas.ts';
+import { DateTime, InstanceParams, JsonObject, Nullable, Uuid } from '../../wire/schemas.ts';
 
 /** The wire contract of dictionary values (001 "Dictionary and dictionary record"; PROD-SHAPES "Dictionary record"). */
 

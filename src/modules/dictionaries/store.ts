@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { parameterBatches } from '../../db/batches.ts';
 import type { DB, Row } from '../../db/schema.ts';
-import { fullValue } from '../records/json-body.ts';
+import { fullValue } from '../../records/json-body.ts';
 
 /** Dictionary values, scoped by tenant, instance and dictionary name (index dictionary_records_idx). */
 

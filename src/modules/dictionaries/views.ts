@@ -1,5 +1,5 @@
 import { v5 as uuidv5 } from 'uuid';
-import { timezoneValues } from '../formation/defaults.ts';
+import { timezoneValues } from '../../formation/defaults.ts';
 import type { DictionaryRecordRow } from './store.ts';
 
 export interface DictionaryRecordView {

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, test } from 'node:test';
 import { strFromU8, unzipSync } from 'fflate';
-import { permissionsFromGrants } from '../../http/access.ts';
-import { allPermissions } from '../../http/permissions.ts';
+import { allPermissions } from '../../formation/permissions.ts';
+import type { Formation } from '../../formation/schemas.ts';
+import { permissionsFromGrants } from '../../tenancy/access.ts';
 import { Api, createTestTenant, errorCode, type Response, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
-import type { Formation } from './schemas.ts';
 
 const app = await startApp();
 const anonymous = new Api(app.server, undefined);

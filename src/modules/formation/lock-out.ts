@@ -1,9 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Actor } from '../../events/audit.ts';
-import { permissionsFromGrants } from '../../http/access.ts';
-import type { FieldError } from '../../http/errors.ts';
-import type { Formation } from './schemas.ts';
+import type { Formation } from '../../formation/schemas.ts';
+import { permissionsFromGrants } from '../../tenancy/access.ts';
+import type { FieldError } from '../../wire/errors.ts';
 
 /**
  * What publishing `formation` would break for the callers of this instance: a role or policy

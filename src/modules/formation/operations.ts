@@ -1,11 +1,11 @@
 import { Value } from 'typebox/value';
 import { type Actor, recordAudit } from '../../events/audit.ts';
-import { ApiError, validationError } from '../../http/errors.ts';
-import type { Services } from '../../services.ts';
+import { type Formation, FormationDocument } from '../../formation/schemas.ts';
+import { type FormationRow, publishDraft, saveDraft } from '../../formation/store.ts';
+import { formationProblems } from '../../formation/validate.ts';
+import type { Services } from '../../http/services.ts';
+import { ApiError, validationError } from '../../wire/errors.ts';
 import { lockOutProblems } from './lock-out.ts';
-import { type Formation, FormationDocument } from './schemas.ts';
-import { type FormationRow, publishDraft, saveDraft } from './store.ts';
-import { formationProblems } from './validate.ts';
 
 export async function putDraft(services: Services, instanceId: string, actor: Actor, document: Formation): Promise<FormationRow> {
   // Unknown keys inside items are ignored (DECISIONS §10): dropped, so no read can show them.

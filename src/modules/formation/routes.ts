@@ -1,15 +1,15 @@
 import { strToU8, zipSync } from 'fflate';
 import { Type } from 'typebox';
 import { actorOf } from '../../events/audit.ts';
+import { type Formation, FormationDocument, FormationVersionInfo, FormationVersionParam } from '../../formation/schemas.ts';
+import { type FormationRow, listVersions, loadFormation, resolveVersion } from '../../formation/store.ts';
 import { instanceScope } from '../../http/access-hook.ts';
-import { ApiError, ErrorBody } from '../../http/errors.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
-import { InstanceParams, JsonObject } from '../../http/schemas.ts';
-import type { Instance } from '../../http/tenancy.ts';
+import type { Instance } from '../../tenancy/tenancy.ts';
+import { ApiError, ErrorBody } from '../../wire/errors.ts';
+import { InstanceParams, JsonObject } from '../../wire/schemas.ts';
 import { publish, putDraft } from './operations.ts';
-import { type Formation, FormationDocument, FormationVersionInfo, FormationVersionParam } from './schemas.ts';
 import { formationSections, sectionBody, sectionItems } from './sections.ts';
-import { type FormationRow, listVersions, loadFormation, resolveVersion } from './store.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const tags = ['Formation'];

@@ -1,5 +1,5 @@
-import { defaultDictionaries, defaultDocumentTypes } from './defaults.ts';
-import type { Formation } from './schemas.ts';
+import { defaultDictionaries, defaultDocumentTypes } from '../../formation/defaults.ts';
+import type { Formation } from '../../formation/schemas.ts';
 
 export interface SectionOptions {
   /** Dictionaries: list internal ones too (DECISIONS §8: `includeInternal`). */

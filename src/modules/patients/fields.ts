@@ -1,4 +1,5 @@
 import type { PatientsTable } from '../../db/schema.ts';
+import type { ScalarPatientField } from '../../formation/patient-fields.ts';
 
 type Column = keyof PatientsTable & string;
 
@@ -45,7 +46,7 @@ export const scalarFields = {
   updatedBy: 'updated_by',
   createdByName: 'created_by_name',
   updatedByName: 'updated_by_name',
-} as const satisfies Record<string, Column>;
+} as const satisfies Record<ScalarPatientField, Column>;
 
 export type ScalarField = keyof typeof scalarFields;
 
@@ -68,45 +69,3 @@ export const sortableFields: Record<string, string> = Object.fromEntries(
     // Notes sort by the prefix their index holds (migration 0004).
     .map(([field, column]) => [field, field === 'notes' ? 'left(p.notes, 200)' : `p.${column}`]),
 );
-
-/** Fields a patient object has besides the scalars; read-only ones are ignored on write (DECISIONS §10). */
-export const structuredFields = [
-  'primaryPhoneCapabilities',
-  'secondaryPhoneCapabilities',
-  'cadence',
-  'careTeam',
-  'careTeamMembers',
-  'patientTerritories',
-] as const;
-export const readOnlyFields = ['territorialTeam', 'patientPrograms', 'pointOfContact', 'patientRegionTitle'] as const;
-
-/** Names a formation may put a designer "required" rule on. */
-export const builtInPatientFields = new Set<string>([...Object.keys(scalarFields), ...structuredFields, ...readOnlyFields]);
-
-/** Top-level keys no custom attribute may take: clients unwrap these as lists (DECISIONS §10). */
-export const reservedTopLevelNames = new Set(['content', 'data', 'rows', 'metaInfo', 'meta', 'cursor']);
-
-/** 001: the timezones a patient can be created with. */
-export const supportedTimezones = [
-  'US/Eastern',
-  'US/Central',
-  'US/Mountain',
-  'US/Pacific',
-  'US/Alaska',
-  'US/Arizona',
-  'US/Hawaii',
-  'WET',
-  'CET',
-  'EET',
-  'Asia/Dubai',
-  'Asia/Singapore',
-  'Australia/Perth',
-  'Australia/Darwin',
-  'Australia/Brisbane',
-  'Australia/Adelaide',
-  'Australia/Broken_Hill',
-  'Antarctica/Casey',
-  'Australia/Hobart',
-  'Australia/Sydney',
-  'Australia/Lord_Howe',
-] as const;

@@ -1,9 +1,10 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { NewRow, RowUpdate } from '../../db/schema.ts';
 import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
-import { ApiError, validationError } from '../../http/errors.ts';
-import type { Instance } from '../../http/tenancy.ts';
-import type { Services } from '../../services.ts';
+import type { Services } from '../../http/services.ts';
+import type { Instance } from '../../tenancy/tenancy.ts';
+import { missingUserIds } from '../../tenancy/users.ts';
+import { ApiError, validationError } from '../../wire/errors.ts';
 import { checkTerritories, derivedTerritories, normalizeCareTeam } from './rules.ts';
 import type { PatientBulkPatchBody, PatientInput } from './schemas.ts';
 import {
@@ -12,7 +13,6 @@ import {
   findPatient,
   type LookupType,
   missingPatientIds,
-  missingUserIds,
   type PatientRow,
   removeCareTeamMembers,
   replaceCareTeamMember,

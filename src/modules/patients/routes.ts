@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import { actorOf } from '../../events/audit.ts';
 import { instanceScope } from '../../http/access-hook.ts';
-import { badField, ErrorBody } from '../../http/errors.ts';
 import { PageObject, pageObject, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
-import { EmptyBody, InstanceParams, uuidPattern } from '../../http/schemas.ts';
+import { badField, ErrorBody } from '../../wire/errors.ts';
+import { EmptyBody, InstanceParams, uuidPattern } from '../../wire/schemas.ts';
 import { sortableFields } from './fields.ts';
 import { bulkUpdatePatients, createPatient, deletePatient, getPatient, updatePatient, viewsOf } from './operations.ts';
 import {

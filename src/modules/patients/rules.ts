@@ -1,9 +1,9 @@
 import type { PatientTerritory } from '../../db/schema.ts';
-import { badField, type FieldError, validationError } from '../../http/errors.ts';
-import { isInstant, readInstant } from '../../http/schemas.ts';
-import { type FieldDefinition, fieldValueProblem, isBlank, isCalendarDay } from '../formation/field-types.ts';
-import type { Formation } from '../formation/schemas.ts';
-import { builtInPatientFields } from './fields.ts';
+import { type FieldDefinition, fieldValueProblem, isBlank, isCalendarDay } from '../../formation/field-types.ts';
+import { builtInPatientFields } from '../../formation/patient-fields.ts';
+import type { Formation } from '../../formation/schemas.ts';
+import { badField, type FieldError, validationError } from '../../wire/errors.ts';
+import { isInstant, readInstant } from '../../wire/schemas.ts';
 
 export interface CareTeamEntry {
   userId: string;
@@ -151,11 +151,6 @@ export function searchTerms(raw: string): string[] {
   const looksLikePhone = /^[\d\s()+.-]+$/.test(term) && (term.match(/\d/g)?.length ?? 0) >= 3;
   const digits = looksLikePhone ? term.replace(/[^\d+]/g, '') : term;
   return digits === term ? [term] : [term, digits];
-}
-
-/** Escapes LIKE wildcards so user input matches literally. */
-export function likeContains(term: string): string {
-  return `%${term.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
 
 /** birthDate is a calendar day: a date-time input keeps its UTC date. */

@@ -2,12 +2,13 @@ import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { parameterBatches } from '../../db/batches.ts';
 import type { DB, Row } from '../../db/schema.ts';
+import { likeContains } from '../../db/sql.ts';
 import { updatedStamp } from '../../events/audit.ts';
 import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
-import { readInstant } from '../../http/schemas.ts';
-import type { Caller } from '../../http/tokens.ts';
+import type { Caller } from '../../tenancy/access.ts';
+import { readInstant } from '../../wire/schemas.ts';
 import type { CareTeamEntry } from './rules.ts';
-import { likeContains, searchTerms } from './rules.ts';
+import { searchTerms } from './rules.ts';
 import type { PatientFilter } from './schemas.ts';
 
 export type PatientRow = Row<'patients'>;
@@ -49,20 +50,6 @@ export async function missingPatientIds(db: Kysely<DB>, where: InstanceRef, ids:
     .execute();
   const present = new Set(found.map((row) => row.id));
   return ids.filter((id) => !present.has(id));
-}
-
-/** The ids among `userIds` that are not live users of the tenant (001: every care-team member is a valid user). */
-export async function missingUserIds(db: Kysely<DB>, tenantId: string, userIds: string[]): Promise<string[]> {
-  if (userIds.length === 0) return [];
-  const found = await db
-    .selectFrom('users')
-    .select('id')
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', userIds)
-    .where('deleted_at', 'is', null)
-    .execute();
-  const present = new Set(found.map((row) => row.id));
-  return [...new Set(userIds)].filter((id) => !present.has(id));
 }
 
 function filtered(db: Kysely<DB>, where: InstanceRef, filter: PatientFilter, caller: Caller) {

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
-import type { Instance } from '../../http/tenancy.ts';
-import type { Formation } from '../formation/schemas.ts';
+import type { Formation } from '../../formation/schemas.ts';
+import type { Instance } from '../../tenancy/tenancy.ts';
 import { shownEnrolments } from '../programs/store.ts';
 import { enrolledPrograms } from '../programs/views.ts';
 import type { CareUser, Patient } from './schemas.ts';

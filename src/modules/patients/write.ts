@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { PatientTerritory, RowUpdate } from '../../db/schema.ts';
-import { badField } from '../../http/errors.ts';
-import type { Formation } from '../formation/schemas.ts';
+import type { Formation } from '../../formation/schemas.ts';
+import { badField } from '../../wire/errors.ts';
 import { type ScalarField, scalarFields, writableScalarFields } from './fields.ts';
 import {
   birthDay,

@@ -1,13 +1,13 @@
 import { v7 as uuidv7 } from 'uuid';
 import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
-import { ApiError, validationError } from '../../http/errors.ts';
+import { type FieldDefinition, pickFieldValues, recordValueProblems } from '../../formation/field-types.ts';
+import type { Formation, PdtDefinition } from '../../formation/schemas.ts';
 import { dataAndMeta, type Paging, type SortKey } from '../../http/pagination.ts';
-import type { Instance } from '../../http/tenancy.ts';
-import type { Services } from '../../services.ts';
-import { type FieldDefinition, pickFieldValues, recordValueProblems } from '../formation/field-types.ts';
-import type { Formation, PdtDefinition } from '../formation/schemas.ts';
+import type { Services } from '../../http/services.ts';
+import { fullValue } from '../../records/json-body.ts';
+import type { Instance } from '../../tenancy/tenancy.ts';
+import { ApiError, validationError } from '../../wire/errors.ts';
 import { viewsOf } from '../patients/operations.ts';
-import { fullValue } from '../records/json-body.ts';
 import {
   findPdtRecord,
   type InstanceRef,

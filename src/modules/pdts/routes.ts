@@ -1,8 +1,8 @@
 import { actorOf } from '../../events/audit.ts';
 import { instanceScope } from '../../http/access-hook.ts';
-import { ErrorBody } from '../../http/errors.ts';
 import { PageObject, pageObject, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { ErrorBody } from '../../wire/errors.ts';
 import { Patient } from '../patients/schemas.ts';
 import { createPdtRecord, deletePdtRecord, getPdtRecord, listPdt, patientsOfRecord, updatePdtRecord } from './operations.ts';
 import { PdtList, PdtListQuery, PdtParams, PdtPatientsQuery, PdtRecord, PdtRecordParams, PdtValuesBody } from './schemas.ts';

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { DataAndMeta, PagingQuery } from '../../http/pagination.ts';
-import { DateTime, Nullable, Uuid } from '../../http/schemas.ts';
+import { DateTime, Nullable, Uuid } from '../../wire/schemas.ts';
 
 /** The wire contract of PDT (profile data type) records: 001 "PDT record", PROD-SHAPES "PDT record". */
 

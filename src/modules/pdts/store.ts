@@ -1,7 +1,7 @@
 import { type Kysely, type SqlBool, sql } from 'kysely';
 import type { DB, Row } from '../../db/schema.ts';
+import { likeContains } from '../../db/sql.ts';
 import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
-import { likeContains } from '../patients/rules.ts';
 import type { PatientRow } from '../patients/store.ts';
 
 export type PdtRecordRow = Row<'pdt_records'>;

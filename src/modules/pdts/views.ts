@@ -1,5 +1,5 @@
-import type { PdtDefinition } from '../formation/schemas.ts';
-import { jsonBody } from '../records/json-body.ts';
+import type { PdtDefinition } from '../../formation/schemas.ts';
+import { jsonBody } from '../../records/json-body.ts';
 import type { PdtRecordView } from './schemas.ts';
 import type { PdtRecordRow } from './store.ts';
 

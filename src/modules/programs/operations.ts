@@ -2,11 +2,11 @@ import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, ProgramPhase } from '../../db/schema.ts';
 import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
-import { ApiError, badField } from '../../http/errors.ts';
-import { uuidPattern } from '../../http/schemas.ts';
-import type { Instance } from '../../http/tenancy.ts';
-import type { Services } from '../../services.ts';
-import type { Formation, ProgramDefinition } from '../formation/schemas.ts';
+import type { Formation, ProgramDefinition } from '../../formation/schemas.ts';
+import type { Services } from '../../http/services.ts';
+import type { Instance } from '../../tenancy/tenancy.ts';
+import { ApiError, badField } from '../../wire/errors.ts';
+import { uuidPattern } from '../../wire/schemas.ts';
 import { findPatient } from '../patients/store.ts';
 import type { PatientProgramView, ProgramPatchBody, ProgramStatus } from './schemas.ts';
 import {

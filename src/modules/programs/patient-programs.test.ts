@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createPatient, createTestTenant, startApp } from '../../test/harness.ts';
-import { enrol, programFormation, programKeys, programsPath } from './test-support.ts';
+import { enrol, programFormation, programKeys, programsPath } from '../../test/programs.ts';
 
 /** Programs seen from the patients area: `patientPrograms` and the list's `programName` filter. */
 

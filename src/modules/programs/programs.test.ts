@@ -14,7 +14,7 @@ import {
   startApp,
   uuidShape,
 } from '../../test/harness.ts';
-import { enrol, phaseKeys, programFormation, programKeys, programs, programsPath, publish } from './test-support.ts';
+import { enrol, phaseKeys, programFormation, programKeys, programs, programsPath, publish } from '../../test/programs.ts';
 
 /** The patient program routes: /patients/{patientId}/programs (001, DECISIONS §7–8, PROD-SHAPES). */
 

@@ -1,9 +1,9 @@
 import { actorOf } from '../../events/audit.ts';
 import { instanceScope } from '../../http/access-hook.ts';
-import { ErrorBody } from '../../http/errors.ts';
 import { DataAndMeta, dataAndMeta, offsetOf, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
-import { EmptyBody, PatientParams } from '../../http/schemas.ts';
+import { ErrorBody } from '../../wire/errors.ts';
+import { EmptyBody, PatientParams } from '../../wire/schemas.ts';
 import { requirePatient } from '../patients/operations.ts';
 import { changePhase, noEnrolment, notRunning, patchProgram, unassignProgram } from './operations.ts';
 import { EnrollmentParams, PatientProgram, PhasePatch, ProgramListQuery, ProgramNameParams, ProgramPatch } from './schemas.ts';

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { PagingQuery } from '../../http/pagination.ts';
-import { DateTime, Nullable, PatientParams, Uuid } from '../../http/schemas.ts';
+import { DateTime, Nullable, PatientParams, Uuid } from '../../wire/schemas.ts';
 
 /** DECISIONS §8: the program statuses. */
 export const programStatuses = ['NOT_STARTED', 'IN_PROGRESS', 'FINISHED'] as const;

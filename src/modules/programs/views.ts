@@ -1,5 +1,5 @@
 import type { ProgramPhase } from '../../db/schema.ts';
-import type { Formation, ProgramDefinition } from '../formation/schemas.ts';
+import type { Formation, ProgramDefinition } from '../../formation/schemas.ts';
 import type { PatientProgramView, ProgramStatus } from './schemas.ts';
 import type { EnrolmentRow } from './store.ts';
 

@@ -2,11 +2,12 @@ import type { InsertObject, Kysely, UpdateObject } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../db/schema.ts';
 import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
-import { ApiError, badField, type FieldError, validationError } from '../../http/errors.ts';
-import { readInstant } from '../../http/schemas.ts';
-import type { Instance } from '../../http/tenancy.ts';
-import type { Services } from '../../services.ts';
-import { findPatient, missingUserIds, type PatientRow } from '../patients/store.ts';
+import type { Services } from '../../http/services.ts';
+import type { Instance } from '../../tenancy/tenancy.ts';
+import { missingUserIds } from '../../tenancy/users.ts';
+import { ApiError, badField, type FieldError, validationError } from '../../wire/errors.ts';
+import { readInstant } from '../../wire/schemas.ts';
+import { findPatient, type PatientRow } from '../patients/store.ts';
 import type { TaskCreateBody, TaskPatchBody, TaskView } from './schemas.ts';
 import {
   addWatchers,

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import { actorOf } from '../../events/audit.ts';
 import { instanceScope } from '../../http/access-hook.ts';
-import { ErrorBody } from '../../http/errors.ts';
 import { DataAndMeta, dataAndMeta, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
-import { EmptyBody, InstanceParams, readInstant } from '../../http/schemas.ts';
+import { ErrorBody } from '../../wire/errors.ts';
+import { EmptyBody, InstanceParams, readInstant } from '../../wire/schemas.ts';
 import {
   addComment,
   addWatcher,

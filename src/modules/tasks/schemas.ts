@@ -1,7 +1,7 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { taskPriorities } from '../../formation/schemas.ts';
 import { PagingQuery } from '../../http/pagination.ts';
-import { CsvList, DateTime, Nullable, Uuid } from '../../http/schemas.ts';
-import { taskPriorities } from '../formation/schemas.ts';
+import { CsvList, DateTime, Nullable, Uuid } from '../../wire/schemas.ts';
 
 /** The task wire contract (001 "Task", PROD-SHAPES "Task"). */
 

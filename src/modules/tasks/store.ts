@@ -1,9 +1,9 @@
 import { type Expression, type InsertObject, type Kysely, type SqlBool, sql } from 'kysely';
 import type { DB, Row } from '../../db/schema.ts';
+import { likeContains } from '../../db/sql.ts';
 import { updatedStamp } from '../../events/audit.ts';
 import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
-import { readInstant } from '../../http/schemas.ts';
-import { likeContains } from '../patients/rules.ts';
+import { readInstant } from '../../wire/schemas.ts';
 
 export type TaskRow = Row<'tasks'>;
 export type TaskCommentRow = Row<'task_comments'>;

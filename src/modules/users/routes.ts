@@ -2,10 +2,10 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../../events/audit.ts';
 import { tenantScope } from '../../http/access-hook.ts';
-import { ErrorBody } from '../../http/errors.ts';
 import { DataAndMeta, dataAndMeta, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
-import { EmptyBody, TenantParams, Uuid } from '../../http/schemas.ts';
+import { ErrorBody } from '../../wire/errors.ts';
+import { EmptyBody, TenantParams, Uuid } from '../../wire/schemas.ts';
 import { deleteUser, getUser, saveUser, setPassword } from './operations.ts';
 import {
   PasswordInput,

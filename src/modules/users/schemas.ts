@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { PagingQuery } from '../../http/pagination.ts';
-import { CsvList, DateTime, E164, Email, JsonObject, Nullable, Uuid } from '../../http/schemas.ts';
+import { CsvList, DateTime, E164, Email, JsonObject, Nullable, Uuid } from '../../wire/schemas.ts';
 
 export const userStates = ['ACTIVE', 'INACTIVE', 'PROVISIONED'] as const;
 

@@ -1,9 +1,9 @@
 import { type Kysely, type SqlBool, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, Row, UserTerritoryEntry } from '../../db/schema.ts';
+import { likeContains } from '../../db/sql.ts';
 import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
-import { uuidPattern } from '../../http/schemas.ts';
-import { likeContains } from '../patients/rules.ts';
+import { uuidPattern } from '../../wire/schemas.ts';
 import type { UserFilter } from './schemas.ts';
 
 export type UserRow = Row<'users'>;

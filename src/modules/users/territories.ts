@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { DB, UserTerritoryEntry } from '../../db/schema.ts';
 import { type Actor, recordAudit } from '../../events/audit.ts';
-import { ApiError, type FieldError, validationError } from '../../http/errors.ts';
-import { type Instance, listInstances, type Tenant } from '../../http/tenancy.ts';
-import type { Services } from '../../services.ts';
+import type { Services } from '../../http/services.ts';
+import { type Instance, listInstances, type Tenant } from '../../tenancy/tenancy.ts';
+import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
 import type { UserInput } from './schemas.ts';
 import { findUser, writeTerritories } from './store.ts';
 import { territoriesRecordView } from './views.ts';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB, UserTerritoryEntry } from '../../db/schema.ts';
-import type { Tenant } from '../../http/tenancy.ts';
+import type { Tenant } from '../../tenancy/tenancy.ts';
 import { grantsOfUsers, territoriesOfUsers, type UserGrantRow, type UserRow } from './store.ts';
 
 /** prod: unset optional keys are left out of a user object rather than written as null. */

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { parameterBatches } from '../../db/batches.ts';
-import type { DB, GrantType, PrincipalType } from '../../db/schema.ts';
+import { parameterBatches } from '../db/batches.ts';
+import type { DB, GrantType, PrincipalType } from '../db/schema.ts';
+import { hashSecret, newClientKey, newSecret } from './secrets.ts';
 import {
   findInstanceByName,
   findTenantByName,
@@ -10,8 +11,7 @@ import {
   reservedTenantNames,
   type Tenant,
   tenantNamePattern,
-} from '../../http/tenancy.ts';
-import { hashSecret, newClientKey, newSecret } from '../auth/secrets.ts';
+} from './tenancy.ts';
 
 /** Tenants, instances and API clients: created by the CLI and the demo bootstrap, not over HTTP. */
 

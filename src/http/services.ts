@@ -1,13 +1,14 @@
 import type { Kysely } from 'kysely';
-import type { Config } from './config.ts';
-import type { Database, DatabaseKind } from './db/database.ts';
-import type { DB } from './db/schema.ts';
-import { type Access, loadAccess } from './http/access.ts';
-import { ReadThroughCache } from './http/cache.ts';
-import { findInstanceByName, findTenantByName, type Instance, type Tenant } from './http/tenancy.ts';
-import type { Caller, TokenService } from './http/tokens.ts';
-import type { Formation } from './modules/formation/schemas.ts';
-import { loadFormation } from './modules/formation/store.ts';
+import type { Config } from '../config.ts';
+import type { Database, DatabaseKind } from '../db/database.ts';
+import type { DB } from '../db/schema.ts';
+import type { Formation } from '../formation/schemas.ts';
+import { loadFormation } from '../formation/store.ts';
+import type { Caller } from '../tenancy/access.ts';
+import { type Access, loadAccess } from '../tenancy/access.ts';
+import { findInstanceByName, findTenantByName, type Instance, type Tenant } from '../tenancy/tenancy.ts';
+import { ReadThroughCache } from './cache.ts';
+import type { TokenService } from './tokens.ts';
 
 /**
  * What every route handler needs, built once per app and handed to each area's plugin.

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DateTime, E164, JsonObject, Nullable, Uuid } from '../../http/schemas.ts';
+import { DateTime, E164, JsonObject, Nullable, Uuid } from '../wire/schemas.ts';
 import { fieldTypes } from './field-types.ts';
 
 /** Formation names: lower-case letters, digits, hyphen and underscore (001, dictionaries). */

@@ -1,5 +1,5 @@
-import { isInstant, uuidPattern } from '../../http/schemas.ts';
-import { isE164 } from '../../http/validation.ts';
+import { isE164 } from '../wire/formats.ts';
+import { isInstant, uuidPattern } from '../wire/schemas.ts';
 
 /**
  * Value types a designer can give a custom field (patient attributes now; PDT and CDT fields

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { type TestTenant, testFormation } from '../../test/harness.ts';
 import type { Formation } from '../formation/schemas.ts';
+import { type TestTenant, testFormation } from './harness.ts';
 
 /** Shared by this area's tests: a formation with programs, and small request helpers. */
 

@@ -1,7 +1,7 @@
-import type { FieldError } from '../../http/errors.ts';
-import { isPermission } from '../../http/permissions.ts';
-import { builtInPatientFields, reservedTopLevelNames } from '../patients/fields.ts';
+import type { FieldError } from '../wire/errors.ts';
 import { defaultDictionaryNames } from './defaults.ts';
+import { builtInPatientFields, reservedTopLevelNames } from './patient-fields.ts';
+import { isPermission } from './permissions.ts';
 import type { FieldDefinitionInput, Formation } from './schemas.ts';
 
 /**

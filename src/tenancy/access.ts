@@ -1,8 +1,18 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import type { Formation } from '../modules/formation/schemas.ts';
-import { isPermission, type Permission } from './permissions.ts';
-import type { CallerType } from './tokens.ts';
+import { isPermission, type Permission } from '../formation/permissions.ts';
+import type { Formation } from '../formation/schemas.ts';
+
+export type CallerType = 'API_CLIENT' | 'USER';
+
+/** Who is calling, as the token says. */
+export interface Caller {
+  type: CallerType;
+  id: string;
+  tenantId: string;
+  /** What records show as createdByName: `API_CLIENT:<name>` for clients (prod), the full name for users. */
+  name: string;
+}
 
 /** What a caller may do: in one instance, or (for tenant admin routes) across all of them. */
 export interface Access {

@@ -1,4 +1,4 @@
-import { supportedTimezones } from '../patients/fields.ts';
+import { supportedTimezones } from './patient-fields.ts';
 import type { DictionaryDefinition, DocumentTypeDefinition } from './schemas.ts';
 
 /**

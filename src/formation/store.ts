@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { DB, Row } from '../../db/schema.ts';
-import { ApiError } from '../../http/errors.ts';
+import type { DB, Row } from '../db/schema.ts';
+import { ApiError } from '../wire/errors.ts';
 import type { Formation } from './schemas.ts';
 
 export const DRAFT_VERSION = -1;
