@@ -9,13 +9,13 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../src/db/schema.ts';
+import type { Formation } from '../src/formation/schemas.ts';
+import { loadFormation } from '../src/formation/store.ts';
 import { pageObject } from '../src/http/pagination.ts';
-import { findInstanceByName, findTenantByName } from '../src/http/tenancy.ts';
-import type { Formation } from '../src/modules/formation/schemas.ts';
-import { loadFormation } from '../src/modules/formation/store.ts';
 import { searchText } from '../src/modules/patients/rules.ts';
 import { findPatient, listPatients } from '../src/modules/patients/store.ts';
 import { patientViews } from '../src/modules/patients/views.ts';
+import { findInstanceByName, findTenantByName } from '../src/tenancy/tenancy.ts';
 
 const workers = Number(process.env.WORKERS ?? 2);
 const caller = { type: 'API_CLIENT' as const, id: '00000000-0000-0000-0000-000000000000', tenantId: '', name: 'baseline' };
