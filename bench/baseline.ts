@@ -11,11 +11,12 @@ import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../src/db/schema.ts';
 import type { Formation } from '../src/formation/schemas.ts';
 import { loadFormation } from '../src/formation/store.ts';
+import type { Context } from '../src/http/context.ts';
 import { pageObject } from '../src/http/pagination.ts';
 import { searchText } from '../src/modules/patients/rules.ts';
 import { findPatient, listPatients } from '../src/modules/patients/store.ts';
 import { patientViews } from '../src/modules/patients/views.ts';
-import { findInstanceByName, findTenantByName } from '../src/tenancy/tenancy.ts';
+import { findInstanceByName, findTenantByName, type Instance } from '../src/tenancy/tenancy.ts';
 
 const workers = Number(process.env.WORKERS ?? 2);
 const caller = { type: 'API_CLIENT' as const, id: '00000000-0000-0000-0000-000000000000', tenantId: '', name: 'baseline' };
@@ -45,6 +46,14 @@ async function worker() {
     if (!found) throw new Error('unknown tenant');
     return found;
   };
+  // The part of a request context the patient views read: no caller, no audit, the formation at hand.
+  const contextOf = (instance: Instance, formation: Formation) =>
+    ({
+      db,
+      instance,
+      scope: { tenantId: instance.tenantId, instanceId: instance.id },
+      formation: async () => formation,
+    }) as unknown as Context;
 
   const app = Fastify({ logger: false });
   app.get('/:tenantName/:instanceName/patients/:id', async (request, reply) => {
@@ -52,7 +61,7 @@ async function worker() {
     const { instance, formation } = scope(params);
     const row = await findPatient(db, { tenantId: instance.tenantId, instanceId: instance.id }, params.id);
     if (!row) return reply.code(404).send([]);
-    const [view] = await patientViews(db, instance, formation, [row]);
+    const [view] = await patientViews(contextOf(instance, formation), [row]);
     return view;
   });
   app.get('/:tenantName/:instanceName/patients', async (request) => {
@@ -77,7 +86,7 @@ async function worker() {
       paging,
       sort,
     );
-    return pageObject(await patientViews(db, instance, formation, rows), total, paging, sort.length > 0);
+    return pageObject(await patientViews(contextOf(instance, formation), rows), total, paging, sort.length > 0);
   });
   app.post('/:tenantName/:instanceName/patients', async (request, reply) => {
     const { instance, formation } = scope(request.params as { tenantName: string; instanceName: string });
@@ -113,7 +122,7 @@ async function worker() {
       .returningAll()
       .executeTakeFirstOrThrow();
     reply.code(201);
-    const [view] = await patientViews(db, instance, formation, [row]);
+    const [view] = await patientViews(contextOf(instance, formation), [row]);
     return view;
   });
   await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });

@@ -7,7 +7,7 @@ import { seedBulk } from './cli/seed-bulk.ts';
 import { serve } from './cli/serve.ts';
 import { envDocumentation, loadConfig } from './config.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { systemActor } from './events/audit.ts';
+import { systemContext } from './http/context.ts';
 import { applyFormation } from './modules/formation/operations.ts';
 import { saveUser, setPassword } from './modules/users/operations.ts';
 import { createApiClient, createInstance, createTenant } from './tenancy/store.ts';
@@ -157,9 +157,7 @@ async function main(argv: string[]): Promise<void> {
           (await findInstanceByName(db, tenant.id, instanceName ?? '')) ?? fail(`No instance "${instanceName ?? ''}"`);
         const file = rest[1] ?? fail('formation apply <tenant>/<instance> <file>');
         const published = await applyFormation(
-          services,
-          instance.id,
-          systemActor(tenant.id, instance.id),
+          systemContext(services, tenant, instance),
           JSON.parse(fs.readFileSync(file, 'utf8')),
         );
         console.log(`Published formation version ${published.version} of ${tenant.name}/${instance.name}`);
@@ -167,8 +165,8 @@ async function main(argv: string[]): Promise<void> {
       }
       case 'user create': {
         const tenant = await tenantNamed(rest[0]);
-        const actor = systemActor(tenant.id);
-        const user = await saveUser(services, tenant, actor, {
+        const ctx = systemContext(services, tenant);
+        const user = await saveUser(ctx, {
           username: text(options, 'username'),
           email: text(options, 'email'),
           firstName: text(options, 'first-name', false) || null,
@@ -176,7 +174,7 @@ async function main(argv: string[]): Promise<void> {
           roles: rolesOf(options).map(({ instanceName, role }) => ({ permissionName: role, instanceName, primaryRole: true })),
         });
         const password = text(options, 'password', false);
-        if (password) await setPassword(services, tenant, actor, user.id, 'ID', password);
+        if (password) await setPassword(ctx, user.id, 'ID', password);
         console.log(`Created user ${user.username} (${user.id})${password ? ' with a password' : ''}`);
         break;
       }

@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import { waitForDatabase } from '../db/availability.ts';
 import { type Database, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { systemActor } from '../events/audit.ts';
+import { systemContext } from '../http/context.ts';
 import { Services } from '../http/services.ts';
 import { TokenService } from '../http/tokens.ts';
 import { applyFormation } from '../modules/formation/operations.ts';
@@ -55,7 +55,7 @@ export async function ensureDemoTenant(config: Config, database: Database): Prom
   const tenant = await createTenant(database.db, DEMO_TENANT, 'Demo organization');
   const instance = await createInstance(database.db, tenant, DEMO_INSTANCE, 'Sandbox for trying the API');
   const formation = JSON.parse(fs.readFileSync(demoFormationPath, 'utf8'));
-  await applyFormation(services, instance.id, systemActor(tenant.id, instance.id), formation);
+  await applyFormation(systemContext(services, tenant, instance), formation);
   const client = await createApiClient(database.db, tenant, {
     name: DEMO_CLIENT_NAME,
     roles: [{ instanceId: instance.id, role: 'administrator' }],

@@ -1,4 +1,4 @@
-import { systemActor } from '../events/audit.ts';
+import { systemContext } from '../http/context.ts';
 import type { Services } from '../http/services.ts';
 import { createPatient } from '../modules/patients/operations.ts';
 import { saveUser, setPassword } from '../modules/users/operations.ts';
@@ -18,7 +18,7 @@ export const DEMO_PASSWORD = 'demo-password-123';
 /** `cairn seed demo`: two care coordinators who can sign in, and forty patients with care teams. */
 export async function seedDemo(services: Services): Promise<string[]> {
   const { tenant, instance } = await demoInstanceOf(services);
-  const actor = systemActor(tenant.id, instance.id);
+  const ctx = systemContext(services, tenant, instance);
   const coordinators = [];
   for (const [index, name] of [
     ['Casey', 'Morgan', 'west'],
@@ -26,7 +26,7 @@ export async function seedDemo(services: Services): Promise<string[]> {
   ].entries()) {
     const [firstName, lastName, region] = name as [string, string, string];
     const username = `${firstName.toLowerCase()}.${lastName.toLowerCase()}`;
-    const user = await saveUser(services, tenant, actor, {
+    const user = await saveUser(ctx, {
       username,
       email: `${username}@demo.example`,
       firstName,
@@ -36,7 +36,7 @@ export async function seedDemo(services: Services): Promise<string[]> {
       territories: [{ name: region, territories: [], instanceName: instance.name }],
       seats: ['GENERAL'],
     });
-    await setPassword(services, tenant, actor, user.id, 'ID', DEMO_PASSWORD);
+    await setPassword(ctx, user.id, 'ID', DEMO_PASSWORD);
     coordinators.push(user);
   }
   for (let i = 0; i < 40; i++) {
@@ -44,7 +44,7 @@ export async function seedDemo(services: Services): Promise<string[]> {
     const coordinator = coordinators[place.region === 'west' ? 0 : 1]!;
     const firstName = firstNames[i % firstNames.length]!;
     const lastName = lastNames[(i * 7) % lastNames.length]!;
-    await createPatient(services, instance, actor, {
+    await createPatient(ctx, {
       firstName,
       lastName,
       birthDate: `19${50 + (i % 50)}-0${1 + (i % 9)}-1${i % 10}`,

@@ -3,7 +3,7 @@ import os from 'node:os';
 import { SingleBar } from 'cli-progress';
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { systemActor } from '../events/audit.ts';
+import { systemContext } from '../http/context.ts';
 import type { Services } from '../http/services.ts';
 import { applyFormation } from '../modules/formation/operations.ts';
 import { createInstance, createTenant } from '../tenancy/store.ts';
@@ -50,12 +50,7 @@ export async function seedBulk(services: Services, options: BulkOptions): Promis
   let instance = await findInstanceByName(db, tenant.id, options.instance);
   if (!instance) {
     const created = await createInstance(db, tenant, options.instance);
-    await applyFormation(
-      services,
-      created.id,
-      systemActor(tenant.id, created.id),
-      JSON.parse(fs.readFileSync(demoFormationPath, 'utf8')),
-    );
+    await applyFormation(systemContext(services, tenant, created), JSON.parse(fs.readFileSync(demoFormationPath, 'utf8')));
     instance = (await findInstanceByName(db, tenant.id, options.instance))!;
   }
   const userCount = options.users ?? Math.max(10, Math.ceil(options.patients / 500));

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { parameterBatches } from '../db/batches.ts';
@@ -37,21 +36,6 @@ export function createdStamp(actor: Writer, at: Date = new Date()) {
 /** The stamp columns a change to a row sets. */
 export function updatedStamp(actor: Writer, at: Date = new Date()) {
   return { updated_at: at, updated_by: actor.id, updated_by_name: actor.name };
-}
-
-export function actorOf(request: FastifyRequest): Actor {
-  const scope = request.scope;
-  if (!scope) throw new Error('actorOf needs an authenticated request');
-  return {
-    tenantId: scope.tenant.id,
-    instanceId: scope.instance?.id ?? null,
-    type: scope.caller.type,
-    id: scope.caller.id,
-    name: scope.caller.name,
-    requestId: request.id,
-    method: request.method,
-    route: request.routeOptions.url ?? null,
-  };
 }
 
 export function systemActor(tenantId: string, instanceId: string | null = null): Actor {

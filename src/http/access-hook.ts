@@ -1,39 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Access, Caller } from '../tenancy/access.ts';
-import type { Instance, Tenant } from '../tenancy/tenancy.ts';
+import type { Instance } from '../tenancy/tenancy.ts';
 import { ApiError } from '../wire/errors.ts';
 import { type RouteAccess, routeAccess } from './access-table.ts';
+import { requestContext } from './context.ts';
 import type { Services } from './services.ts';
 
-/** Who is calling, where, and with what rights; set before validation on every tenant route. */
-export interface RequestScope {
-  caller: Caller;
-  tenant: Tenant;
-  /** Present on instance routes (`/{tenantName}/{instanceName}/...`). */
-  instance?: Instance;
-  access: Access;
-  rule: RouteAccess;
-}
-
 declare module 'fastify' {
-  interface FastifyRequest {
-    scope: RequestScope | null;
-  }
   interface FastifyContextConfig {
     access?: RouteAccess;
   }
-}
-
-/** The scope of a request on an instance route. */
-export function instanceScope(request: FastifyRequest): RequestScope & { instance: Instance } {
-  const scope = request.scope;
-  if (!scope?.instance) throw new Error(`${request.routeOptions.url} is not an instance route`);
-  return scope as RequestScope & { instance: Instance };
-}
-
-export function tenantScope(request: FastifyRequest): RequestScope {
-  if (!request.scope) throw new Error(`${request.routeOptions.url} is not a tenant route`);
-  return request.scope;
 }
 
 const TENANT_ROUTE = /^\/:tenantName\//;
@@ -45,7 +20,7 @@ const INSTANCE_ROUTE = /^\/:tenantName\/:instanceName(\/|$)/;
  * otherwise, so no route is ever left open by omission.
  */
 export function registerAccessControl(app: FastifyInstance, services: Services): void {
-  app.decorateRequest('scope', null);
+  app.decorateRequest('context', null);
 
   app.addHook('onRoute', (route) => {
     if (!TENANT_ROUTE.test(route.url)) return;
@@ -90,7 +65,7 @@ export function registerAccessControl(app: FastifyInstance, services: Services):
     if (rule.permission && !access.permissions.has(rule.permission)) {
       throw new ApiError('ACCESS_DENIED', { permission: rule.permission }, `The caller lacks the permission ${rule.permission}`);
     }
-    request.scope = { caller, tenant, ...(instance ? { instance } : {}), access, rule };
+    request.context = requestContext(services, request, caller, access, tenant, instance);
   });
 }
 

@@ -5,13 +5,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 import fc from 'fast-check';
 import { SignJWT } from 'jose';
-import { systemActor } from '../events/audit.ts';
 import { applyFormation } from '../modules/formation/operations.ts';
 import { createTestTenant, startApp } from '../test/harness.ts';
 import { fullFormation, seedFixtures, tenantSnapshot } from '../test/route-fixtures.ts';
 import { edgeValues, type JsonSchema, SchemaArbitraries } from '../test/schema-arbitraries.ts';
 import { isE164, isTimeZone } from '../wire/formats.ts';
 import { accessTable } from './access-table.ts';
+import { systemContext } from './context.ts';
 
 /**
  * Route checks generated from the access table and the OpenAPI document: every operation under
@@ -958,11 +958,6 @@ async function keepFormation(): Promise<void> {
     .where('id', '=', tenantA.instance.id)
     .executeTakeFirstOrThrow();
   if (row.current_formation_version === formationVersion) return;
-  const published = await applyFormation(
-    app.services,
-    tenantA.instance.id,
-    systemActor(tenantA.tenant.id, tenantA.instance.id),
-    formation,
-  );
+  const published = await applyFormation(systemContext(app.services, tenantA.tenant, tenantA.instance), formation);
   formationVersion = published.version;
 }

@@ -7,9 +7,9 @@ import { buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { type Database, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { systemActor } from '../events/audit.ts';
 import { allPermissions, type Permission } from '../formation/permissions.ts';
 import type { Formation } from '../formation/schemas.ts';
+import { systemContext } from '../http/context.ts';
 import type { Services } from '../http/services.ts';
 import { applyFormation } from '../modules/formation/operations.ts';
 import { createApiClient, createInstance, createTenant } from '../tenancy/store.ts';
@@ -175,7 +175,7 @@ export async function createTestTenant(
   const name = `t${randomBytes(6).toString('hex')}`;
   const tenant = await createTenant(services.db, name);
   const instance = await createInstance(services.db, tenant, 'sandbox');
-  await applyFormation(services, instance.id, systemActor(tenant.id, instance.id), formation);
+  await applyFormation(systemContext(services, tenant, instance), formation);
   const published = { ...instance, currentFormationVersion: 1 };
 
   async function clientWithRole(role: string, target: Instance = published): Promise<Client> {

@@ -26,6 +26,21 @@ async function failingServer() {
   server.get('/terminated', async () => {
     throw new Error('Connection terminated unexpectedly');
   });
+  server.get('/missing-parent', async () => {
+    throw Object.assign(new Error('insert or update on table "contacts" violates foreign key constraint'), {
+      code: '23503',
+      detail: 'Key (tenant_id, patient_id)=(a, b) is not present in table "patients".',
+    });
+  });
+  server.get('/missing-reference', async () => {
+    throw Object.assign(new Error('violates foreign key constraint'), {
+      code: '23503',
+      detail: 'Key (tenant_id, user_id)=(a, Jane Doe) is not present in table "users".',
+    });
+  });
+  server.get('/deadlock', async () => {
+    throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+  });
   server.get('/known', async () => {
     throw new ApiError('PATIENT_NOT_FOUND', { id: 'x' });
   });
@@ -73,4 +88,19 @@ test('a lost or refused database connection is 503 SERVICE_UNAVAILABLE with Retr
     logs.every((line) => !line.includes('db.internal') && !line.includes('10.0.0.5')),
     logs.join('\n'),
   );
+});
+
+test('foreign key violations and deadlocks are 4xx, naming the table but never the values', async () => {
+  const { server } = await failingServer();
+  const parent = await server.inject({ method: 'GET', url: '/missing-parent' });
+  assert.equal(parent.statusCode, 404);
+  assert.equal(parent.json()[0].errorCode, 'PATIENT_NOT_FOUND');
+  const reference = await server.inject({ method: 'GET', url: '/missing-reference' });
+  assert.equal(reference.statusCode, 400);
+  assert.equal(reference.json()[0].errorCode, 'REFERENCED_RECORD_NOT_FOUND');
+  assert.deepEqual(reference.json()[0].details, { table: 'users' });
+  assert.ok(!reference.body.includes('Jane'));
+  const deadlock = await server.inject({ method: 'GET', url: '/deadlock' });
+  assert.equal(deadlock.statusCode, 409);
+  assert.equal(deadlock.headers['retry-after'], '1');
 });

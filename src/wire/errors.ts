@@ -69,8 +69,19 @@ export const errorCatalog = {
   DT_RECORD_NOT_FOUND: { status: 404, componentType: 'CDT', message: 'DT record not found' },
   DICTIONARY_NOT_FOUND: { status: 404, componentType: 'DICTIONARY', message: 'No such dictionary' },
   DICTIONARY_RECORD_NOT_FOUND: { status: 404, componentType: 'DICTIONARY', message: 'Dictionary record not found' },
+  REFERENCED_RECORD_NOT_FOUND: {
+    status: 400,
+    componentType: 'REQUEST',
+    message: 'The request refers to a record that does not exist',
+  },
   // 409
   DUPLICATE_VALUE: { status: 409, componentType: 'REQUEST', message: 'A record with this value already exists' },
+  RECORD_IN_USE: { status: 409, componentType: 'REQUEST', message: 'Other records still refer to this one' },
+  CONCURRENT_CHANGE: {
+    status: 409,
+    componentType: 'REQUEST',
+    message: 'The request conflicted with a concurrent change; retry it',
+  },
   // 413, 415, 429
   PAYLOAD_TOO_LARGE: { status: 413, componentType: 'REQUEST', message: 'The body is larger than allowed' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, componentType: 'REQUEST', message: 'The content type is not supported' },
@@ -171,16 +182,33 @@ const fastifyClientErrors: Record<string, (error: FastifyError) => ApiError> = {
 };
 
 /** PostgreSQL errors that bad input can cause despite validation; anything else is a bug. */
-function fromDatabaseError(error: { code?: unknown; constraint?: unknown }): ApiError | undefined {
+function fromDatabaseError(error: { code?: unknown; constraint?: unknown; detail?: unknown }): ApiError | undefined {
   if (typeof error.code !== 'string' || !/^[0-9A-Z]{5}$/.test(error.code)) return undefined;
   if (error.code === '23505') {
     return new ApiError('DUPLICATE_VALUE', { constraint: String(error.constraint ?? '') });
   }
+  if (error.code === '23503') return fromForeignKeyError(String(error.detail ?? ''));
+  // Serialization failures and deadlocks: nothing was written, and the same request may succeed now.
+  if (error.code === '40001' || error.code === '40P01')
+    return new ApiError('CONCURRENT_CHANGE', {}, undefined, { 'Retry-After': '1' });
   // Class 22 is "data exception": a value the column cannot hold (too long, out of range, bad format).
   if (error.code.startsWith('22')) {
     return new ApiError('VALIDATION_ERROR', { errors: [] }, 'A value is not valid for its field');
   }
   return undefined;
+}
+
+/**
+ * A foreign key violation, in one place: writes under a patient hold the patient (records/
+ * patient-scope.ts), so one that still happens is input naming a record that is not there (or a
+ * delete of one still referred to). The detail names the table (never the values, which may be
+ * PHI): a missing patient is PATIENT_NOT_FOUND, as the patient-scoped routes answer.
+ */
+function fromForeignKeyError(detail: string): ApiError {
+  const table = /table "(\w+)"/.exec(detail)?.[1] ?? '';
+  if (/is still referenced/.test(detail)) return new ApiError('RECORD_IN_USE', { table });
+  if (table === 'patients') return new ApiError('PATIENT_NOT_FOUND');
+  return new ApiError('REFERENCED_RECORD_NOT_FOUND', { table });
 }
 
 export function toApiError(error: unknown): ApiError {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { systemActor } from '../../events/audit.ts';
+import { systemContext } from '../../http/context.ts';
 import {
   Api,
   createTestTenant,
@@ -319,7 +319,7 @@ describe('audit filters', () => {
   test('instanceName narrows to one instance', async () => {
     const t = await createTestTenant(app);
     const live = await newInstance(app, t.tenant, 'live');
-    await applyFormation(app.services, live.id, systemActor(t.tenant.id, live.id), testFormation());
+    await applyFormation(systemContext(app.services, t.tenant, live), testFormation());
     const liveAdmin = await t.clientWithRole('admin', { ...live, currentFormationVersion: 1 });
     const liveApi = new Api(app.server, liveAdmin.token);
     const inLive = await liveApi.post(`/${t.tenant.name}/live/patients`, { firstName: 'Live', lastName: 'Patient' });

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { tenantScope } from '../../http/access-hook.ts';
+import { tenantContextOf } from '../../http/context.ts';
 import { applySort, DataAndMeta, dataAndMeta, offsetOf, PagingQuery, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { ErrorBody } from '../../wire/errors.ts';
@@ -40,7 +40,7 @@ const AuditQuery = Type.Object({
 const sortable = { occurredAt: 'a.occurred_at' };
 
 /** DECISIONS §7: who changed what, about which patient, and when; newest first. */
-const auditRoutes: AreaPlugin = async (app, { services }) => {
+const auditRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/admin/audit-data',
     {
@@ -59,13 +59,13 @@ const auditRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { tenant } = tenantScope(request);
+      const ctx = tenantContextOf(request);
       const q = request.query;
       const paging = { page: q.page, size: q.size };
-      let query = services.db
+      let query = ctx.db
         .selectFrom('audit_events as a')
         .leftJoin('instances as i', (join) => join.onRef('i.tenant_id', '=', 'a.tenant_id').onRef('i.id', '=', 'a.instance_id'))
-        .where('a.tenant_id', '=', tenant.id);
+        .where('a.tenant_id', '=', ctx.tenant.id);
       if (q.instanceName) query = query.where('i.name', '=', q.instanceName);
       if (q.actorId) query = query.where('a.actor_id', '=', q.actorId);
       if (q.actorType) query = query.where('a.actor_type', '=', q.actorType);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { systemActor } from '../../events/audit.ts';
 import type { Formation } from '../../formation/schemas.ts';
+import { systemContext } from '../../http/context.ts';
 import {
   Api,
   assertCode,
@@ -270,7 +270,7 @@ describe('POST /patients/{id}/care-plan/goals', () => {
   test('a role held in another instance does not count; a patient without a care team gets unassigned tasks', async () => {
     const t = await tenant();
     const live = await newInstance(app, t.tenant, 'live');
-    await applyFormation(app.services, live.id, systemActor(t.tenant.id, live.id), carePlanFormation());
+    await applyFormation(systemContext(app.services, t.tenant, live), carePlanFormation());
     const poc = await createUser(t, 'poc');
     const elsewhere = await createUser(t, 'elsewhere', 'admin', [{ permissionName: 'care-coordinator', instanceName: 'live' }]);
     const lonely = await createPatient(t);

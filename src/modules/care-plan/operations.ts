@@ -1,14 +1,21 @@
+import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
+import type { DB } from '../../db/schema.ts';
+import { createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
+import type { Context } from '../../http/context.ts';
 import type { Paging } from '../../http/pagination.ts';
-import type { Services } from '../../http/services.ts';
+import { requirePatient, withPatient } from '../../records/patient-scope.ts';
 import type { Instance } from '../../tenancy/tenancy.ts';
 import { ApiError, badField } from '../../wire/errors.ts';
-import { requirePatient } from '../patients/operations.ts';
-import { createTask, newTaskRow, taskCreatedAudit } from '../tasks/operations.ts';
-import type { TaskCreateBody } from '../tasks/schemas.ts';
-import { insertTasks, tasksOfGoal } from '../tasks/store.ts';
-import { taskViews } from '../tasks/views.ts';
+import {
+  createTask,
+  insertTasks,
+  newTaskRow,
+  type TaskCreateBody,
+  taskCreatedAudit,
+  tasksOfGoal,
+  taskViews,
+} from '../tasks/index.ts';
 import { type GoalPatchBody, goalStatuses } from './schemas.ts';
 import {
   careTeamRoleHolders,
@@ -23,7 +30,7 @@ import { carePlanView, goalCommentView, goalView, overviewView } from './views.t
 
 /** Care plan reads and writes; each write runs in one transaction with its audit rows. */
 
-type Db = Services['db'];
+type Db = Kysely<DB>;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 async function requireGoal(db: Db, instance: Instance, patientId: string, goalId: string, forUpdate = false) {
@@ -33,21 +40,17 @@ async function requireGoal(db: Db, instance: Instance, patientId: string, goalId
   return goal;
 }
 
-export async function getCarePlan(services: Services, instance: Instance, actor: Actor, patientId: string) {
-  await requirePatient(services.db, instance, patientId);
-  return carePlanView(await ensureCarePlan(services.db, instance.tenantId, patientId, actor));
+/** The care plan is made on first read, so a read is a write under the patient here. */
+export async function getCarePlan(ctx: Context, patientId: string) {
+  return withPatient(ctx, patientId, async (trx, patient) =>
+    carePlanView(await ensureCarePlan(trx, ctx.scope.tenantId, patient.id, ctx.actor)),
+  );
 }
 
 /** POST and PUT .../care-plan/overview: both set the overview and answer the inner overview object. */
-export async function saveOverview(
-  services: Services,
-  instance: Instance,
-  actor: Actor,
-  patientId: string,
-  overview: string | null,
-) {
-  const row = await services.db.transaction().execute(async (trx) => {
-    await requirePatient(trx, instance, patientId);
+export async function saveOverview(ctx: Context, patientId: string, overview: string | null) {
+  const { instance, actor } = ctx;
+  const row = await withPatient(ctx, patientId, async (trx) => {
     const saved = await upsertOverview(trx, instance.tenantId, patientId, actor, overview);
     await recordAudit(trx, actor, {
       action: 'CARE_PLAN_OVERVIEW_UPDATED',
@@ -62,16 +65,10 @@ export async function saveOverview(
 }
 
 /** GET .../goals: `status` filters; without it, every goal but the REMOVED ones. */
-export async function goalPage(
-  services: Services,
-  instance: Instance,
-  patientId: string,
-  statuses: string[] | undefined,
-  paging: Paging,
-) {
-  await requirePatient(services.db, instance, patientId);
+export async function goalPage(ctx: Context, patientId: string, statuses: string[] | undefined, paging: Paging) {
+  await requirePatient(ctx, patientId);
   const wanted = statuses?.length ? [...new Set(statuses)] : goalStatuses.filter((status) => status !== 'REMOVED');
-  const { rows, total } = await listGoals(services.db, instance.tenantId, patientId, wanted, paging);
+  const { rows, total } = await listGoals(ctx.db, ctx.scope.tenantId, patientId, wanted, paging);
   return { data: rows.map(goalView), total };
 }
 
@@ -80,13 +77,13 @@ export async function goalPage(
  * transaction. A task goes to the first care-team member holding the template's role in this
  * instance, else to the patient's point of contact, else to nobody.
  */
-export async function createGoal(services: Services, instance: Instance, actor: Actor, patientId: string, templateName: string) {
-  const formation = await services.currentFormation(instance);
+export async function createGoal(ctx: Context, patientId: string, templateName: string) {
+  const { instance, actor } = ctx;
+  const formation = await ctx.formation();
   const template = (formation.goalTemplates ?? []).find((candidate) => candidate.name === templateName);
   if (!template) throw badField('body.goalTemplateName', `no goal template "${templateName}" in the formation`);
   const taskTemplates = template.taskTemplates ?? [];
-  const row = await services.db.transaction().execute(async (trx) => {
-    await requirePatient(trx, instance, patientId);
+  const row = await withPatient(ctx, patientId, async (trx) => {
     const now = new Date();
     const goal = await trx
       .insertInto('goals')
@@ -136,30 +133,24 @@ export async function createGoal(services: Services, instance: Instance, actor: 
   return goalView(row);
 }
 
-export async function getGoalView(services: Services, instance: Instance, patientId: string, goalId: string) {
-  await requirePatient(services.db, instance, patientId);
-  const goal = await requireGoal(services.db, instance, patientId, goalId);
+export async function getGoalView(ctx: Context, patientId: string, goalId: string) {
+  const { db, instance } = ctx;
+  await requirePatient(ctx, patientId);
+  const goal = await requireGoal(db, instance, patientId, goalId);
   const [tasks, comments] = await Promise.all([
-    tasksOfGoal(services.db, instance.tenantId, goal.id),
-    commentsOfGoal(services.db, instance.tenantId, goal.id),
+    tasksOfGoal(db, instance.tenantId, goal.id),
+    commentsOfGoal(db, instance.tenantId, goal.id),
   ]);
   return {
     details: goalView(goal),
-    tasks: await taskViews(services.db, instance.tenantId, tasks),
+    tasks: await taskViews(db, instance.tenantId, tasks),
     comments: comments.map(goalCommentView),
   };
 }
 
-export async function updateGoal(
-  services: Services,
-  instance: Instance,
-  actor: Actor,
-  patientId: string,
-  goalId: string,
-  body: GoalPatchBody,
-) {
-  const row = await services.db.transaction().execute(async (trx) => {
-    await requirePatient(trx, instance, patientId);
+export async function updateGoal(ctx: Context, patientId: string, goalId: string, body: GoalPatchBody) {
+  const { instance, actor } = ctx;
+  const row = await withPatient(ctx, patientId, async (trx) => {
     const goal = await requireGoal(trx, instance, patientId, goalId, true);
     const changedFields = (['name', 'status', 'priority'] as const).filter((key) => body[key] !== undefined);
     const updated = await trx
@@ -180,42 +171,30 @@ export async function updateGoal(
   return goalView(row);
 }
 
-export async function goalTasks(services: Services, instance: Instance, patientId: string, goalId: string) {
-  await requirePatient(services.db, instance, patientId);
-  const goal = await requireGoal(services.db, instance, patientId, goalId);
-  return taskViews(services.db, instance.tenantId, await tasksOfGoal(services.db, instance.tenantId, goal.id));
+export async function goalTasks(ctx: Context, patientId: string, goalId: string) {
+  const { db, instance } = ctx;
+  await requirePatient(ctx, patientId);
+  const goal = await requireGoal(db, instance, patientId, goalId);
+  return taskViews(db, instance.tenantId, await tasksOfGoal(db, instance.tenantId, goal.id));
 }
 
 /** POST .../goals/{goalId}/tasks: a task of the goal, about the goal's patient. */
-export async function createGoalTask(
-  services: Services,
-  instance: Instance,
-  actor: Actor,
-  patientId: string,
-  goalId: string,
-  body: TaskCreateBody,
-) {
-  await requirePatient(services.db, instance, patientId);
-  const goal = await requireGoal(services.db, instance, patientId, goalId);
-  return createTask(services, instance, actor, body, { patientId: goal.patient_id, goalId: goal.id });
+export async function createGoalTask(ctx: Context, patientId: string, goalId: string, body: TaskCreateBody) {
+  await requirePatient(ctx, patientId);
+  const goal = await requireGoal(ctx.db, ctx.instance, patientId, goalId);
+  // The task's own transaction holds the patient (createTask locks the patient it names).
+  return createTask(ctx, body, { patientId: goal.patient_id, goalId: goal.id });
 }
 
-export async function goalComments(services: Services, instance: Instance, patientId: string, goalId: string) {
-  await requirePatient(services.db, instance, patientId);
-  const goal = await requireGoal(services.db, instance, patientId, goalId);
-  return (await commentsOfGoal(services.db, instance.tenantId, goal.id)).map(goalCommentView);
+export async function goalComments(ctx: Context, patientId: string, goalId: string) {
+  await requirePatient(ctx, patientId);
+  const goal = await requireGoal(ctx.db, ctx.instance, patientId, goalId);
+  return (await commentsOfGoal(ctx.db, ctx.instance.tenantId, goal.id)).map(goalCommentView);
 }
 
-export async function addGoalComment(
-  services: Services,
-  instance: Instance,
-  actor: Actor,
-  patientId: string,
-  goalId: string,
-  text: string,
-) {
-  const row = await services.db.transaction().execute(async (trx) => {
-    await requirePatient(trx, instance, patientId);
+export async function addGoalComment(ctx: Context, patientId: string, goalId: string, text: string) {
+  const { instance, actor } = ctx;
+  const row = await withPatient(ctx, patientId, async (trx) => {
     const goal = await requireGoal(trx, instance, patientId, goalId);
     const comment = await trx
       .insertInto('goal_comments')

@@ -1,11 +1,10 @@
 import { Type } from 'typebox';
-import { actorOf } from '../../events/audit.ts';
-import { instanceScope } from '../../http/access-hook.ts';
+import { contextOf } from '../../http/context.ts';
 import { DataAndMeta, dataAndMeta } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { PatientParams } from '../../wire/schemas.ts';
-import { Task, TaskCreate } from '../tasks/schemas.ts';
+import { Task, TaskCreate } from '../tasks/index.ts';
 import {
   addGoalComment,
   createGoal,
@@ -36,7 +35,7 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody 
 const tags = ['Care plan'];
 const P = '/:tenantName/:instanceName/patients/:patientId/care-plan';
 
-const carePlanRoutes: AreaPlugin = async (app, { services }) => {
+const carePlanRoutes: AreaPlugin = async (app) => {
   app.get(
     P,
     {
@@ -48,8 +47,8 @@ const carePlanRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      return getCarePlan(services, instance, actorOf(request), request.params.patientId);
+      const ctx = contextOf(request);
+      return getCarePlan(ctx, request.params.patientId);
     },
   );
 
@@ -67,8 +66,8 @@ const carePlanRoutes: AreaPlugin = async (app, { services }) => {
         },
       },
       async (request) => {
-        const { instance } = instanceScope(request);
-        return saveOverview(services, instance, actorOf(request), request.params.patientId, request.body.overview);
+        const ctx = contextOf(request);
+        return saveOverview(ctx, request.params.patientId, request.body.overview);
       },
     );
   }
@@ -86,9 +85,9 @@ const carePlanRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { page, size, status } = request.query;
-      const { data, total } = await goalPage(services, instance, request.params.patientId, status, { page, size });
+      const { data, total } = await goalPage(ctx, request.params.patientId, status, { page, size });
       return dataAndMeta(data, total, { page, size });
     },
   );
@@ -107,9 +106,9 @@ const carePlanRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       reply.code(201);
-      return createGoal(services, instance, actorOf(request), request.params.patientId, request.body.goalTemplateName);
+      return createGoal(ctx, request.params.patientId, request.body.goalTemplateName);
     },
   );
 
@@ -124,8 +123,8 @@ const carePlanRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      return getGoalView(services, instance, request.params.patientId, request.params.goalId);
+      const ctx = contextOf(request);
+      return getGoalView(ctx, request.params.patientId, request.params.goalId);
     },
   );
 
@@ -141,9 +140,9 @@ const carePlanRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { patientId, goalId } = request.params;
-      return updateGoal(services, instance, actorOf(request), patientId, goalId, request.body);
+      return updateGoal(ctx, patientId, goalId, request.body);
     },
   );
 
@@ -153,8 +152,8 @@ const carePlanRoutes: AreaPlugin = async (app, { services }) => {
       schema: { tags, summary: 'The tasks of a goal', params: GoalParams, response: { 200: Type.Array(Task), ...errors } },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      return goalTasks(services, instance, request.params.patientId, request.params.goalId);
+      const ctx = contextOf(request);
+      return goalTasks(ctx, request.params.patientId, request.params.goalId);
     },
   );
 
@@ -170,9 +169,9 @@ const carePlanRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { patientId, goalId } = request.params;
-      const task = await createGoalTask(services, instance, actorOf(request), patientId, goalId, request.body);
+      const task = await createGoalTask(ctx, patientId, goalId, request.body);
       reply.code(201);
       return task;
     },
@@ -189,8 +188,8 @@ const carePlanRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      return goalComments(services, instance, request.params.patientId, request.params.goalId);
+      const ctx = contextOf(request);
+      return goalComments(ctx, request.params.patientId, request.params.goalId);
     },
   );
 
@@ -206,9 +205,9 @@ const carePlanRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { patientId, goalId } = request.params;
-      const comment = await addGoalComment(services, instance, actorOf(request), patientId, goalId, request.body.text);
+      const comment = await addGoalComment(ctx, patientId, goalId, request.body.text);
       reply.code(201);
       return comment;
     },

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { v5 as uuidv5 } from 'uuid';
-import { systemActor } from '../../events/audit.ts';
+import { systemContext } from '../../http/context.ts';
+import { Records } from '../../records/handle.ts';
+import { CDT_ID_NAMESPACE } from '../../records/store.ts';
+import { systemType } from '../../records/types.ts';
 import {
   Api,
   assertCode,
@@ -17,7 +20,7 @@ import {
   testFormation,
   uuidShape,
 } from '../../test/harness.ts';
-import { CDT_ID_NAMESPACE, cdtRecordView, findCdtRecord, insertCdtRecord, listCdtRecords } from './store.ts';
+import { cdtRecordView, listCdtRecords } from './store.ts';
 
 /** CDT record routes: POST, GET, PATCH and DELETE of one record, the bulk PATCH, and tenancy. */
 
@@ -481,13 +484,22 @@ describe('PATCH /patients/{id}/cdts/{cdtName} (bulk)', () => {
 describe('the generic store, for system types outside the formation', () => {
   test('stores a record with a source; the formation routes do not reach it', async () => {
     const { t, patientId, base } = await setup();
-    const actor = systemActor(t.tenant.id, t.instance.id);
+    const ctx = systemContext(app.services, t.tenant, t.instance);
     const source = { type: 'ENCOUNTER', id: randomUUID(), name: '__encounter__' };
-    const row = await insertCdtRecord(app.services.db, t.instance, patientId, '_document_summary', actor, {
-      values: { type: 'doc-type-others', files: null },
-      version: null,
-      source,
-    });
+    // A system type is a declaration; the kernel stores its records as CDT records.
+    const summaries = await Records.system(
+      ctx,
+      systemType({
+        name: '_document_summary',
+        fields: () => [
+          { name: 'type', type: 'text' },
+          { name: 'files', type: 'object' },
+        ],
+      }),
+    );
+    const row = await app.services.db
+      .transaction()
+      .execute((trx) => summaries.create(trx, { type: 'doc-type-others', files: null }, { patientId, source }));
     const view = cdtRecordView(row, ['type', 'files']);
     assert.equal(view.cdtName, '_document_summary');
     assert.equal(view.version, null);
@@ -497,14 +509,8 @@ describe('the generic store, for system types outside the formation', () => {
     assert.equal(view.jsonBody.type, 'doc-type-others');
     assert.equal(view.jsonBody.files, null);
     assert.equal(view.jsonBody.created_by_name, 'SYSTEM:cli');
-    assert.deepEqual(
-      cdtRecordView((await findCdtRecord(app.services.db, t.instance, patientId, '_document_summary', row.id))!, [
-        'type',
-        'files',
-      ]),
-      view,
-    );
-    const page = await listCdtRecords(app.services.db, t.instance, patientId, '_document_summary', {
+    assert.deepEqual(cdtRecordView((await summaries.find(app.services.db, row.id, { patientId }))!, ['type', 'files']), view);
+    const page = await listCdtRecords(app.services.db, ctx.scope, patientId, '_document_summary', {
       paging: { page: 0, size: 20 },
       sort: [],
       sourceId: source.id,

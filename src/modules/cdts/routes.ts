@@ -1,5 +1,4 @@
-import { actorOf } from '../../events/audit.ts';
-import { instanceScope } from '../../http/access-hook.ts';
+import { contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody } from '../../wire/schemas.ts';
@@ -20,7 +19,7 @@ const tags = ['CDT records'];
 const path = '/:tenantName/:instanceName/patients/:patientId/cdts/:cdtName';
 
 /** DECISIONS §7: a patient's records of a custom data type of the current formation. */
-const cdtRoutes: AreaPlugin = async (app, { services }) => {
+const cdtRoutes: AreaPlugin = async (app) => {
   app.get(
     path,
     {
@@ -35,9 +34,9 @@ const cdtRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { patientId, cdtName } = request.params;
-      return listRecords(services, instance, patientId, cdtName, request.query);
+      return listRecords(ctx, patientId, cdtName, request.query);
     },
   );
 
@@ -55,9 +54,9 @@ const cdtRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { patientId, cdtName } = request.params;
-      const record = await createRecord(services, instance, actorOf(request), patientId, cdtName, request.body);
+      const record = await createRecord(ctx, patientId, cdtName, request.body);
       return reply.code(201).send(record);
     },
   );
@@ -76,9 +75,9 @@ const cdtRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { patientId, cdtName } = request.params;
-      return bulkUpdateRecords(services, instance, actorOf(request), patientId, cdtName, request.body);
+      return bulkUpdateRecords(ctx, patientId, cdtName, request.body);
     },
   );
 
@@ -88,9 +87,9 @@ const cdtRoutes: AreaPlugin = async (app, { services }) => {
       schema: { tags, summary: 'Read a record', params: CdtRecordParams, response: { 200: CdtRecord, ...errors } },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { patientId, cdtName, recordId } = request.params;
-      return getRecord(services, instance, patientId, cdtName, recordId);
+      return getRecord(ctx, patientId, cdtName, recordId);
     },
   );
 
@@ -106,9 +105,9 @@ const cdtRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { patientId, cdtName, recordId } = request.params;
-      return updateRecord(services, instance, actorOf(request), patientId, cdtName, recordId, request.body);
+      return updateRecord(ctx, patientId, cdtName, recordId, request.body);
     },
   );
 
@@ -123,9 +122,9 @@ const cdtRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { patientId, cdtName, recordId } = request.params;
-      await deleteRecord(services, instance, actorOf(request), patientId, cdtName, recordId);
+      await deleteRecord(ctx, patientId, cdtName, recordId);
       return reply.send();
     },
   );

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { systemActor } from '../../events/audit.ts';
 import type { Formation } from '../../formation/schemas.ts';
+import { systemContext } from '../../http/context.ts';
 import {
   Api,
   assertCode,
@@ -554,7 +554,7 @@ describe('tenant and instance isolation', () => {
     const sandboxPatient = await createPatient(t, { firstName: 'Pat', lastName: 'Ient' });
     const sandboxContact = await addContact(t, sandboxPatient.id, { name: 'S' });
     const live = await newInstance(app, t.tenant, 'live');
-    await applyFormation(app.services, live.id, systemActor(t.tenant.id, live.id), formation());
+    await applyFormation(systemContext(app.services, t.tenant, live), formation());
     const liveApi = new Api(app.server, (await t.clientWithRole('admin', { ...live, currentFormationVersion: 1 })).token);
     const liveBase = `/${t.tenant.name}/live`;
     const livePatient = (await liveApi.post(`${liveBase}/patients`, { firstName: 'L', lastName: 'P' })).body;

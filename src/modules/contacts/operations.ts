@@ -1,16 +1,17 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, RowUpdate } from '../../db/schema.ts';
-import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
+import type { Scope } from '../../db/scope.ts';
+import { createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
 import { fieldValueProblem } from '../../formation/field-types.ts';
 import type { Formation, PdtDefinition } from '../../formation/schemas.ts';
-import type { Services } from '../../http/services.ts';
-import type { Instance } from '../../tenancy/tenancy.ts';
+import type { Context } from '../../http/context.ts';
+import type { Paging, SortKey } from '../../http/pagination.ts';
+import { requirePatient, withPatient } from '../../records/patient-scope.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
-import { requirePatient } from '../patients/operations.ts';
-import { findPdtRecord, type PdtRecordRow } from '../pdts/store.ts';
+import { findPdtRecord, type PdtRecordRow } from '../pdts/index.ts';
 import type { ContactInputBody } from './schemas.ts';
-import { findContact, type PatientRef } from './store.ts';
+import { type ContactFilter, findContact, listContacts } from './store.ts';
 import { type ContactField, type ContactRow, contactColumns, contactView } from './views.ts';
 
 /** A contact's writes: each runs in one transaction with its audit row. */
@@ -37,12 +38,10 @@ function invalid(errors: FieldError[]): void {
  * DECISIONS §8: the record behind a new contact must exist in this instance, be live, and be of
  * a type the current formation marks contactable; anything else is a 400.
  */
-async function contactableRecord(db: Kysely<DB>, instance: Instance, formation: Formation, id: string): Promise<LinkedRecord> {
+async function contactableRecord(db: Kysely<DB>, scope: Scope, formation: Formation, id: string): Promise<LinkedRecord> {
   const path = 'body.pdtRecordId';
   // Shared lock: the record cannot be deleted while the contact that names it is written.
-  const row = await findPdtRecord(db, { tenantId: instance.tenantId, instanceId: instance.id }, id, undefined, {
-    forShare: true,
-  });
+  const row = await findPdtRecord(db, scope, id, undefined, { forShare: true });
   if (!row) throw validationError([{ path, message: `no PDT record ${id} in this instance` }]);
   if (row.deleted) throw validationError([{ path, message: `PDT record ${id} is deleted` }]);
   const pdt = formation.pdts?.find((candidate) => candidate.name === row.pdt_name);
@@ -104,30 +103,32 @@ function changedFieldsOf(columns: Columns, extra: string[] = []): string[] {
   return [...extra, ...Object.keys(columns).map((column) => byColumn.get(column as never) ?? column)];
 }
 
-export async function getContact(services: Services, instance: Instance, patientId: string, contactId: string) {
-  await requirePatient(services.db, instance, patientId);
-  const row = await findContact(services.db, refOf(instance, patientId), contactId);
+export async function listPatientContacts(
+  ctx: Context,
+  patientId: string,
+  filter: ContactFilter,
+  paging: Paging,
+  sort: SortKey[],
+) {
+  const patient = await requirePatient(ctx, patientId);
+  const { rows, total } = await listContacts(ctx.db, { ...ctx.scope, patientId: patient.id }, filter, paging, sort);
+  return { content: rows.map(contactView), total };
+}
+
+export async function getContact(ctx: Context, patientId: string, contactId: string) {
+  await requirePatient(ctx, patientId);
+  const row = await findContact(ctx.db, { ...ctx.scope, patientId }, contactId);
   if (!row) throw new ApiError('CONTACT_NOT_FOUND', { patientId, contactId });
   return contactView(row);
 }
 
-export function refOf(instance: Instance, patientId: string): PatientRef {
-  return { tenantId: instance.tenantId, instanceId: instance.id, patientId };
-}
-
-export async function createContact(
-  services: Services,
-  instance: Instance,
-  actor: Actor,
-  patientId: string,
-  body: ContactInputBody,
-) {
-  const patient = await requirePatient(services.db, instance, patientId);
-  const formation = await services.currentFormation(instance);
+export async function createContact(ctx: Context, patientId: string, body: ContactInputBody) {
+  const { scope, actor } = ctx;
+  const formation = await ctx.formation();
   const pdtRecordId = body.pdtRecordId ? body.pdtRecordId.toLowerCase() : null;
   const id = uuidv7();
-  const row = await services.db.transaction().execute(async (trx) => {
-    const linked = pdtRecordId ? await contactableRecord(trx, instance, formation, pdtRecordId) : undefined;
+  const row = await withPatient(ctx, patientId, async (trx, patient) => {
+    const linked = pdtRecordId ? await contactableRecord(trx, scope, formation, pdtRecordId) : undefined;
     const columns = columnsOf(body);
     fillFromRecord(body, columns, linked);
     const inserted = await trx
@@ -135,8 +136,8 @@ export async function createContact(
       .values({
         ...columns,
         active: columns.active ?? true,
-        tenant_id: instance.tenantId,
-        instance_id: instance.id,
+        tenant_id: scope.tenantId,
+        instance_id: scope.instanceId,
         id,
         patient_id: patient.id,
         pdt_record_id: pdtRecordId,
@@ -157,18 +158,11 @@ export async function createContact(
 }
 
 /** 001: PATCH changes the fields given. `pdtRecordId` is write-once: another value is a 400. */
-export async function updateContact(
-  services: Services,
-  instance: Instance,
-  actor: Actor,
-  patientId: string,
-  contactId: string,
-  body: ContactInputBody,
-) {
-  await requirePatient(services.db, instance, patientId);
-  const formation = await services.currentFormation(instance);
-  const ref = refOf(instance, patientId);
-  const row = await services.db.transaction().execute(async (trx) => {
+export async function updateContact(ctx: Context, patientId: string, contactId: string, body: ContactInputBody) {
+  const { scope, actor } = ctx;
+  const formation = await ctx.formation();
+  const ref = { ...scope, patientId };
+  const row = await withPatient(ctx, patientId, async (trx) => {
     const existing = await findContact(trx, ref, contactId, { forUpdate: true });
     if (!existing) throw new ApiError('CONTACT_NOT_FOUND', { patientId, contactId });
     const requested = body.pdtRecordId === undefined ? undefined : (body.pdtRecordId?.toLowerCase() ?? null);
@@ -180,12 +174,12 @@ export async function updateContact(
     }
     const columns = columnsOf(body);
     // The record the contact was created with, live or deleted since, fills values named now.
-    const linked = await linkedRecord(trx, instance, formation, existing);
+    const linked = await linkedRecord(trx, scope, formation, existing);
     fillFromRecord(body, columns, linked);
     const updated = await trx
       .updateTable('contacts')
       .set({ ...columns, ...updatedStamp(actor) })
-      .where('tenant_id', '=', instance.tenantId)
+      .where('tenant_id', '=', scope.tenantId)
       .where('id', '=', existing.id)
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -203,12 +197,12 @@ export async function updateContact(
 
 async function linkedRecord(
   db: Kysely<DB>,
-  instance: Instance,
+  scope: Scope,
   formation: Formation,
   contact: ContactRow,
 ): Promise<LinkedRecord | undefined> {
   if (!contact.pdt_record_id) return undefined;
-  const row = await findPdtRecord(db, { tenantId: instance.tenantId, instanceId: instance.id }, contact.pdt_record_id);
+  const row = await findPdtRecord(db, scope, contact.pdt_record_id);
   if (!row) return undefined;
   return { row, pdt: formation.pdts?.find((candidate) => candidate.name === row.pdt_name) };
 }

@@ -1,21 +1,18 @@
-import { actorOf } from '../../events/audit.ts';
-import { instanceScope } from '../../http/access-hook.ts';
+import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { PatientParams } from '../../wire/schemas.ts';
-import { requirePatient } from '../patients/operations.ts';
-import { createContact, getContact, refOf, updateContact } from './operations.ts';
+import { createContact, getContact, listPatientContacts, updateContact } from './operations.ts';
 import { Contact, ContactInput, ContactListQuery, ContactParams } from './schemas.ts';
-import { listContacts, sortableContactFields } from './store.ts';
-import { contactView } from './views.ts';
+import { sortableContactFields } from './store.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const tags = ['Contacts'];
 const fillNote =
   'With `pdtRecordId`, naming a field in `emailPdtFieldName`, `phonePdtFieldName` or `secondaryPhonePdtFieldName` without the value copies the value from that field of the PDT record.';
 
-const contactRoutes: AreaPlugin = async (app, { services }) => {
+const contactRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/patients/:patientId/contacts',
     {
@@ -29,18 +26,17 @@ const contactRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
       const { page, size, sort, active, relation } = request.query;
       const sortKeys = parseSort(sort, sortableContactFields);
-      const patient = await requirePatient(services.db, instance, request.params.patientId);
-      const { rows, total } = await listContacts(
-        services.db,
-        refOf(instance, patient.id),
+      const ctx = contextOf(request);
+      const { content, total } = await listPatientContacts(
+        ctx,
+        request.params.patientId,
         { active, relation },
         { page, size },
         sortKeys,
       );
-      return pageObject(rows.map(contactView), total, { page, size }, sortKeys.length > 0);
+      return pageObject(content, total, { page, size }, sortKeys.length > 0);
     },
   );
 
@@ -57,8 +53,7 @@ const contactRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      return createContact(services, instance, actorOf(request), request.params.patientId, request.body);
+      return createContact(contextOf(request), request.params.patientId, request.body);
     },
   );
 
@@ -73,8 +68,7 @@ const contactRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      return getContact(services, instance, request.params.patientId, request.params.contactId);
+      return getContact(contextOf(request), request.params.patientId, request.params.contactId);
     },
   );
 
@@ -91,9 +85,8 @@ const contactRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
       const { patientId, contactId } = request.params;
-      return updateContact(services, instance, actorOf(request), patientId, contactId, request.body);
+      return updateContact(contextOf(request), patientId, contactId, request.body);
     },
   );
 };

@@ -1,14 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import type { PatientScope } from '../../db/scope.ts';
 import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
 import type { ContactRow } from './views.ts';
 
 /** One patient's contacts; every query names the tenant, the instance and the patient. */
-export interface PatientRef {
-  tenantId: string;
-  instanceId: string;
-  patientId: string;
-}
 
 /** Sort keys: API name → SQL, each served by a contacts index of 0003 (tenant, patient, key, id). */
 export const sortableContactFields: Record<string, string> = {
@@ -19,7 +15,7 @@ export const sortableContactFields: Record<string, string> = {
 
 export async function findContact(
   db: Kysely<DB>,
-  where: PatientRef,
+  where: PatientScope,
   id: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<ContactRow | undefined> {
@@ -41,7 +37,7 @@ export interface ContactFilter {
 
 export async function listContacts(
   db: Kysely<DB>,
-  where: PatientRef,
+  where: PatientScope,
   filter: ContactFilter,
   paging: Paging,
   sort: SortKey[],

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { systemActor } from '../../events/audit.ts';
 import { supportedTimezones } from '../../formation/patient-fields.ts';
+import { systemContext } from '../../http/context.ts';
 import {
   Api,
   assertCode,
@@ -489,7 +489,7 @@ describe('tenant and instance isolation', () => {
     const { t, url } = await setup();
     const record = (await add(t, url, { code: 'S1' })).records[0];
     const live = await newInstance(app, t.tenant, 'live');
-    await applyFormation(app.services, live.id, systemActor(t.tenant.id, live.id), testFormation());
+    await applyFormation(systemContext(app.services, t.tenant, live), testFormation());
     const liveApi = new Api(app.server, (await t.clientWithRole('admin', { ...live, currentFormationVersion: 1 })).token);
     const liveBase = `/${t.tenant.name}/live/dictionaries`;
     assertCode(await liveApi.get(`${liveBase}/referral-sources`), 404, 'DICTIONARY_NOT_FOUND');

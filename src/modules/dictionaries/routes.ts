@@ -1,5 +1,4 @@
-import { actorOf } from '../../events/audit.ts';
-import { instanceScope } from '../../http/access-hook.ts';
+import { contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { deleteRecord, getRecord, getValues, putRecord, writeValues } from './operations.ts';
@@ -23,7 +22,7 @@ const readOnlyNote = '`timezone` lists the supported timezones and cannot be wri
  * current formation, internal ones included; the formations themselves are read through the
  * formation routes (`/formations/current/dictionaries`).
  */
-const dictionaryRoutes: AreaPlugin = async (app, { services }) => {
+const dictionaryRoutes: AreaPlugin = async (app) => {
   app.get(
     path,
     {
@@ -37,8 +36,8 @@ const dictionaryRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      return getValues(services, instance, request.params.dictionaryName, request.query.showDeleted ?? false);
+      const ctx = contextOf(request);
+      return getValues(ctx, request.params.dictionaryName, request.query.showDeleted ?? false);
     },
   );
 
@@ -55,9 +54,9 @@ const dictionaryRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { dictionaryName } = request.params;
-      return writeValues(services, instance, actorOf(request), dictionaryName, request.body.records, 'add');
+      return writeValues(ctx, dictionaryName, request.body.records, 'add');
     },
   );
 
@@ -74,9 +73,9 @@ const dictionaryRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { dictionaryName } = request.params;
-      const values = await writeValues(services, instance, actorOf(request), dictionaryName, request.body.records, 'replace');
+      const values = await writeValues(ctx, dictionaryName, request.body.records, 'replace');
       return reply.code(201).send(values);
     },
   );
@@ -92,8 +91,8 @@ const dictionaryRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      return getRecord(services, instance, request.params.dictionaryName, request.params.recordId);
+      const ctx = contextOf(request);
+      return getRecord(ctx, request.params.dictionaryName, request.params.recordId);
     },
   );
 
@@ -110,9 +109,9 @@ const dictionaryRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { dictionaryName, recordId } = request.params;
-      return putRecord(services, instance, actorOf(request), dictionaryName, recordId, request.body);
+      return putRecord(ctx, dictionaryName, recordId, request.body);
     },
   );
 
@@ -128,9 +127,9 @@ const dictionaryRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { dictionaryName, recordId } = request.params;
-      return deleteRecord(services, instance, actorOf(request), dictionaryName, recordId);
+      return deleteRecord(ctx, dictionaryName, recordId);
     },
   );
 };

@@ -1,25 +1,28 @@
 import { Value } from 'typebox/value';
-import { type Actor, recordAudit } from '../../events/audit.ts';
+import { recordAudit } from '../../events/audit.ts';
 import { type Formation, FormationDocument } from '../../formation/schemas.ts';
 import { type FormationRow, publishDraft, saveDraft } from '../../formation/store.ts';
 import { formationProblems } from '../../formation/validate.ts';
-import type { Services } from '../../http/services.ts';
+import type { Context } from '../../http/context.ts';
 import { ApiError, validationError } from '../../wire/errors.ts';
 import { lockOutProblems } from './lock-out.ts';
 
-export async function putDraft(services: Services, instanceId: string, actor: Actor, document: Formation): Promise<FormationRow> {
+export async function putDraft(ctx: Context, document: Formation): Promise<FormationRow> {
+  const { actor, scope } = ctx;
   // Unknown keys inside items are ignored (DECISIONS §10): dropped, so no read can show them.
   const clean = Value.Clean(FormationDocument, structuredClone(document)) as Formation;
-  return services.db.transaction().execute(async (trx) => {
-    const row = await saveDraft(trx, actor.tenantId, instanceId, clean);
+  return ctx.db.transaction().execute(async (trx) => {
+    const row = await saveDraft(trx, scope.tenantId, scope.instanceId, clean);
     await recordAudit(trx, actor, { action: 'FORMATION_DRAFT_SAVED', entityType: 'FORMATION', entityId: '-1' });
     return row;
   });
 }
 
 /** Publishes the draft after checking it; the new version becomes current at once. */
-export async function publish(services: Services, instanceId: string, actor: Actor): Promise<FormationRow> {
-  const published = await services.db.transaction().execute(async (trx) => {
+export async function publish(ctx: Context): Promise<FormationRow> {
+  const { actor, scope } = ctx;
+  const { instanceId } = scope;
+  const published = await ctx.db.transaction().execute(async (trx) => {
     const draft = await trx
       .selectFrom('formations')
       .select('document')
@@ -40,7 +43,7 @@ export async function publish(services: Services, instanceId: string, actor: Act
     await recordAudit(trx, actor, { action: 'FORMATION_PUBLISHED', entityType: 'FORMATION', entityId: String(row.version) });
     return row;
   });
-  services.forgetCachedAccess();
+  ctx.services.forgetCachedAccess();
   return published;
 }
 
@@ -58,7 +61,7 @@ export function parseFormation(document: unknown): Formation {
 }
 
 /** `cairn formation apply`: sets the draft and publishes it in one step. */
-export async function applyFormation(services: Services, instanceId: string, actor: Actor, document: unknown) {
-  await putDraft(services, instanceId, actor, parseFormation(document));
-  return publish(services, instanceId, actor);
+export async function applyFormation(ctx: Context, document: unknown) {
+  await putDraft(ctx, parseFormation(document));
+  return publish(ctx);
 }

@@ -1,9 +1,8 @@
 import { strToU8, zipSync } from 'fflate';
 import { Type } from 'typebox';
-import { actorOf } from '../../events/audit.ts';
 import { type Formation, FormationDocument, FormationVersionInfo, FormationVersionParam } from '../../formation/schemas.ts';
 import { type FormationRow, listVersions, loadFormation, resolveVersion } from '../../formation/store.ts';
-import { instanceScope } from '../../http/access-hook.ts';
+import { type Context, contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import type { Instance } from '../../tenancy/tenancy.ts';
 import { ApiError, ErrorBody } from '../../wire/errors.ts';
@@ -36,10 +35,10 @@ function versionInfo(row: FormationRow, instance: Instance) {
 }
 
 /** DECISIONS §6: reading a version, a section or one item; editing and publishing the draft. */
-const formationRoutes: AreaPlugin = async (app, { services }) => {
-  async function formationAt(instance: Instance, requested: string): Promise<FormationRow> {
+const formationRoutes: AreaPlugin = async (app) => {
+  async function formationAt({ db, instance }: Context, requested: string): Promise<FormationRow> {
     const version = resolveVersion(requested, instance.currentFormationVersion);
-    const row = await loadFormation(services.db, instance.tenantId, instance.id, version);
+    const row = await loadFormation(db, instance.tenantId, instance.id, version);
     if (!row) throw new ApiError('FORMATION_NOT_FOUND', { version: requested });
     return row;
   }
@@ -62,9 +61,9 @@ const formationRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      const row = await formationAt(instance, request.params.version);
-      return { ...versionInfo(row, instance), formation: row.document as Formation };
+      const ctx = contextOf(request);
+      const row = await formationAt(ctx, request.params.version);
+      return { ...versionInfo(row, ctx.instance), formation: row.document as Formation };
     },
   );
 
@@ -85,8 +84,8 @@ const formationRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      const row = await formationAt(instance, request.params.version);
+      const ctx = contextOf(request);
+      const row = await formationAt(ctx, request.params.version);
       return sectionBody(row.document as Formation, section(request.params.section), request.query);
     },
   );
@@ -102,9 +101,9 @@ const formationRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { section: sectionName, itemName } = request.params;
-      const row = await formationAt(instance, request.params.version);
+      const row = await formationAt(ctx, request.params.version);
       // One item is found by its name, internal or not.
       const entry = section(sectionName);
       const items = sectionItems(row.document as Formation, entry, { includeInternal: true });
@@ -126,9 +125,9 @@ const formationRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      const row = await putDraft(services, instance.id, actorOf(request), request.body);
-      return { ...versionInfo(row, instance), formation: row.document as Formation };
+      const ctx = contextOf(request);
+      const row = await putDraft(ctx, request.body);
+      return { ...versionInfo(row, ctx.instance), formation: row.document as Formation };
     },
   );
 
@@ -143,10 +142,10 @@ const formationRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      const row = await publish(services, instance.id, actorOf(request));
+      const ctx = contextOf(request);
+      const row = await publish(ctx);
       return {
-        ...versionInfo(row, { ...instance, currentFormationVersion: row.version }),
+        ...versionInfo(row, { ...ctx.instance, currentFormationVersion: row.version }),
         formation: row.document as Formation,
       };
     },
@@ -163,9 +162,9 @@ const formationRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      const rows = await listVersions(services.db, instance.tenantId, instance.id);
-      return rows.map((row) => versionInfo(row, instance));
+      const ctx = contextOf(request);
+      const rows = await listVersions(ctx.db, ctx.scope.tenantId, ctx.scope.instanceId);
+      return rows.map((row) => versionInfo(row, ctx.instance));
     },
   );
 
@@ -187,8 +186,8 @@ const formationRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => {
-      const { instance } = instanceScope(request);
-      const row = await formationAt(instance, request.params.version);
+      const ctx = contextOf(request);
+      const row = await formationAt(ctx, request.params.version);
       const assessments = (row.document as Formation).assessments ?? [];
       const zip = zipSync({ 'assessments.json': strToU8(JSON.stringify(assessments, null, 2)) });
       const version = row.version === -1 ? 'draft' : row.version;

@@ -1,8 +1,8 @@
+import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { NewRow, RowUpdate } from '../../db/schema.ts';
-import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
-import type { Services } from '../../http/services.ts';
-import type { Instance } from '../../tenancy/tenancy.ts';
+import type { DB, NewRow, RowUpdate } from '../../db/schema.ts';
+import { createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
+import type { Context } from '../../http/context.ts';
 import { missingUserIds } from '../../tenancy/users.ts';
 import { ApiError, validationError } from '../../wire/errors.ts';
 import { checkTerritories, derivedTerritories, normalizeCareTeam } from './rules.ts';
@@ -24,7 +24,7 @@ import { patientWrite } from './write.ts';
 
 /** The patient writes: each runs in one transaction with its audit rows. */
 
-async function requireUsers(db: Services['db'], tenantId: string, userIds: string[], path: string) {
+async function requireUsers(db: Kysely<DB>, tenantId: string, userIds: string[], path: string) {
   const missing = await missingUserIds(db, tenantId, userIds);
   if (missing.length > 0) {
     throw validationError(
@@ -34,36 +34,25 @@ async function requireUsers(db: Services['db'], tenantId: string, userIds: strin
   }
 }
 
-/** For routes under /patients/{patientId}: the patient of this instance, or 404 PATIENT_NOT_FOUND. */
-export async function requirePatient(db: Services['db'], instance: Instance, patientId: string): Promise<PatientRow> {
-  const row = await findPatient(db, { tenantId: instance.tenantId, instanceId: instance.id }, patientId);
-  if (!row) throw new ApiError('PATIENT_NOT_FOUND', { patientId });
-  return row;
-}
-
-export async function viewsOf(services: Services, instance: Instance, rows: PatientRow[]): Promise<PatientView[]> {
-  return patientViews(services.db, instance, await services.currentFormation(instance), rows);
-}
-
-export async function getPatient(services: Services, instance: Instance, key: string, type: LookupType): Promise<PatientView> {
-  const row = await findPatient(services.db, { tenantId: instance.tenantId, instanceId: instance.id }, key, type);
+export async function getPatient(ctx: Context, key: string, type: LookupType): Promise<PatientView> {
+  const row = await findPatient(ctx.db, ctx.scope, key, type);
   if (!row) throw new ApiError('PATIENT_NOT_FOUND', { id: key, type });
-  const [view] = await viewsOf(services, instance, [row]);
+  const [view] = await patientViews(ctx, [row]);
   return view!;
 }
 
-export async function createPatient(services: Services, instance: Instance, actor: Actor, body: PatientInput) {
-  const formation = await services.currentFormation(instance);
-  const write = patientWrite(body, formation);
+export async function createPatient(ctx: Context, body: PatientInput) {
+  const { scope, actor } = ctx;
+  const write = patientWrite(body, await ctx.formation());
   if (write.careTeam)
     await requireUsers(
-      services.db,
-      instance.tenantId,
+      ctx.db,
+      scope.tenantId,
       write.careTeam.map((m) => m.userId),
       'body.careTeam',
     );
   const id = uuidv7();
-  const row = await services.db.transaction().execute(async (trx) => {
+  const row = await ctx.db.transaction().execute(async (trx) => {
     const inserted = await trx
       .insertInto('patients')
       .values({
@@ -72,14 +61,14 @@ export async function createPatient(services: Services, instance: Instance, acto
         last_name: write.columns.last_name ?? '',
         search_text: write.columns.search_text ?? '',
         external_guid: write.columns.external_guid ?? uuidv7(),
-        tenant_id: instance.tenantId,
-        instance_id: instance.id,
+        tenant_id: scope.tenantId,
+        instance_id: scope.instanceId,
         id,
         ...createdStamp(actor),
       } as unknown as NewRow<'patients'>)
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (write.careTeam) await replaceCareTeams(trx, instance.tenantId, [id], write.careTeam);
+    if (write.careTeam) await replaceCareTeams(trx, scope.tenantId, [id], write.careTeam);
     await recordAudit(trx, actor, {
       action: 'PATIENT_CREATED',
       entityType: 'PATIENT',
@@ -89,29 +78,22 @@ export async function createPatient(services: Services, instance: Instance, acto
     });
     return inserted;
   });
-  const [view] = await patientViews(services.db, instance, formation, [row]);
+  const [view] = await patientViews(ctx, [row]);
   return view!;
 }
 
-export async function updatePatient(
-  services: Services,
-  instance: Instance,
-  actor: Actor,
-  key: string,
-  type: LookupType,
-  body: PatientInput,
-) {
-  const formation = await services.currentFormation(instance);
-  const where = { tenantId: instance.tenantId, instanceId: instance.id };
-  const row = await services.db.transaction().execute(async (trx) => {
-    const existing = await findPatient(trx, where, key, type, { forUpdate: true });
+export async function updatePatient(ctx: Context, key: string, type: LookupType, body: PatientInput) {
+  const { scope, actor } = ctx;
+  const formation = await ctx.formation();
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const existing = await findPatient(trx, scope, key, type, { forUpdate: true });
     if (!existing) throw new ApiError('PATIENT_NOT_FOUND', { id: key, type });
     const write = patientWrite(body, formation, existing);
     // Inside a transaction every query must use trx: PGlite has a single connection.
     if (write.careTeam)
       await requireUsers(
         trx,
-        instance.tenantId,
+        scope.tenantId,
         write.careTeam.map((m) => m.userId),
         'body.careTeam',
       );
@@ -121,11 +103,11 @@ export async function updatePatient(
         ...write.columns,
         ...updatedStamp(actor),
       } as RowUpdate<'patients'>)
-      .where('tenant_id', '=', instance.tenantId)
+      .where('tenant_id', '=', scope.tenantId)
       .where('id', '=', existing.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (write.careTeam) await replaceCareTeams(trx, instance.tenantId, [existing.id], write.careTeam);
+    if (write.careTeam) await replaceCareTeams(trx, scope.tenantId, [existing.id], write.careTeam);
     await recordAudit(trx, actor, {
       action: 'PATIENT_UPDATED',
       entityType: 'PATIENT',
@@ -135,17 +117,16 @@ export async function updatePatient(
     });
     return updated;
   });
-  const [view] = await patientViews(services.db, instance, formation, [row]);
+  const [view] = await patientViews(ctx, [row]);
   return view!;
 }
 
-export async function deletePatient(services: Services, instance: Instance, actor: Actor, key: string, type: LookupType) {
-  await services.db.transaction().execute(async (trx) => {
-    const existing = await findPatient(trx, { tenantId: instance.tenantId, instanceId: instance.id }, key, type, {
-      forUpdate: true,
-    });
+export async function deletePatient(ctx: Context, key: string, type: LookupType) {
+  const { scope, actor } = ctx;
+  await ctx.db.transaction().execute(async (trx) => {
+    const existing = await findPatient(trx, scope, key, type, { forUpdate: true });
     if (!existing) throw new ApiError('PATIENT_NOT_FOUND', { id: key, type });
-    await trx.deleteFrom('patients').where('tenant_id', '=', instance.tenantId).where('id', '=', existing.id).execute();
+    await trx.deleteFrom('patients').where('tenant_id', '=', scope.tenantId).where('id', '=', existing.id).execute();
     await recordAudit(trx, actor, {
       action: 'PATIENT_DELETED',
       entityType: 'PATIENT',
@@ -160,11 +141,11 @@ export async function deletePatient(services: Services, instance: Instance, acto
  * order: `careTeam` (replace), additions, replacements, removals; then every team that lost its
  * point of contact gets its first member as one.
  */
-export async function bulkUpdatePatients(services: Services, instance: Instance, actor: Actor, body: PatientBulkPatchBody) {
-  const formation = await services.currentFormation(instance);
-  const where = { tenantId: instance.tenantId, instanceId: instance.id };
+export async function bulkUpdatePatients(ctx: Context, body: PatientBulkPatchBody) {
+  const { scope, actor } = ctx;
+  const formation = await ctx.formation();
   const ids = [...new Set(body.ids)];
-  const missing = await missingPatientIds(services.db, where, ids);
+  const missing = await missingPatientIds(ctx.db, scope, ids);
   if (missing.length > 0) {
     throw new ApiError('PATIENT_NOT_FOUND', { ids: missing }, `No patients with ids ${missing.slice(0, 10).join(', ')}`);
   }
@@ -174,7 +155,7 @@ export async function bulkUpdatePatients(services: Services, instance: Instance,
     ...(body.careTeamAdditions ?? []),
     ...(body.careTeamReplacements ?? []).map((pair) => pair.to),
   ];
-  await requireUsers(services.db, instance.tenantId, userIds, 'body');
+  await requireUsers(ctx.db, scope.tenantId, userIds, 'body');
   checkTerritories(formation, {
     patientRegion: body.patientRegion ?? null,
     patientTerritory: body.patientTerritory ?? null,
@@ -182,34 +163,35 @@ export async function bulkUpdatePatients(services: Services, instance: Instance,
   });
 
   const changedFields = Object.keys(body).filter((key) => key !== 'ids');
-  const rows = await services.db.transaction().execute(async (trx) => {
+  const { tenantId } = scope;
+  const rows = await ctx.db.transaction().execute(async (trx) => {
     const current = await trx
       .selectFrom('patients')
       .select(['id', 'patient_region', 'patient_territory', 'patient_territories'])
-      .where('tenant_id', '=', instance.tenantId)
+      .where('tenant_id', '=', tenantId)
       .where('id', 'in', ids)
       .orderBy('id')
       .forUpdate()
       .execute();
-    await updateLocation(trx, instance.tenantId, current, body);
-    if (team) await replaceCareTeams(trx, instance.tenantId, ids, team);
-    await addCareTeamMembers(trx, instance.tenantId, ids, body.careTeamAdditions ?? []);
+    await updateLocation(trx, tenantId, current, body);
+    if (team) await replaceCareTeams(trx, tenantId, ids, team);
+    await addCareTeamMembers(trx, tenantId, ids, body.careTeamAdditions ?? []);
     for (const pair of body.careTeamReplacements ?? []) {
-      await replaceCareTeamMember(trx, instance.tenantId, ids, pair.from, pair.to);
+      await replaceCareTeamMember(trx, tenantId, ids, pair.from, pair.to);
     }
-    await removeCareTeamMembers(trx, instance.tenantId, ids, body.careTeamRemovals ?? []);
-    await ensurePointOfContact(trx, instance.tenantId, ids);
-    await touchPatients(trx, instance.tenantId, ids, actor);
+    await removeCareTeamMembers(trx, tenantId, ids, body.careTeamRemovals ?? []);
+    await ensurePointOfContact(trx, tenantId, ids);
+    await touchPatients(trx, tenantId, ids, actor);
     await recordAudit(
       trx,
       actor,
       ids.map((id) => ({ action: 'PATIENT_UPDATED', entityType: 'PATIENT', entityId: id, patientId: id, changedFields })),
     );
-    return trx.selectFrom('patients').selectAll().where('tenant_id', '=', instance.tenantId).where('id', 'in', ids).execute();
+    return trx.selectFrom('patients').selectAll().where('tenant_id', '=', tenantId).where('id', 'in', ids).execute();
   });
   const order = new Map(body.ids.map((id, index) => [id, index]));
   rows.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
-  return patientViews(services.db, instance, formation, rows);
+  return patientViews(ctx, rows);
 }
 
 type LocationRow = Pick<PatientRow, 'id' | 'patient_region' | 'patient_territory' | 'patient_territories'>;
@@ -218,7 +200,7 @@ type LocationRow = Pick<PatientRow, 'id' | 'patient_region' | 'patient_territory
  * Timezone, territories and cadence are the same for every patient, but the derived region
  * lists also depend on what each patient had; patients that end up alike share one UPDATE.
  */
-async function updateLocation(trx: Services['db'], tenantId: string, current: LocationRow[], body: PatientBulkPatchBody) {
+async function updateLocation(trx: Kysely<DB>, tenantId: string, current: LocationRow[], body: PatientBulkPatchBody) {
   const set: Record<string, unknown> = {};
   // As on a single patient, `""` clears the timezone like null.
   if (body.timezone !== undefined) set.timezone = body.timezone || null;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { systemActor } from '../../events/audit.ts';
+import { systemContext } from '../../http/context.ts';
 import {
   Api,
   assertCode,
@@ -903,7 +903,7 @@ describe('tenant and instance isolation', () => {
     const t = await createTestTenant(app);
     const sandboxPatient = await createPatient(t, { mrn: 'MRN-S', externalId: 'EXT-S' });
     const live = await newInstance(app, t.tenant, 'live');
-    await applyFormation(app.services, live.id, systemActor(t.tenant.id, live.id), testFormation());
+    await applyFormation(systemContext(app.services, t.tenant, live), testFormation());
     const liveClient = await t.clientWithRole('admin', { ...live, currentFormationVersion: 1 });
     const liveApi = new Api(app.server, liveClient.token);
     const liveBase = `/${t.tenant.name}/live`;

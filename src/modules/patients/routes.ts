@@ -1,12 +1,11 @@
 import { Type } from 'typebox';
-import { actorOf } from '../../events/audit.ts';
-import { instanceScope } from '../../http/access-hook.ts';
+import { type Context, contextOf } from '../../http/context.ts';
 import { PageObject, pageObject, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { badField, ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody, InstanceParams, uuidPattern } from '../../wire/schemas.ts';
 import { sortableFields } from './fields.ts';
-import { bulkUpdatePatients, createPatient, deletePatient, getPatient, updatePatient, viewsOf } from './operations.ts';
+import { bulkUpdatePatients, createPatient, deletePatient, getPatient, updatePatient } from './operations.ts';
 import {
   Patient,
   PatientBulkPatch,
@@ -19,6 +18,7 @@ import {
   PatientPatch,
 } from './schemas.ts';
 import { type LookupType, listPatients } from './store.ts';
+import { patientViews } from './views.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const tags = ['Patients'];
@@ -32,20 +32,13 @@ function lookup(patientId: string, type: 'EID' | 'EGUID' | 'MRN' | undefined): {
   return { key: patientId, type: lookupType };
 }
 
-const patientRoutes: AreaPlugin = async (app, { services }) => {
+const patientRoutes: AreaPlugin = async (app) => {
   const PatientPage = PageObject(Patient);
 
-  async function page(
-    request: Parameters<typeof instanceScope>[0],
-    filter: PatientFilter,
-    paging: { page: number; size: number },
-    sort?: string | string[],
-  ) {
-    const { instance, caller } = instanceScope(request);
+  async function page(ctx: Context, filter: PatientFilter, paging: { page: number; size: number }, sort?: string | string[]) {
     const sortKeys = parseSort(sort, sortableFields);
-    const where = { tenantId: instance.tenantId, instanceId: instance.id };
-    const { rows, total } = await listPatients(services.db, where, filter, caller, paging, sortKeys);
-    return pageObject(await viewsOf(services, instance, rows), total, paging, sortKeys.length > 0);
+    const { rows, total } = await listPatients(ctx.db, ctx.scope, filter, ctx.caller, paging, sortKeys);
+    return pageObject(await patientViews(ctx, rows), total, paging, sortKeys.length > 0);
   }
 
   app.get(
@@ -61,7 +54,7 @@ const patientRoutes: AreaPlugin = async (app, { services }) => {
     },
     async (request) => {
       const { page: pageNumber, size, sort, ...filter } = request.query;
-      return page(request, filter, { page: pageNumber, size }, sort);
+      return page(contextOf(request), filter, { page: pageNumber, size }, sort);
     },
   );
 
@@ -84,7 +77,7 @@ const patientRoutes: AreaPlugin = async (app, { services }) => {
     async (request) => {
       const { page: bodyPage, size: bodySize, sort: bodySort, ...filter } = request.body;
       const paging = { page: request.query.page ?? bodyPage ?? 0, size: request.query.size ?? bodySize ?? 20 };
-      return page(request, filter, paging, request.query.sort ?? bodySort);
+      return page(contextOf(request), filter, paging, request.query.sort ?? bodySort);
     },
   );
 
@@ -102,9 +95,8 @@ const patientRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => {
-      const { instance } = instanceScope(request);
       reply.code(201);
-      return createPatient(services, instance, actorOf(request), request.body);
+      return createPatient(contextOf(request), request.body);
     },
   );
 
@@ -120,8 +112,7 @@ const patientRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      return bulkUpdatePatients(services, instance, actorOf(request), request.body);
+      return bulkUpdatePatients(contextOf(request), request.body);
     },
   );
 
@@ -137,9 +128,8 @@ const patientRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
       const { key, type } = lookup(request.params.patientId, request.query.type);
-      return getPatient(services, instance, key, type);
+      return getPatient(contextOf(request), key, type);
     },
   );
 
@@ -156,9 +146,8 @@ const patientRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
       const { key, type } = lookup(request.params.patientId, request.query.type);
-      return updatePatient(services, instance, actorOf(request), key, type, request.body);
+      return updatePatient(contextOf(request), key, type, request.body);
     },
   );
 
@@ -174,9 +163,8 @@ const patientRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => {
-      const { instance } = instanceScope(request);
       const { key, type } = lookup(request.params.patientId, request.query.type);
-      await deletePatient(services, instance, actorOf(request), key, type);
+      await deletePatient(contextOf(request), key, type);
       return reply.send();
     },
   );

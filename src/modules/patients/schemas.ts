@@ -2,7 +2,7 @@ import { type Static, type TSchema, Type } from 'typebox';
 import { supportedTimezones } from '../../formation/patient-fields.ts';
 import { PagingQuery } from '../../http/pagination.ts';
 import { CsvList, DateTime, E164, Email, Nullable, Uuid } from '../../wire/schemas.ts';
-import { PatientProgram } from '../programs/schemas.ts';
+import { PatientProgram } from '../programs/index.ts';
 
 /** Optional on write; `null` clears it and, as production sends, `""` counts as null. */
 function Clearable<T extends TSchema>(schema: T) {

@@ -2,6 +2,7 @@ import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { parameterBatches } from '../../db/batches.ts';
 import type { DB, Row } from '../../db/schema.ts';
+import type { Scope } from '../../db/scope.ts';
 import { likeContains } from '../../db/sql.ts';
 import { updatedStamp } from '../../events/audit.ts';
 import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
@@ -13,18 +14,13 @@ import type { PatientFilter } from './schemas.ts';
 
 export type PatientRow = Row<'patients'>;
 
-export interface InstanceRef {
-  tenantId: string;
-  instanceId: string;
-}
-
 export type LookupType = 'ID' | 'EID' | 'EGUID' | 'MRN';
 
 const lookupColumns = { ID: 'id', EID: 'external_id', EGUID: 'external_guid', MRN: 'mrn' } as const;
 
 export async function findPatient(
   db: Kysely<DB>,
-  where: InstanceRef,
+  where: Scope,
   key: string,
   type: LookupType = 'ID',
   options: { forUpdate?: boolean } = {},
@@ -40,7 +36,7 @@ export async function findPatient(
 }
 
 /** The ids among `ids` that are not patients of this instance. */
-export async function missingPatientIds(db: Kysely<DB>, where: InstanceRef, ids: string[]): Promise<string[]> {
+export async function missingPatientIds(db: Kysely<DB>, where: Scope, ids: string[]): Promise<string[]> {
   const found = await db
     .selectFrom('patients')
     .select('id')
@@ -52,7 +48,7 @@ export async function missingPatientIds(db: Kysely<DB>, where: InstanceRef, ids:
   return ids.filter((id) => !present.has(id));
 }
 
-function filtered(db: Kysely<DB>, where: InstanceRef, filter: PatientFilter, caller: Caller) {
+function filtered(db: Kysely<DB>, where: Scope, filter: PatientFilter, caller: Caller | undefined) {
   let query = db
     .selectFrom('patients as p')
     .where('p.tenant_id', '=', where.tenantId)
@@ -84,7 +80,7 @@ function filtered(db: Kysely<DB>, where: InstanceRef, filter: PatientFilter, cal
   if (filter.createdBefore) query = query.where('p.created_at', '<', readInstant(filter.createdBefore));
   if (filter.updatedAfter) query = query.where('p.updated_at', '>=', readInstant(filter.updatedAfter));
   if (filter.updatedBefore) query = query.where('p.updated_at', '<', readInstant(filter.updatedBefore));
-  const memberId = filter.assignedToMe ? (caller.type === 'USER' ? caller.id : null) : undefined;
+  const memberId = filter.assignedToMe ? (caller?.type === 'USER' ? caller.id : null) : undefined;
   for (const userId of [filter.careTeamMemberId, memberId]) {
     if (userId === undefined) continue;
     query = query.where((eb) =>
@@ -132,9 +128,9 @@ function filtered(db: Kysely<DB>, where: InstanceRef, filter: PatientFilter, cal
 
 export async function listPatients(
   db: Kysely<DB>,
-  where: InstanceRef,
+  where: Scope,
   filter: PatientFilter,
-  caller: Caller,
+  caller: Caller | undefined,
   paging: Paging,
   sort: SortKey[],
 ): Promise<{ rows: PatientRow[]; total: number }> {
@@ -188,7 +184,7 @@ function rolesIn(eb: ExpressionBuilder<DB & { u: DB['users'] }, 'u'>, instanceId
   ).as('roles');
 }
 
-export async function careTeamsOf(db: Kysely<DB>, instance: InstanceRef, patientIds: string[]): Promise<CareTeamMemberRow[]> {
+export async function careTeamsOf(db: Kysely<DB>, instance: Scope, patientIds: string[]): Promise<CareTeamMemberRow[]> {
   if (patientIds.length === 0) return [];
   return db
     .selectFrom('patient_care_team as ct')
@@ -205,7 +201,7 @@ export async function careTeamsOf(db: Kysely<DB>, instance: InstanceRef, patient
 /** Users whose territories (in this instance) name one of `regions`; the GIN index finds them. */
 export async function usersCoveringRegions(
   db: Kysely<DB>,
-  instance: InstanceRef & { instanceName: string },
+  instance: Scope & { instanceName: string },
   regions: string[],
 ): Promise<TerritoryUserRow[]> {
   if (regions.length === 0) return [];

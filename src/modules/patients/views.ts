@@ -1,10 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
-import type { Formation } from '../../formation/schemas.ts';
-import type { Instance } from '../../tenancy/tenancy.ts';
-import { shownEnrolments } from '../programs/store.ts';
-import { enrolledPrograms } from '../programs/views.ts';
+import type { Context } from '../../http/context.ts';
+import { enrolledPrograms, shownEnrolments } from '../programs/index.ts';
 import type { CareUser, Patient } from './schemas.ts';
 import {
   type CareTeamMemberRow,
@@ -22,20 +20,16 @@ export type PatientView = Static<typeof Patient>;
  * Turns patient rows into API objects with their care teams, territorial teams and roles,
  * loading each of those for the whole page at once (no query per patient).
  */
-export async function patientViews(
-  db: Kysely<DB>,
-  instance: Instance,
-  formation: Formation,
-  rows: PatientRow[],
-): Promise<PatientView[]> {
+export async function patientViews(ctx: Context, rows: PatientRow[], db: Kysely<DB> = ctx.db): Promise<PatientView[]> {
   if (rows.length === 0) return [];
+  const { instance, scope } = ctx;
+  const formation = await ctx.formation();
   const regions = [...new Set(rows.flatMap((row) => row.regions))];
   const patientIds = rows.map((row) => row.id);
-  const where = { tenantId: instance.tenantId, instanceId: instance.id };
   const [careTeams, territoryUsers, enrolments] = await Promise.all([
-    careTeamsOf(db, where, patientIds),
-    usersCoveringRegions(db, { ...where, instanceName: instance.name }, regions),
-    shownEnrolments(db, instance.tenantId, instance.id, patientIds),
+    careTeamsOf(db, scope, patientIds),
+    usersCoveringRegions(db, { ...scope, instanceName: instance.name }, regions),
+    shownEnrolments(db, scope, patientIds),
   ]);
   const roleDescriptions = new Map((formation.roles ?? []).map((role) => [role.name, role.description ?? role.title ?? null]));
   const summary = (user: UserSummaryRow, pointOfContact: boolean): CareUser => ({

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { systemActor } from '../../events/audit.ts';
 import type { Formation } from '../../formation/schemas.ts';
+import { systemContext } from '../../http/context.ts';
 import {
   Api,
   assertCode,
@@ -600,7 +600,7 @@ describe('tenant and instance isolation', () => {
     const t = await tenant();
     const record = await createRecord(t);
     const live = await newInstance(app, t.tenant, 'live');
-    await applyFormation(app.services, live.id, systemActor(t.tenant.id, live.id), formation());
+    await applyFormation(systemContext(app.services, t.tenant, live), formation());
     const liveClient = await t.clientWithRole('admin', { ...live, currentFormationVersion: 1 });
     const liveApi = new Api(app.server, liveClient.token);
     const url = `/${t.tenant.name}/live/pdts/caregiver`;

@@ -1,9 +1,8 @@
-import { actorOf } from '../../events/audit.ts';
-import { instanceScope } from '../../http/access-hook.ts';
+import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { ErrorBody } from '../../wire/errors.ts';
-import { Patient } from '../patients/schemas.ts';
+import { Patient } from '../patients/index.ts';
 import { createPdtRecord, deletePdtRecord, getPdtRecord, listPdt, patientsOfRecord, updatePdtRecord } from './operations.ts';
 import { PdtList, PdtListQuery, PdtParams, PdtPatientsQuery, PdtRecord, PdtRecordParams, PdtValuesBody } from './schemas.ts';
 import { sortablePdtFields } from './store.ts';
@@ -12,7 +11,7 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody 
 const tags = ['PDT records'];
 const typeNote = 'The type must exist in the current formation (404 PDT_NOT_FOUND otherwise).';
 
-const pdtRoutes: AreaPlugin = async (app, { services }) => {
+const pdtRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/pdts/:pdtName',
     {
@@ -26,10 +25,10 @@ const pdtRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { page, size, sort, search, showDeleted } = request.query;
       const sortKeys = parseSort(sort, sortablePdtFields);
-      return listPdt(services, instance, request.params.pdtName, { search, showDeleted }, { page, size }, sortKeys);
+      return listPdt(ctx, request.params.pdtName, { search, showDeleted }, { page, size }, sortKeys);
     },
   );
 
@@ -46,9 +45,9 @@ const pdtRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       reply.code(201);
-      return createPdtRecord(services, instance, actorOf(request), request.params.pdtName, request.body);
+      return createPdtRecord(ctx, request.params.pdtName, request.body);
     },
   );
 
@@ -63,8 +62,8 @@ const pdtRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      return getPdtRecord(services, instance, request.params.pdtName, request.params.pdtId);
+      const ctx = contextOf(request);
+      return getPdtRecord(ctx, request.params.pdtName, request.params.pdtId);
     },
   );
 
@@ -81,9 +80,9 @@ const pdtRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { pdtName, pdtId } = request.params;
-      return updatePdtRecord(services, instance, actorOf(request), pdtName, pdtId, request.body);
+      return updatePdtRecord(ctx, pdtName, pdtId, request.body);
     },
   );
 
@@ -99,8 +98,8 @@ const pdtRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      return deletePdtRecord(services, instance, actorOf(request), request.params.pdtName, request.params.pdtId);
+      const ctx = contextOf(request);
+      return deletePdtRecord(ctx, request.params.pdtName, request.params.pdtId);
     },
   );
 
@@ -117,9 +116,9 @@ const pdtRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { page, size } = request.query;
-      const { content, total } = await patientsOfRecord(services, instance, request.params.pdtName, request.params.pdtId, {
+      const { content, total } = await patientsOfRecord(ctx, request.params.pdtName, request.params.pdtId, {
         page,
         size,
       });

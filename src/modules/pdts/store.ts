@@ -1,15 +1,10 @@
 import { type Kysely, type SqlBool, sql } from 'kysely';
-import type { DB, Row } from '../../db/schema.ts';
+import type { DB } from '../../db/schema.ts';
+import type { Scope } from '../../db/scope.ts';
 import { likeContains } from '../../db/sql.ts';
 import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
-import type { PatientRow } from '../patients/store.ts';
-
-export type PdtRecordRow = Row<'pdt_records'>;
-
-export interface InstanceRef {
-  tenantId: string;
-  instanceId: string;
-}
+import type { PdtRecordRow } from '../../records/store.ts';
+import type { PatientRow } from '../patients/index.ts';
 
 /** Sort keys: API name → SQL, each the leading sort column of a pdt_records index (0003). */
 export const sortablePdtFields: Record<string, string> = {
@@ -17,10 +12,10 @@ export const sortablePdtFields: Record<string, string> = {
   updatedAt: 'r.updated_at',
 };
 
-/** A record of this instance, deleted or not; with `pdtName`, only a record of that type. */
+/** A record of this instance of any type, deleted or not (a contact's record); with `pdtName`, of that type. */
 export async function findPdtRecord(
   db: Kysely<DB>,
-  where: InstanceRef,
+  where: Scope,
   id: string,
   pdtName?: string,
   options: { forUpdate?: boolean; forShare?: boolean } = {},
@@ -44,7 +39,7 @@ export interface PdtRecordFilter {
 
 export async function listPdtRecords(
   db: Kysely<DB>,
-  where: InstanceRef,
+  where: Scope,
   pdtName: string,
   filter: PdtRecordFilter,
   paging: Paging,
@@ -70,7 +65,7 @@ export async function listPdtRecords(
 }
 
 /** The latest change to any record of the type, deletions included, or null when it has none. */
-export async function lastUpdatedAt(db: Kysely<DB>, where: InstanceRef, pdtName: string): Promise<Date | null> {
+export async function lastUpdatedAt(db: Kysely<DB>, where: Scope, pdtName: string): Promise<Date | null> {
   const row = await db
     .selectFrom('pdt_records')
     .select((eb) => eb.fn.max('updated_at').as('last'))
@@ -85,7 +80,7 @@ export async function lastUpdatedAt(db: Kysely<DB>, where: InstanceRef, pdtName:
 /** The patients of this instance with a contact backed by the record, in id (creation) order. */
 export async function patientsOfPdtRecord(
   db: Kysely<DB>,
-  where: InstanceRef,
+  where: Scope,
   pdtRecordId: string,
   paging: Paging,
 ): Promise<{ rows: PatientRow[]; total: number }> {

@@ -1,10 +1,10 @@
-import type { PdtDefinition } from '../../formation/schemas.ts';
 import { jsonBody } from '../../records/json-body.ts';
+import type { PdtRecordRow } from '../../records/store.ts';
+import type { RecordType } from '../../records/types.ts';
 import type { PdtRecordView } from './schemas.ts';
-import type { PdtRecordRow } from './store.ts';
 
 /** A PDT record as the API returns it (PROD-SHAPES "PDT record"). */
-export function pdtRecordView(row: PdtRecordRow, pdt: PdtDefinition): PdtRecordView {
+export function pdtRecordView(row: PdtRecordRow, type: RecordType): PdtRecordView {
   const values = (row.values ?? {}) as Record<string, unknown>;
   return {
     id: row.id,
@@ -13,10 +13,6 @@ export function pdtRecordView(row: PdtRecordRow, pdt: PdtDefinition): PdtRecordV
     fullValue: row.full_value,
     deleted: row.deleted,
     pdtName: row.pdt_name,
-    jsonBody: jsonBody(
-      row,
-      pdt.fields.map((field) => field.name),
-      values,
-    ),
+    jsonBody: jsonBody(row, type.fieldNames, values),
   };
 }

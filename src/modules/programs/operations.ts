@@ -1,20 +1,20 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, ProgramPhase } from '../../db/schema.ts';
+import type { PatientScope } from '../../db/scope.ts';
 import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
 import type { Formation, ProgramDefinition } from '../../formation/schemas.ts';
-import type { Services } from '../../http/services.ts';
+import type { Context } from '../../http/context.ts';
+import { withPatient } from '../../records/patient-scope.ts';
 import type { Instance } from '../../tenancy/tenancy.ts';
 import { ApiError, badField } from '../../wire/errors.ts';
 import { uuidPattern } from '../../wire/schemas.ts';
-import { findPatient } from '../patients/store.ts';
 import type { PatientProgramView, ProgramPatchBody, ProgramStatus } from './schemas.ts';
 import {
   deleteEnrolment,
   type EnrolmentRow,
   enrolmentById,
   insertEnrolment,
-  type PatientRef,
   phasesJson,
   runningEnrolment,
   updateEnrolment,
@@ -25,17 +25,12 @@ import { placeholderView, programOf, programView } from './views.ts';
 
 type PhaseDefinition = ProgramDefinition['phases'][number];
 
-function refOf(instance: Instance, patientId: string): PatientRef {
-  return { tenantId: instance.tenantId, instanceId: instance.id, patientId };
+function refOf(ctx: Context, patientId: string): PatientScope {
+  return { ...ctx.scope, patientId };
 }
 
-/** Locks the patient row, so concurrent writes to one patient's programs run one after another. */
-async function lockPatient(trx: Kysely<DB>, instance: Instance, patientId: string): Promise<void> {
-  const patient = await findPatient(trx, { tenantId: instance.tenantId, instanceId: instance.id }, patientId, 'ID', {
-    forUpdate: true,
-  });
-  if (!patient) throw new ApiError('PATIENT_NOT_FOUND', { patientId });
-}
+/** Writes to one patient's programs run one after another: one running enrolment per program. */
+const SERIAL = { serialize: 'programs' };
 
 export function notRunning(programName: string, patientId: string): ApiError {
   // PROD-SHAPES: the details production gives for a missing running enrolment.
@@ -92,71 +87,77 @@ function statusOnEntering(
  * the START phase); otherwise it applies `phaseName` and `status`. `assigned: false` unassigns.
  */
 export async function patchProgram(
-  services: Services,
-  instance: Instance,
-  actor: Actor,
+  ctx: Context,
   patientId: string,
   programName: string,
   body: ProgramPatchBody,
 ): Promise<PatientProgramView> {
-  const formation = await services.currentFormation(instance);
-  const ref = refOf(instance, patientId);
-  return services.db.transaction().execute(async (trx) => {
-    await lockPatient(trx, instance, patientId);
-    const program = requireProgram(formation, programName);
-    const asked = body.phaseName ? requirePhase(program, body.phaseName) : undefined;
-    const running = await runningEnrolment(trx, ref, programName);
-    if (body.assigned === false) {
-      if (running) await unassign(trx, actor, running);
-      return placeholderView(program);
-    }
-    const now = new Date();
-    if (!running) {
-      const phase = asked ?? program.phases.find((candidate) => candidate.type === 'START') ?? program.phases[0]!;
-      const entry = phaseEntry(phase, actor, instance, now);
-      const id = uuidv7();
-      const inserted = await insertEnrolment(trx, {
-        tenant_id: instance.tenantId,
-        id,
-        instance_id: instance.id,
-        patient_id: patientId,
-        program_name: programName,
-        status: statusOnEntering(phase, body.status, 'IN_PROGRESS'),
-        current_phase: JSON.stringify(entry),
-        path_history: phasesJson([entry]),
-        ...createdStamp(actor, now),
-      });
-      await recordAudit(trx, actor, {
-        action: 'PROGRAM_ENROLLED',
-        entityType: 'PATIENT_PROGRAM',
-        entityId: id,
-        patientId,
-        changedFields: ['status', 'currentPhase', 'pathHistory'],
-      });
-      return programView(inserted, formation);
-    }
-    return programView(await changeEnrolment(trx, instance, actor, running, asked, body.status ?? undefined, now), formation);
-  });
+  const { instance, actor } = ctx;
+  const formation = await ctx.formation();
+  const ref = refOf(ctx, patientId);
+  return withPatient(
+    ctx,
+    patientId,
+    async (trx) => {
+      const program = requireProgram(formation, programName);
+      const asked = body.phaseName ? requirePhase(program, body.phaseName) : undefined;
+      const running = await runningEnrolment(trx, ref, programName);
+      if (body.assigned === false) {
+        if (running) await unassign(trx, actor, running);
+        return placeholderView(program);
+      }
+      const now = new Date();
+      if (!running) {
+        const phase = asked ?? program.phases.find((candidate) => candidate.type === 'START') ?? program.phases[0]!;
+        const entry = phaseEntry(phase, actor, instance, now);
+        const id = uuidv7();
+        const inserted = await insertEnrolment(trx, {
+          tenant_id: instance.tenantId,
+          id,
+          instance_id: instance.id,
+          patient_id: patientId,
+          program_name: programName,
+          status: statusOnEntering(phase, body.status, 'IN_PROGRESS'),
+          current_phase: JSON.stringify(entry),
+          path_history: phasesJson([entry]),
+          ...createdStamp(actor, now),
+        });
+        await recordAudit(trx, actor, {
+          action: 'PROGRAM_ENROLLED',
+          entityType: 'PATIENT_PROGRAM',
+          entityId: id,
+          patientId,
+          changedFields: ['status', 'currentPhase', 'pathHistory'],
+        });
+        return programView(inserted, formation);
+      }
+      return programView(await changeEnrolment(trx, instance, actor, running, asked, body.status ?? undefined, now), formation);
+    },
+    SERIAL,
+  );
 }
 
 /** 001: PATCH /{programName}/phases moves a running enrolment to a phase of the current formation. */
 export async function changePhase(
-  services: Services,
-  instance: Instance,
-  actor: Actor,
+  ctx: Context,
   patientId: string,
   programName: string,
   phaseName: string,
 ): Promise<PatientProgramView> {
-  const formation = await services.currentFormation(instance);
-  const ref = refOf(instance, patientId);
-  const row = await services.db.transaction().execute(async (trx) => {
-    await lockPatient(trx, instance, patientId);
-    const running = await runningEnrolment(trx, ref, programName);
-    if (!running) throw notRunning(programName, patientId);
-    const phase = requirePhase(programOf(formation, programName), phaseName);
-    return changeEnrolment(trx, instance, actor, running, phase, undefined, new Date());
-  });
+  const { instance, actor } = ctx;
+  const formation = await ctx.formation();
+  const ref = refOf(ctx, patientId);
+  const row = await withPatient(
+    ctx,
+    patientId,
+    async (trx) => {
+      const running = await runningEnrolment(trx, ref, programName);
+      if (!running) throw notRunning(programName, patientId);
+      const phase = requirePhase(programOf(formation, programName), phaseName);
+      return changeEnrolment(trx, instance, actor, running, phase, undefined, new Date());
+    },
+    SERIAL,
+  );
   return programView(row, formation);
 }
 
@@ -210,19 +211,18 @@ async function unassign(trx: Kysely<DB>, actor: Actor, row: EnrolmentRow): Promi
  * DECISIONS §7: DELETE takes an enrolment id (any status) or a program name (its running
  * enrolment). A uuid that is no enrolment is tried as a program name too.
  */
-export async function unassignProgram(
-  services: Services,
-  instance: Instance,
-  actor: Actor,
-  patientId: string,
-  key: string,
-): Promise<void> {
-  const ref = refOf(instance, patientId);
-  await services.db.transaction().execute(async (trx) => {
-    await lockPatient(trx, instance, patientId);
-    const isId = uuidPattern.test(key);
-    const row = (isId ? await enrolmentById(trx, ref, key.toLowerCase()) : undefined) ?? (await runningEnrolment(trx, ref, key));
-    if (!row) throw isId ? noEnrolment(key, patientId) : notRunning(key, patientId);
-    await unassign(trx, actor, row);
-  });
+export async function unassignProgram(ctx: Context, patientId: string, key: string): Promise<void> {
+  const ref = refOf(ctx, patientId);
+  await withPatient(
+    ctx,
+    patientId,
+    async (trx) => {
+      const isId = uuidPattern.test(key);
+      const row =
+        (isId ? await enrolmentById(trx, ref, key.toLowerCase()) : undefined) ?? (await runningEnrolment(trx, ref, key));
+      if (!row) throw isId ? noEnrolment(key, patientId) : notRunning(key, patientId);
+      await unassign(trx, ctx.actor, row);
+    },
+    SERIAL,
+  );
 }

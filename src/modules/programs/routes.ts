@@ -1,10 +1,9 @@
-import { actorOf } from '../../events/audit.ts';
-import { instanceScope } from '../../http/access-hook.ts';
+import { contextOf } from '../../http/context.ts';
 import { DataAndMeta, dataAndMeta, offsetOf, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { requirePatient } from '../../records/patient-scope.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody, PatientParams } from '../../wire/schemas.ts';
-import { requirePatient } from '../patients/operations.ts';
 import { changePhase, noEnrolment, notRunning, patchProgram, unassignProgram } from './operations.ts';
 import { EnrollmentParams, PatientProgram, PhasePatch, ProgramListQuery, ProgramNameParams, ProgramPatch } from './schemas.ts';
 import { enrolmentById, runningEnrolment, shownEnrolments } from './store.ts';
@@ -17,7 +16,7 @@ const PATH = '/:tenantName/:instanceName/patients/:patientId/programs';
 /** The list is built from the formation, so its only order is by name (computed in memory: a patient has few programs). */
 const sortable = { programName: 'programName' };
 
-const programRoutes: AreaPlugin = async (app, { services }) => {
+const programRoutes: AreaPlugin = async (app) => {
   app.get(
     PATH,
     {
@@ -32,14 +31,11 @@ const programRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { page, size, sort, assignedPrograms, assigned } = request.query;
       const [key] = parseSort(sort, sortable);
-      const patient = await requirePatient(services.db, instance, request.params.patientId);
-      const [formation, shown] = await Promise.all([
-        services.currentFormation(instance),
-        shownEnrolments(services.db, instance.tenantId, instance.id, [patient.id]),
-      ]);
+      const patient = await requirePatient(ctx, request.params.patientId);
+      const [formation, shown] = await Promise.all([ctx.formation(), shownEnrolments(ctx.db, ctx.scope, [patient.id])]);
       const wanted = assignedPrograms ?? assigned;
       let list = patientProgramList(shown, formation);
       if (wanted !== undefined) list = list.filter((program) => program.assigned === wanted);
@@ -61,16 +57,12 @@ const programRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { patientId, programName } = request.params;
-      await requirePatient(services.db, instance, patientId);
-      const row = await runningEnrolment(
-        services.db,
-        { tenantId: instance.tenantId, instanceId: instance.id, patientId },
-        programName,
-      );
+      await requirePatient(ctx, patientId);
+      const row = await runningEnrolment(ctx.db, { ...ctx.scope, patientId }, programName);
       if (!row) throw notRunning(programName, patientId);
-      return programView(row, await services.currentFormation(instance));
+      return programView(row, await ctx.formation());
     },
   );
 
@@ -86,16 +78,12 @@ const programRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       const { patientId, enrollmentId } = request.params;
-      await requirePatient(services.db, instance, patientId);
-      const row = await enrolmentById(
-        services.db,
-        { tenantId: instance.tenantId, instanceId: instance.id, patientId },
-        enrollmentId,
-      );
+      await requirePatient(ctx, patientId);
+      const row = await enrolmentById(ctx.db, { ...ctx.scope, patientId }, enrollmentId);
       if (!row) throw noEnrolment(enrollmentId, patientId);
-      return programView(row, await services.currentFormation(instance));
+      return programView(row, await ctx.formation());
     },
   );
 
@@ -113,9 +101,8 @@ const programRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
       const { patientId, programName } = request.params;
-      return patchProgram(services, instance, actorOf(request), patientId, programName, request.body);
+      return patchProgram(contextOf(request), patientId, programName, request.body);
     },
   );
 
@@ -133,9 +120,8 @@ const programRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
       const { patientId, programName } = request.params;
-      return changePhase(services, instance, actorOf(request), patientId, programName, request.body.phaseName);
+      return changePhase(contextOf(request), patientId, programName, request.body.phaseName);
     },
   );
 
@@ -152,9 +138,8 @@ const programRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => {
-      const { instance } = instanceScope(request);
       const { patientId, programName } = request.params;
-      await unassignProgram(services, instance, actorOf(request), patientId, programName);
+      await unassignProgram(contextOf(request), patientId, programName);
       return reply.send();
     },
   );

@@ -1,16 +1,15 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB, NewRow, ProgramPhase, Row, RowUpdate } from '../../db/schema.ts';
+import type { PatientScope, Scope } from '../../db/scope.ts';
 
 export type EnrolmentRow = Row<'patient_programs'>;
 
-export interface PatientRef {
-  tenantId: string;
-  instanceId: string;
-  patientId: string;
-}
-
 /** The enrolment that is not FINISHED: at most one per patient and program (patient_programs_running_key). */
-export async function runningEnrolment(db: Kysely<DB>, ref: PatientRef, programName: string): Promise<EnrolmentRow | undefined> {
+export async function runningEnrolment(
+  db: Kysely<DB>,
+  ref: PatientScope,
+  programName: string,
+): Promise<EnrolmentRow | undefined> {
   return db
     .selectFrom('patient_programs')
     .selectAll()
@@ -22,7 +21,7 @@ export async function runningEnrolment(db: Kysely<DB>, ref: PatientRef, programN
     .executeTakeFirst();
 }
 
-export async function enrolmentById(db: Kysely<DB>, ref: PatientRef, id: string): Promise<EnrolmentRow | undefined> {
+export async function enrolmentById(db: Kysely<DB>, ref: PatientScope, id: string): Promise<EnrolmentRow | undefined> {
   return db
     .selectFrom('patient_programs')
     .selectAll()
@@ -39,8 +38,7 @@ export async function enrolmentById(db: Kysely<DB>, ref: PatientRef, id: string)
  */
 export async function shownEnrolments(
   db: Kysely<DB>,
-  tenantId: string,
-  instanceId: string,
+  { tenantId, instanceId }: Scope,
   patientIds: string[],
 ): Promise<EnrolmentRow[]> {
   if (patientIds.length === 0) return [];

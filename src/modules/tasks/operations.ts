@@ -2,12 +2,12 @@ import type { InsertObject, Kysely, UpdateObject } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../db/schema.ts';
 import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
-import type { Services } from '../../http/services.ts';
+import type { Context } from '../../http/context.ts';
+import { lockPatient, type PatientRow } from '../../records/patient-scope.ts';
 import type { Instance } from '../../tenancy/tenancy.ts';
 import { missingUserIds } from '../../tenancy/users.ts';
 import { ApiError, badField, type FieldError, validationError } from '../../wire/errors.ts';
 import { readInstant } from '../../wire/schemas.ts';
-import { findPatient, type PatientRow } from '../patients/store.ts';
 import type { TaskCreateBody, TaskPatchBody, TaskView } from './schemas.ts';
 import {
   addWatchers,
@@ -56,8 +56,9 @@ async function checkUsers(db: Db, tenantId: string, refs: { id: string; path: st
   if (errors.length > 0) throw validationError(errors);
 }
 
-async function checkPatient(db: Db, instance: Instance, patientId: string, path: string): Promise<PatientRow> {
-  const patient = await findPatient(db, where(instance), patientId);
+/** The task's patient, held against deletion until the write commits (a patient-scoped write). */
+async function checkPatient(trx: Db, instance: Instance, patientId: string, path: string): Promise<PatientRow> {
+  const patient = await lockPatient(trx, where(instance), patientId);
   if (!patient) throw badField(path, `patient ${patientId} does not exist`);
   return patient;
 }
@@ -134,14 +135,9 @@ export function taskCreatedAudit(row: TaskRow, changedFields?: string[]) {
  * POST /tasks and POST .../goals/{goalId}/tasks. 001: a comment given at creation is
  * attributed to the patient when the task has one, otherwise to the caller.
  */
-export async function createTask(
-  services: Services,
-  instance: Instance,
-  actor: Actor,
-  body: TaskCreateBody,
-  origin: TaskOrigin = {},
-): Promise<TaskView> {
-  const row = await services.db.transaction().execute(async (trx) => {
+export async function createTask(ctx: Context, body: TaskCreateBody, origin: TaskOrigin = {}): Promise<TaskView> {
+  const { instance, actor } = ctx;
+  const row = await ctx.db.transaction().execute(async (trx) => {
     const watcherIds = uniqueIds(body.watchers);
     await checkUsers(trx, instance.tenantId, [
       { id: body.assignee.id, path: 'body.assignee.id' },
@@ -204,11 +200,12 @@ export async function createTask(
     );
     return task;
   });
-  return viewOf(services.db, instance, row);
+  return viewOf(ctx.db, instance, row);
 }
 
-export async function getTask(services: Services, instance: Instance, taskId: string): Promise<TaskView> {
-  return viewOf(services.db, instance, await requireTask(services.db, instance, taskId));
+export async function getTask(ctx: Context, taskId: string): Promise<TaskView> {
+  const { instance } = ctx;
+  return viewOf(ctx.db, instance, await requireTask(ctx.db, instance, taskId));
 }
 
 /** Body keys PATCH /tasks/{id} writes, for the audit's changedFields. */
@@ -230,14 +227,9 @@ const patchKeys = [
 ] as const;
 
 /** PATCH /tasks/{id}: only the keys present change (000 convention 7). */
-export async function updateTask(
-  services: Services,
-  instance: Instance,
-  actor: Actor,
-  taskId: string,
-  body: TaskPatchBody,
-): Promise<TaskView> {
-  const row = await services.db.transaction().execute(async (trx) => {
+export async function updateTask(ctx: Context, taskId: string, body: TaskPatchBody): Promise<TaskView> {
+  const { instance, actor } = ctx;
+  const row = await ctx.db.transaction().execute(async (trx) => {
     const existing = await requireTask(trx, instance, taskId, true);
     const has = (key: (typeof patchKeys)[number]) => Object.hasOwn(body, key);
     const watcherIds = has('watchers') ? uniqueIds(body.watchers) : [];
@@ -286,18 +278,14 @@ export async function updateTask(
     });
     return updated;
   });
-  return viewOf(services.db, instance, row);
+  return viewOf(ctx.db, instance, row);
 }
 
 /** 001 bulk status PATCH: all or nothing; any unknown id is a 404 naming the ids, and nothing changes. */
-export async function bulkUpdateStatus(
-  services: Services,
-  instance: Instance,
-  actor: Actor,
-  body: { taskIds: string[]; status: string },
-): Promise<TaskView[]> {
+export async function bulkUpdateStatus(ctx: Context, body: { taskIds: string[]; status: string }): Promise<TaskView[]> {
+  const { instance, actor } = ctx;
   const ids = [...new Set(body.taskIds)];
-  const rows = await services.db.transaction().execute(async (trx) => {
+  const rows = await ctx.db.transaction().execute(async (trx) => {
     const locked = await trx
       .selectFrom('tasks')
       .select('id')
@@ -334,18 +322,13 @@ export async function bulkUpdateStatus(
   });
   const order = new Map(ids.map((id, index) => [id, index]));
   rows.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
-  return taskViews(services.db, instance.tenantId, rows);
+  return taskViews(ctx.db, instance.tenantId, rows);
 }
 
 /** PATCH /tasks/{id}/watchers {id}: idempotent; only an actual addition is audited. */
-export async function addWatcher(
-  services: Services,
-  instance: Instance,
-  actor: Actor,
-  taskId: string,
-  userId: string,
-): Promise<TaskView> {
-  const row = await services.db.transaction().execute(async (trx) => {
+export async function addWatcher(ctx: Context, taskId: string, userId: string): Promise<TaskView> {
+  const { instance, actor } = ctx;
+  const row = await ctx.db.transaction().execute(async (trx) => {
     const task = await requireTask(trx, instance, taskId, true);
     await checkUsers(trx, instance.tenantId, [{ id: userId, path: 'body.id' }]);
     const added = await addWatchers(trx, instance.tenantId, task.id, [userId]);
@@ -353,11 +336,12 @@ export async function addWatcher(
     await recordTaskChange(trx, instance, actor, task, 'TASK_WATCHER_ADDED', 'watchers');
     return requireTask(trx, instance, task.id);
   });
-  return viewOf(services.db, instance, row);
+  return viewOf(ctx.db, instance, row);
 }
 
-export async function deleteWatcher(services: Services, instance: Instance, actor: Actor, taskId: string, userId: string) {
-  await services.db.transaction().execute(async (trx) => {
+export async function deleteWatcher(ctx: Context, taskId: string, userId: string) {
+  const { instance, actor } = ctx;
+  await ctx.db.transaction().execute(async (trx) => {
     const task = await requireTask(trx, instance, taskId, true);
     if (!(await removeWatcher(trx, instance.tenantId, task.id, userId))) {
       throw new ApiError('TASK_WATCHER_NOT_FOUND', { taskId, watcherId: userId });
@@ -386,14 +370,9 @@ async function recordTaskChange(
 }
 
 /** PATCH /tasks/{id}/comments {text}: a comment by the caller. */
-export async function addComment(
-  services: Services,
-  instance: Instance,
-  actor: Actor,
-  taskId: string,
-  text: string,
-): Promise<TaskView> {
-  const row = await services.db.transaction().execute(async (trx) => {
+export async function addComment(ctx: Context, taskId: string, text: string): Promise<TaskView> {
+  const { instance, actor } = ctx;
+  const row = await ctx.db.transaction().execute(async (trx) => {
     const task = await requireTask(trx, instance, taskId, true);
     await trx
       .insertInto('task_comments')
@@ -410,11 +389,12 @@ export async function addComment(
     await recordTaskChange(trx, instance, actor, task, 'TASK_COMMENT_ADDED', 'comments');
     return requireTask(trx, instance, task.id);
   });
-  return viewOf(services.db, instance, row);
+  return viewOf(ctx.db, instance, row);
 }
 
-export async function deleteComment(services: Services, instance: Instance, actor: Actor, taskId: string, commentId: string) {
-  await services.db.transaction().execute(async (trx) => {
+export async function deleteComment(ctx: Context, taskId: string, commentId: string) {
+  const { instance, actor } = ctx;
+  await ctx.db.transaction().execute(async (trx) => {
     const task = await requireTask(trx, instance, taskId, true);
     if (!(await removeComment(trx, instance.tenantId, task.id, commentId))) {
       throw new ApiError('TASK_COMMENT_NOT_FOUND', { taskId, commentId });

@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
-import { actorOf } from '../../events/audit.ts';
-import { instanceScope } from '../../http/access-hook.ts';
+import { contextOf } from '../../http/context.ts';
 import { DataAndMeta, dataAndMeta, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { ErrorBody } from '../../wire/errors.ts';
@@ -66,7 +65,7 @@ function filterOf(query: TaskListQueryValue): TaskFilter {
   return Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined)) as TaskFilter;
 }
 
-const taskRoutes: AreaPlugin = async (app, { services }) => {
+const taskRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/tasks',
     {
@@ -81,15 +80,14 @@ const taskRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance, caller } = instanceScope(request);
+      const ctx = contextOf(request);
       const { page, size, sort } = request.query;
       const sortKeys = parseSort(sort, sortableTaskFields);
       const filter = filterOf(request.query);
       // 001: a user caller with no filter at all sees its own tasks; an API client sees all.
-      if (Object.keys(filter).length === 0 && caller.type === 'USER') filter.assigneeOrWatcher = caller.id;
-      const where = { tenantId: instance.tenantId, instanceId: instance.id };
-      const { rows, total } = await listTasks(services.db, where, filter, { page, size }, sortKeys);
-      return dataAndMeta(await taskViews(services.db, instance.tenantId, rows), total, { page, size });
+      if (Object.keys(filter).length === 0 && ctx.caller?.type === 'USER') filter.assigneeOrWatcher = ctx.caller.id;
+      const { rows, total } = await listTasks(ctx.db, ctx.scope, filter, { page, size }, sortKeys);
+      return dataAndMeta(await taskViews(ctx.db, ctx.scope.tenantId, rows), total, { page, size });
     },
   );
 
@@ -107,9 +105,9 @@ const taskRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => {
-      const { instance } = instanceScope(request);
+      const ctx = contextOf(request);
       reply.code(201);
-      return createTask(services, instance, actorOf(request), request.body);
+      return createTask(ctx, request.body);
     },
   );
 
@@ -126,8 +124,8 @@ const taskRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      return bulkUpdateStatus(services, instance, actorOf(request), request.body);
+      const ctx = contextOf(request);
+      return bulkUpdateStatus(ctx, request.body);
     },
   );
 
@@ -137,8 +135,8 @@ const taskRoutes: AreaPlugin = async (app, { services }) => {
       schema: { tags, summary: 'Read a task', params: TaskParams, response: { 200: Task, ...errors } },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      return getTask(services, instance, request.params.taskId);
+      const ctx = contextOf(request);
+      return getTask(ctx, request.params.taskId);
     },
   );
 
@@ -156,8 +154,8 @@ const taskRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      return updateTask(services, instance, actorOf(request), request.params.taskId, request.body);
+      const ctx = contextOf(request);
+      return updateTask(ctx, request.params.taskId, request.body);
     },
   );
 
@@ -173,8 +171,8 @@ const taskRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      return addWatcher(services, instance, actorOf(request), request.params.taskId, request.body.id);
+      const ctx = contextOf(request);
+      return addWatcher(ctx, request.params.taskId, request.body.id);
     },
   );
 
@@ -189,8 +187,8 @@ const taskRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => {
-      const { instance } = instanceScope(request);
-      await deleteWatcher(services, instance, actorOf(request), request.params.taskId, request.params.watcherId);
+      const ctx = contextOf(request);
+      await deleteWatcher(ctx, request.params.taskId, request.params.watcherId);
       return reply.send();
     },
   );
@@ -207,8 +205,8 @@ const taskRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { instance } = instanceScope(request);
-      return addComment(services, instance, actorOf(request), request.params.taskId, request.body.text);
+      const ctx = contextOf(request);
+      return addComment(ctx, request.params.taskId, request.body.text);
     },
   );
 
@@ -223,8 +221,8 @@ const taskRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => {
-      const { instance } = instanceScope(request);
-      await deleteComment(services, instance, actorOf(request), request.params.taskId, request.params.commentId);
+      const ctx = contextOf(request);
+      await deleteComment(ctx, request.params.taskId, request.params.commentId);
       return reply.send();
     },
   );

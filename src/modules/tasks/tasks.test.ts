@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { systemActor } from '../../events/audit.ts';
+import { systemContext } from '../../http/context.ts';
 import {
   Api,
   assertCode,
@@ -299,7 +299,7 @@ describe('POST /tasks', () => {
     const stranger = await createUser(other, 'stranger');
     const foreignPatient = await createPatient(other);
     const live = await newInstance(app, t.tenant, 'live');
-    await applyFormation(app.services, live.id, systemActor(t.tenant.id, live.id), testFormation());
+    await applyFormation(systemContext(app.services, t.tenant, live), testFormation());
     const liveApi = new Api(app.server, (await t.clientWithRole('admin', { ...live, currentFormationVersion: 1 })).token);
     const livePatient = (await liveApi.post(`/${t.tenant.name}/live/patients`, { firstName: 'L', lastName: 'P' })).body;
 
@@ -729,7 +729,7 @@ describe('tenant and instance isolation', () => {
     const nurse = await createUser(t, 'nurse');
     const task = await createTask(t, nurse.id);
     const live = await newInstance(app, t.tenant, 'live');
-    await applyFormation(app.services, live.id, systemActor(t.tenant.id, live.id), testFormation());
+    await applyFormation(systemContext(app.services, t.tenant, live), testFormation());
     const liveApi = new Api(app.server, (await t.clientWithRole('admin', { ...live, currentFormationVersion: 1 })).token);
     const liveBase = `/${t.tenant.name}/live`;
     assert.equal((await liveApi.get(`${liveBase}/tasks`)).body.metaInfo.totalElements, 0);

@@ -1,14 +1,15 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, GrantType, RowUpdate, UsersTable } from '../../db/schema.ts';
-import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
+import { createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
+import type { TenantContext } from '../../http/context.ts';
 import type { Services } from '../../http/services.ts';
 import { hashSecret } from '../../tenancy/secrets.ts';
 import { type GrantInput, replaceGrants } from '../../tenancy/store.ts';
 import { listInstances, type Tenant } from '../../tenancy/tenancy.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
 import { readInstant } from '../../wire/schemas.ts';
-import { ensurePointOfContact, touchPatients } from '../patients/store.ts';
+import { ensurePointOfContact, touchPatients } from '../patients/index.ts';
 import { type GrantInputBody, type UserInput, UserPatch } from './schemas.ts';
 import { findUser, type UserLookup, type UserRow } from './store.ts';
 import { saveUserTerritories, territoryProblems } from './territories.ts';
@@ -140,7 +141,8 @@ async function viewOf(services: Services, tenant: Tenant, row: UserRow) {
   return view!;
 }
 
-export async function getUser(services: Services, tenant: Tenant, key: string, lookup: UserLookup) {
+export async function getUser(ctx: TenantContext, key: string, lookup: UserLookup) {
+  const { services, tenant } = ctx;
   const row = await findUser(services.db, tenant.id, key, lookup);
   if (!row) throw new ApiError('USER_NOT_FOUND', {});
   return viewOf(services, tenant, row);
@@ -148,14 +150,13 @@ export async function getUser(services: Services, tenant: Tenant, key: string, l
 
 /** POST creates a PROVISIONED user (001); PUT replaces one, absent fields taking their defaults. */
 export async function saveUser(
-  services: Services,
-  tenant: Tenant,
-  actor: Actor,
+  ctx: TenantContext,
   body: UserInput,
   target?: { key: string; lookup: UserLookup; replace: boolean },
-  /** 000: writing user territories needs User Regions; without it they must stay as they are. */
-  mayChangeTerritories = true,
 ) {
+  const { services, tenant, actor } = ctx;
+  // 000: writing user territories needs User Regions; without it they must stay as they are.
+  const mayChangeTerritories = ctx.can('USER_REGIONS');
   const { grants } = await checkedAccess(services, tenant.id, body);
   const row = await services.db.transaction().execute(async (trx) => {
     const existing = target && (await findUser(trx, tenant.id, target.key, target.lookup, { forUpdate: true }));
@@ -220,7 +221,8 @@ export async function saveUser(
  * Deleting a user is soft: the row stays for the audit trail (and `includeDeleted`), the user can
  * no longer sign in, holds no roles, and leaves every care team it was on.
  */
-export async function deleteUser(services: Services, tenant: Tenant, actor: Actor, key: string, lookup: UserLookup) {
+export async function deleteUser(ctx: TenantContext, key: string, lookup: UserLookup) {
+  const { services, tenant, actor } = ctx;
   await services.db.transaction().execute(async (trx) => {
     const user = await findUser(trx, tenant.id, key, lookup, { forUpdate: true });
     if (!user) throw new ApiError('USER_NOT_FOUND', {});
@@ -259,14 +261,8 @@ export async function deleteUser(services: Services, tenant: Tenant, actor: Acto
   services.forgetCachedAccess();
 }
 
-export async function setPassword(
-  services: Services,
-  tenant: Tenant,
-  actor: Actor,
-  key: string,
-  lookup: UserLookup,
-  password: string,
-) {
+export async function setPassword(ctx: TenantContext, key: string, lookup: UserLookup, password: string) {
+  const { services, tenant, actor } = ctx;
   const hash = await hashSecret(password);
   await services.db.transaction().execute(async (trx) => {
     const user = await findUser(trx, tenant.id, key, lookup, { forUpdate: true });

@@ -1,7 +1,5 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { actorOf } from '../../events/audit.ts';
-import { tenantScope } from '../../http/access-hook.ts';
+import { tenantContextOf } from '../../http/context.ts';
 import { DataAndMeta, dataAndMeta, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { ErrorBody } from '../../wire/errors.ts';
@@ -27,10 +25,8 @@ const tags = ['Users'];
 
 /** 001: without `type` the segment is a username; `type=ID` a user id; `type=EMAIL` an email. */
 const lookupOf = (type: 'ID' | 'EMAIL' | undefined): UserLookup => type ?? 'USERNAME';
-/** The access table's `alsoNeeds`: changing territories through a user body needs USER_REGIONS. */
-const mayChangeTerritories = (request: FastifyRequest) => tenantScope(request).access.permissions.has('USER_REGIONS');
 
-const userRoutes: AreaPlugin = async (app, { services }) => {
+const userRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/admin/users',
     {
@@ -45,16 +41,16 @@ const userRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { tenant } = tenantScope(request);
+      const ctx = tenantContextOf(request);
       const { page, size, sort, ...filter } = request.query;
       const { rows, total } = await listUsers(
-        services.db,
-        tenant.id,
+        ctx.db,
+        ctx.tenant.id,
         { page, size, ...filter },
         { page, size },
         parseSort(sort, sortableUserFields),
       );
-      return dataAndMeta(await userViews(services.db, tenant, rows), total, { page, size });
+      return dataAndMeta(await userViews(ctx.db, ctx.tenant, rows), total, { page, size });
     },
   );
 
@@ -70,9 +66,9 @@ const userRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => {
-      const { tenant } = tenantScope(request);
+      const ctx = tenantContextOf(request);
       reply.code(201);
-      return saveUser(services, tenant, actorOf(request), request.body, undefined, mayChangeTerritories(request));
+      return saveUser(ctx, request.body, undefined);
     },
   );
 
@@ -88,8 +84,8 @@ const userRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { tenant } = tenantScope(request);
-      return getUser(services, tenant, request.params.userName, lookupOf(request.query.type));
+      const ctx = tenantContextOf(request);
+      return getUser(ctx, request.params.userName, lookupOf(request.query.type));
     },
   );
 
@@ -106,9 +102,9 @@ const userRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { tenant } = tenantScope(request);
+      const ctx = tenantContextOf(request);
       const target = { key: request.params.userName, lookup: lookupOf(request.query.type), replace: false };
-      return saveUser(services, tenant, actorOf(request), request.body, target, mayChangeTerritories(request));
+      return saveUser(ctx, request.body, target);
     },
   );
 
@@ -125,9 +121,9 @@ const userRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { tenant } = tenantScope(request);
+      const ctx = tenantContextOf(request);
       const target = { key: request.params.userName, lookup: lookupOf(request.query.type), replace: true };
-      return saveUser(services, tenant, actorOf(request), request.body, target, mayChangeTerritories(request));
+      return saveUser(ctx, request.body, target);
     },
   );
 
@@ -143,8 +139,8 @@ const userRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => {
-      const { tenant } = tenantScope(request);
-      await deleteUser(services, tenant, actorOf(request), request.params.userName, lookupOf(request.query.type));
+      const ctx = tenantContextOf(request);
+      await deleteUser(ctx, request.params.userName, lookupOf(request.query.type));
       return reply.send();
     },
   );
@@ -162,15 +158,8 @@ const userRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => {
-      const { tenant } = tenantScope(request);
-      await setPassword(
-        services,
-        tenant,
-        actorOf(request),
-        request.params.userName,
-        lookupOf(request.query.type),
-        request.body.password,
-      );
+      const ctx = tenantContextOf(request);
+      await setPassword(ctx, request.params.userName, lookupOf(request.query.type), request.body.password);
       return reply.send();
     },
   );
@@ -188,8 +177,8 @@ const userRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { tenant } = tenantScope(request);
-      return getTerritories(services, tenant, request.params.userId);
+      const ctx = tenantContextOf(request);
+      return getTerritories(ctx, request.params.userId);
     },
   );
 
@@ -206,8 +195,8 @@ const userRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request) => {
-      const { tenant } = tenantScope(request);
-      return putTerritories(services, tenant, actorOf(request), request.params.userId, request.body);
+      const ctx = tenantContextOf(request);
+      return putTerritories(ctx, request.params.userId, request.body);
     },
   );
 };

@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { DB, UserTerritoryEntry } from '../../db/schema.ts';
-import { type Actor, recordAudit } from '../../events/audit.ts';
+import { recordAudit } from '../../events/audit.ts';
+import type { TenantContext } from '../../http/context.ts';
 import type { Services } from '../../http/services.ts';
-import { type Instance, listInstances, type Tenant } from '../../tenancy/tenancy.ts';
+import { type Instance, listInstances } from '../../tenancy/tenancy.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
 import type { UserInput } from './schemas.ts';
 import { findUser, writeTerritories } from './store.ts';
@@ -117,7 +118,8 @@ export async function saveUserTerritories(
   await writeTerritories(trx, tenantId, userId, entries, fullAccess, options.actorId);
 }
 
-export async function getTerritories(services: Services, tenant: Tenant, userId: string) {
+export async function getTerritories(ctx: TenantContext, userId: string) {
+  const { services, tenant } = ctx;
   const user = await findUser(services.db, tenant.id, userId, 'ID');
   if (!user) throw new ApiError('USER_NOT_FOUND', {});
   const record = await services.db
@@ -132,9 +134,7 @@ export async function getTerritories(services: Services, tenant: Tenant, userId:
 
 /** 001: PUT user territories; every region and territory must exist in its instance's formation. */
 export async function putTerritories(
-  services: Services,
-  tenant: Tenant,
-  actor: Actor,
+  ctx: TenantContext,
   userId: string,
   body: {
     userId: string;
@@ -142,6 +142,7 @@ export async function putTerritories(
     fullTerritoriesAccessInstances?: string[] | null;
   },
 ) {
+  const { services, tenant, actor } = ctx;
   // UUIDs compare case-insensitively: the path may be upper case while the body is lower case.
   if (body.userId.toLowerCase() !== userId.toLowerCase())
     throw validationError([{ path: 'body.userId', message: 'must match the user id in the path' }]);

@@ -1,0 +1,10 @@
+import { type Kysely, sql } from 'kysely';
+
+/**
+ * Serialises the transactions that name the same key, each waiting for the one before to end
+ * (a transaction-scoped advisory lock: nothing to clean up, held across nodes by the database).
+ * Keys start with the tenant id, so a distributed database keeps each lock on its tenant's node.
+ */
+export async function lockKey<DB>(trx: Kysely<DB>, key: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+}
