@@ -2,49 +2,21 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
+import { areas } from './areas.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { DB } from './db/schema.ts';
 import { registerAccessControl } from './http/access-hook.ts';
+import { type Catalogs, mergeAreas } from './http/area.ts';
 import { registerBrowserSecurity } from './http/browser-security.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
-import type { AreaPlugin } from './http/plugin.ts';
+import type { AccessTable } from './http/route-access.ts';
 import { Services } from './http/services.ts';
 import { TokenService } from './http/tokens.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan, validatorCompiler } from './http/validation.ts';
-import auditRoutes from './modules/audit/routes.ts';
-import authRoutes from './modules/auth/routes.ts';
-import carePlanRoutes from './modules/care-plan/routes.ts';
-import cdtRoutes from './modules/cdts/routes.ts';
-import contactRoutes from './modules/contacts/routes.ts';
-import dictionaryRoutes from './modules/dictionaries/routes.ts';
-import formationRoutes from './modules/formation/routes.ts';
-import healthRoutes from './modules/health/routes.ts';
-import patientRoutes from './modules/patients/routes.ts';
-import pdtRoutes from './modules/pdts/routes.ts';
-import programRoutes from './modules/programs/routes.ts';
-import taskRoutes from './modules/tasks/routes.ts';
-import userRoutes from './modules/users/routes.ts';
 import { ApiError, documentCommonErrors, handleError, sendError } from './wire/errors.ts';
 import { isE164, isTimeZone, registerFormats } from './wire/formats.ts';
-
-/** Every area of the API, one plugin per folder under src/modules. */
-const areas: AreaPlugin[] = [
-  healthRoutes,
-  authRoutes,
-  formationRoutes,
-  userRoutes,
-  patientRoutes,
-  programRoutes,
-  carePlanRoutes,
-  taskRoutes,
-  contactRoutes,
-  pdtRoutes,
-  cdtRoutes,
-  dictionaryRoutes,
-  auditRoutes,
-];
 
 export interface AppOptions {
   config: Config;
@@ -54,6 +26,10 @@ export interface AppOptions {
 export interface App {
   server: FastifyInstance;
   services: Services;
+  /** The areas' permissions, error codes and audit actions, merged. */
+  catalogs: Catalogs;
+  /** Each route's access rule, as its area declared it. */
+  accessTable: AccessTable;
 }
 
 /** Logs carry no PHI: a request is its method, route pattern and id, never its URL or body. */
@@ -65,6 +41,7 @@ const logSerializers = {
 /** Builds the HTTP app on an open, migrated database. `listen()` is the caller's choice. */
 export async function buildApp({ config, database }: AppOptions): Promise<App> {
   registerFormats();
+  const catalogs = mergeAreas(areas);
   const services = new Services(config, database, new TokenService(config.jwtSecret || (await sharedJwtSecret(database.db))));
 
   const app = Fastify({
@@ -109,10 +86,11 @@ export async function buildApp({ config, database }: AppOptions): Promise<App> {
   });
   registerMetrics(app);
   documentCommonErrors(app);
-  await registerOpenApi(app);
-  registerAccessControl(app, services);
-  for (const area of areas) await app.register(area, { services });
-  return { server: app, services };
+  const accessTable: AccessTable = new Map();
+  await registerOpenApi(app, catalogs, accessTable);
+  registerAccessControl(app, services, accessTable);
+  for (const area of areas) await app.register(area.routes, { services });
+  return { server: app, services, catalogs, accessTable };
 }
 
 /**

@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
+import { areas } from './areas.ts';
 import { cliServices, ensureDemoTenant, openMigrated } from './cli/bootstrap.ts';
 import { DEMO_PASSWORD, seedDemo } from './cli/demo-seed.ts';
 import { seedBulk } from './cli/seed-bulk.ts';
 import { serve } from './cli/serve.ts';
 import { envDocumentation, loadConfig } from './config.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { mergeAreas } from './http/area.ts';
 import { systemContext } from './http/context.ts';
 import { applyFormation } from './modules/formation/operations.ts';
 import { saveUser, setPassword } from './modules/users/operations.ts';
@@ -59,6 +61,8 @@ function rolesOf(options: Options): { instanceName: string; role: string }[] {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // Commands write records and audit rows as the routes do: the areas' catalogs must be known.
+  mergeAreas(areas);
   const { values: options, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -1,13 +1,17 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 
-/** Table types for Kysely. Column names are the SQL names; the API's names live in each area's schemas. */
+/**
+ * Table types for Kysely: the platform's tables (tenancy, formations, audit, patients and the
+ * records kernel's). Each area declares its own tables in `modules/<area>/tables.ts`, merged into
+ * `DB` there. Column names are the SQL names; the API's names live in each area's schemas.
+ */
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 /** A jsonb column: written as a value or as its JSON text; optional on insert when it has a default. */
-type Json<T> = ColumnType<T, string | T, string | T>;
-type JsonWithDefault<T> = ColumnType<T, string | T | undefined, string | T>;
+export type Json<T> = ColumnType<T, string | T, string | T>;
+export type JsonWithDefault<T> = ColumnType<T, string | T | undefined, string | T>;
 /** A column the database fills in when an insert leaves it out. */
-type WithDefault<T> = ColumnType<T, T | undefined, T>;
+export type WithDefault<T> = ColumnType<T, T | undefined, T>;
 
 export interface ServerSettingsTable {
   name: string;
@@ -110,37 +114,6 @@ export interface UsersTable {
   deleted_at: Date | null;
 }
 
-export interface UserTerritoryEntry {
-  name: string;
-  territories: string[];
-  instanceName: string;
-  createdAt: string;
-  updatedAt: string;
-  createdBy: string | null;
-  updatedBy: string | null;
-}
-
-export interface UserTerritoriesTable {
-  tenant_id: string;
-  user_id: string;
-  id: string;
-  territories: Json<UserTerritoryEntry[]>;
-  full_territories_access_instances: string[] | null;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-  created_by: string | null;
-  updated_by: string | null;
-}
-
-export interface TokenLimitsTable {
-  tenant_id: string;
-  principal_id: string;
-  /** '' for the caller's own limit; the source address for its wrong secrets. */
-  source: Generated<string>;
-  recent: Date[];
-  blocked_until: Date | null;
-}
-
 export interface AuditEventsTable {
   tenant_id: string;
   id: string;
@@ -220,123 +193,14 @@ export interface PatientsTable {
   updated_by_name: string | null;
 }
 
-export interface PatientCareTeamTable {
-  tenant_id: string;
-  patient_id: string;
-  user_id: string;
-  point_of_contact: boolean;
-  position: number;
-  created_at: Timestamp;
-}
-
-export interface ProgramPhase {
-  timestamp: string;
-  createdBy: string | null;
-  createdByName: string | null;
-  name: string;
-  title: string | null;
-  description: string | null;
-  currentVersion: string;
-  deleted: boolean;
-}
-
-export interface PatientProgramsTable {
-  tenant_id: string;
-  id: string;
-  instance_id: string;
-  patient_id: string;
-  program_name: string;
-  status: string;
-  current_phase: Json<ProgramPhase>;
-  path_history: Json<ProgramPhase[]>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-  created_by: string | null;
-  created_by_name: string | null;
-  updated_by: string | null;
-  updated_by_name: string | null;
-}
-
 /** Who made and last changed a record; most tables carry these six columns. */
-interface Authorship {
+export interface Authorship {
   created_at: Timestamp;
   updated_at: Timestamp;
   created_by: string | null;
   created_by_name: string | null;
   updated_by: string | null;
   updated_by_name: string | null;
-}
-
-export interface CarePlansTable extends Authorship {
-  tenant_id: string;
-  patient_id: string;
-  id: string;
-  overview: string | null;
-  overview_created_at: Date | null;
-  overview_created_by_name: string | null;
-  overview_updated_at: Date | null;
-  overview_updated_by_name: string | null;
-}
-
-export interface GoalsTable extends Authorship {
-  tenant_id: string;
-  id: string;
-  instance_id: string;
-  patient_id: string;
-  name: string;
-  type: string | null;
-  priority: string;
-  status: string;
-  template_name: string | null;
-}
-
-export interface GoalCommentsTable extends Authorship {
-  tenant_id: string;
-  id: string;
-  goal_id: string;
-  text: string;
-}
-
-export interface TasksTable extends Authorship {
-  tenant_id: string;
-  instance_id: string;
-  id: string;
-  name: string;
-  description: string | null;
-  due_date: Date | null;
-  status: string;
-  priority: string;
-  /** LOW 1 … URGENT 4, so priority sorts by urgency rather than alphabetically. */
-  priority_rank: number;
-  patient_id: string | null;
-  assignee_id: string | null;
-  goal_id: string | null;
-  template_name: string | null;
-  created_type: string | null;
-  source_id: string | null;
-  source_type: string | null;
-  hidden_phi: boolean;
-  watchers_type: string;
-  search_text: string;
-}
-
-export interface TaskWatchersTable {
-  tenant_id: string;
-  task_id: string;
-  user_id: string;
-  created_at: Timestamp;
-}
-
-export interface TaskCommentsTable {
-  tenant_id: string;
-  id: string;
-  task_id: string;
-  text: string;
-  /** PATIENT, API_CLIENT, USER or SYSTEM (001: comment attribution). */
-  author_type: string;
-  author_id: string | null;
-  author_name: string | null;
-  created_at: Timestamp;
 }
 
 export interface PdtRecordsTable extends Authorship {
@@ -349,26 +213,6 @@ export interface PdtRecordsTable extends Authorship {
   deleted: boolean;
   external_guid: string;
   external_id: string | null;
-}
-
-export interface ContactsTable extends Authorship {
-  tenant_id: string;
-  instance_id: string;
-  id: string;
-  patient_id: string;
-  pdt_record_id: string | null;
-  name: string | null;
-  email: string | null;
-  email_label: string | null;
-  email_pdt_field_name: string | null;
-  phone: string | null;
-  phone_label: string | null;
-  phone_pdt_field_name: string | null;
-  secondary_phone: string | null;
-  secondary_phone_label: string | null;
-  secondary_phone_pdt_field_name: string | null;
-  relation: string | null;
-  active: boolean;
 }
 
 export interface CdtRecordsTable extends Authorship {
@@ -408,20 +252,9 @@ export interface DB {
   api_client_keys: ApiClientKeysTable;
   access_grants: AccessGrantsTable;
   users: UsersTable;
-  user_territories: UserTerritoriesTable;
-  token_limits: TokenLimitsTable;
   audit_events: AuditEventsTable;
   patients: PatientsTable;
-  patient_care_team: PatientCareTeamTable;
-  patient_programs: PatientProgramsTable;
-  care_plans: CarePlansTable;
-  goals: GoalsTable;
-  goal_comments: GoalCommentsTable;
-  tasks: TasksTable;
-  task_watchers: TaskWatchersTable;
-  task_comments: TaskCommentsTable;
   pdt_records: PdtRecordsTable;
-  contacts: ContactsTable;
   cdt_records: CdtRecordsTable;
   dictionary_records: DictionaryRecordsTable;
 }

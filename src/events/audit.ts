@@ -51,9 +51,32 @@ export function systemActor(tenantId: string, instanceId: string | null = null):
   };
 }
 
+/**
+ * Every audit action, a typed catalog like the error codes: each area declares its actions beside
+ * its routes (`modules/<area>/catalog.ts`) and adds them with
+ * `declare module '.../events/audit.ts' { interface AuditActions extends NamesOf<typeof areaActions> {} }`.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: areas merge their actions into it.
+export interface AuditActions {}
+export type AuditAction = keyof AuditActions & string;
+
+/** Action name → what it records, for the API docs. */
+export type AuditActionCatalog = Record<string, string>;
+
+const registered = new Map<string, string>();
+
+/** Makes actions known at run time (the app merges each area's once); recordAudit refuses others. */
+export function registerAuditActions(catalog: AuditActionCatalog): void {
+  for (const [action, meaning] of Object.entries(catalog)) registered.set(action, meaning);
+}
+
+export function auditActionCatalog(): ReadonlyMap<string, string> {
+  return registered;
+}
+
 export interface AuditEntry {
   /** `<ENTITY>_<CREATED|UPDATED|DELETED>` or a domain action such as `FORMATION_PUBLISHED`. */
-  action: string;
+  action: AuditAction;
   entityType: string;
   entityId: string | null;
   patientId?: string | null;
@@ -68,6 +91,8 @@ export interface AuditEntry {
 export async function recordAudit(trx: Kysely<DB>, actor: Actor, entries: AuditEntry | AuditEntry[]): Promise<void> {
   const list = Array.isArray(entries) ? entries : [entries];
   if (list.length === 0) return;
+  const unknown = list.find((entry) => !registered.has(entry.action));
+  if (unknown) throw new Error(`audit action ${unknown.action} is not declared by any area`);
   const occurredAt = new Date();
   const rows = list.map((entry) => ({
     tenant_id: actor.tenantId,

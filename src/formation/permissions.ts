@@ -1,39 +1,40 @@
 /**
- * The permissions a security policy can grant (DECISIONS §5). Roles group policies and policies
- * grant these; both are defined in each instance's formation. The names of 000 map as follows:
+ * The permissions security policies grant (DECISIONS §5); roles group policies, and both are
+ * defined in each instance's formation. Each area declares the permissions its routes need,
+ * with what they grant, beside its routes (`modules/<area>/catalog.ts`); the app merges them into
+ * one catalog, each name once, which the API docs list. The names of 000 map as follows:
  * "General - My Patients - Read and Update" is GENERAL_MY_PATIENTS_READ_UPDATE, "User Provision"
  * is USER_PROVISION and "User Regions" is USER_REGIONS.
  */
-export const permissionCatalog = {
-  PATIENT_READ: 'Read patients and search them',
-  PATIENT_CREATE: 'Create patients',
-  PATIENT_UPDATE: 'Change patients, one or in bulk (care teams, territories, cadence)',
-  PATIENT_DELETE: 'Delete patients',
-  USER_READ: 'Read users and their territories',
-  USER_PROVISION: 'Create, change and delete users, and set their passwords (000: User Provision)',
-  USER_REGIONS: "Write users' regions and territories (000: User Regions)",
-  FORMATION_READ: "Read the instance's formation (configuration)",
-  FORMATION_WRITE: 'Edit and publish the formation draft',
-  AUDIT_READ: 'Read the audit log',
-  PROGRAM_READ: "Read patients' program enrolments",
-  PROGRAM_UPDATE: 'Enrol and unassign patients, and move them between phases',
-  CARE_PLAN_READ: "Read patients' care plans, goals and goal comments",
-  CARE_PLAN_UPDATE: 'Write care plan overviews, goals, goal tasks and goal comments',
-  TASK_READ: 'Search and read tasks',
-  TASK_UPDATE: 'Create and change tasks, their watchers and comments',
-  GENERAL_MY_PATIENTS_READ_UPDATE: "Read and change patients' contacts (000: General - My Patients - Read and Update)",
-  PDT_READ: 'Read profile data (PDT) records',
-  PDT_UPDATE: 'Create, change and delete profile data (PDT) records',
-  CDT_READ: "Read patients' custom data (CDT) records",
-  CDT_UPDATE: "Create, change and delete patients' custom data (CDT) records",
-  DICTIONARY_READ: 'Read dictionary values',
-  DICTIONARY_UPDATE: 'Add, replace and delete dictionary values',
-} as const;
 
-export type Permission = keyof typeof permissionCatalog;
+/** Permission name → what it grants. */
+export type PermissionCatalog = Record<string, string>;
 
-export const allPermissions = Object.keys(permissionCatalog) as Permission[];
+/**
+ * Every permission any area declares: an area adds its own with
+ * `declare module '.../formation/permissions.ts' { interface Permissions extends NamesOf<typeof areaPermissions> {} }`
+ * (`NamesOf` from wire/errors.ts).
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: areas merge their permissions into it.
+export interface Permissions {}
+export type Permission = keyof Permissions & string;
+
+const registered = new Map<string, string>();
+
+/** Makes permissions known at run time (the app merges each area's once). */
+export function registerPermissions(catalog: PermissionCatalog): void {
+  for (const [name, grants] of Object.entries(catalog)) registered.set(name, grants);
+}
 
 export function isPermission(name: string): name is Permission {
-  return Object.hasOwn(permissionCatalog, name);
+  return registered.has(name);
+}
+
+/** Every permission known, with what it grants. */
+export function permissionCatalog(): ReadonlyMap<string, string> {
+  return registered;
+}
+
+export function allPermissions(): Permission[] {
+  return [...registered.keys()] as Permission[];
 }

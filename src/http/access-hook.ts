@@ -1,34 +1,30 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Instance } from '../tenancy/tenancy.ts';
 import { ApiError } from '../wire/errors.ts';
-import { type RouteAccess, routeAccess } from './access-table.ts';
 import { requestContext } from './context.ts';
+import type { AccessTable } from './route-access.ts';
 import type { Services } from './services.ts';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    access?: RouteAccess;
-  }
-}
 
 const TENANT_ROUTE = /^\/:tenantName\//;
 const INSTANCE_ROUTE = /^\/:tenantName\/:instanceName(\/|$)/;
 
 /**
  * Authentication, tenancy and permission checks, in that order, for every route under
- * `/{tenantName}/`. Each such route must have an entry in the access table; start-up fails
- * otherwise, so no route is ever left open by omission.
+ * `/{tenantName}/`. Each such route declares its access in its own options (`needs(...)`);
+ * start-up fails when one does not, so no route is ever left open by omission. The declarations
+ * are gathered into `accessTable`, which the API docs show.
  */
-export function registerAccessControl(app: FastifyInstance, services: Services): void {
+export function registerAccessControl(app: FastifyInstance, services: Services, accessTable: AccessTable): void {
   app.decorateRequest('context', null);
 
   app.addHook('onRoute', (route) => {
     if (!TENANT_ROUTE.test(route.url)) return;
+    const rule = route.config?.access;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
-      const rule = routeAccess(method, route.url);
-      if (!rule) throw new Error(`${method} ${route.url} has no entry in src/http/access-table.ts`);
-      route.config = { ...route.config, access: rule };
+      if (!rule) throw new Error(`${method} ${route.url} declares no access (config: needs(...))`);
+      if (accessTable.has(`${method} ${route.url}`)) throw new Error(`${method} ${route.url} is registered twice`);
+      accessTable.set(`${method} ${route.url}`, rule);
     }
   });
 

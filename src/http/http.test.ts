@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { allPermissions } from '../formation/permissions.ts';
 import { Api, createTestTenant, errorCode, isoMillis, startApp } from '../test/harness.ts';
-import { accessTable } from './access-table.ts';
 
 const app = await startApp({ bodyLimitBytes: 4096, corsOrigins: ['https://app.example'] });
 const anonymous = new Api(app.server, undefined);
@@ -140,7 +138,7 @@ describe('browser security', () => {
 
   test('a preflight allows every method and the Authorization and Content-Type headers', async () => {
     const t = await createTestTenant(app);
-    const methods = new Set(Object.keys(accessTable).map((route) => route.split(' ')[0]!));
+    const methods = new Set([...app.accessTable.keys()].map((route) => route.split(' ')[0]!));
     for (const method of methods) {
       const preflight = await app.server.inject({
         method: 'OPTIONS',
@@ -195,11 +193,11 @@ describe('operations endpoints', () => {
       for (const [method, operation] of Object.entries(methods)) {
         const key = `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`;
         operations.add(key);
-        const rule = accessTable[key];
+        const rule = app.accessTable.get(key);
         if (rule?.permission) assert.equal(operation['x-permission'], rule.permission, key);
       }
     }
-    for (const route of Object.keys(accessTable)) assert.ok(operations.has(route), `${route} missing from /openapi.json`);
+    for (const route of app.accessTable.keys()) assert.ok(operations.has(route), `${route} missing from /openapi.json`);
     assert.ok(operations.has('POST /auth/token'));
     assert.match(document.info.description, /ACCESS_DENIED/);
     // A file route documents its binary success and its JSON errors, so generated clients agree with it.
@@ -212,7 +210,7 @@ describe('operations endpoints', () => {
   });
 
   test('every permission in the catalog is used by some route', () => {
-    const used = new Set(Object.values(accessTable).map((rule) => rule.permission));
-    for (const permission of allPermissions) assert.ok(used.has(permission), permission);
+    const used = new Set([...app.accessTable.values()].map((rule) => rule.permission));
+    for (const permission of Object.keys(app.catalogs.permissions)) assert.ok(used.has(permission as never), permission);
   });
 });

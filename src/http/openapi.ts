@@ -1,19 +1,20 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { permissionCatalog } from '../formation/permissions.ts';
-import { errorCatalog } from '../wire/errors.ts';
-import { accessTable } from './access-table.ts';
+import type { Catalogs } from './area.ts';
 import { DOCS_CSP } from './browser-security.ts';
+import type { AccessTable } from './route-access.ts';
 
-const description = `
+/** The API docs' introduction: conventions, and the merged catalogs and access table, each in one list. */
+function description(catalogs: Catalogs, accessTable: AccessTable): string {
+  return `
 Cairn implements the Care Management Service API. Every route under \`/{tenantName}/\` needs
 \`Authorization: Bearer <token>\` from \`POST /auth/token\`; the token is valid for one hour.
 
 **Errors** are a JSON array holding one \`{errorCode, componentType, message, details, date}\`.
-Codes: ${Object.entries(errorCatalog)
-  .map(([code, entry]) => `\`${code}\` (${entry.status})`)
-  .join(', ')}.
+Codes: ${Object.entries(catalogs.errors)
+    .map(([code, entry]) => `\`${code}\` (${entry.status})`)
+    .join(', ')}.
 
 **Conventions:** timestamps are UTC \`YYYY-MM-DDTHH:mm:ss.SSSZ\`; phones are E.164; multi-value
 query parameters are comma-separated; \`sort=<field>,<asc|desc>\`; PATCH changes only the fields
@@ -25,33 +26,51 @@ formation. Each operation below names the one permission it needs (\`x-permissio
 
 | Permission | Grants |
 |---|---|
-${Object.entries(permissionCatalog)
+${Object.entries(catalogs.permissions)
   .map(([name, text]) => `| \`${name}\` | ${text} |`)
   .join('\n')}
 
 | Route | Permission |
 |---|---|
-${Object.entries(accessTable)
+${[...accessTable]
   .map(
     ([route, rule]) =>
       `| \`${route.replace(/:(\w+)/g, '{$1}')}\` | ${rule.public ? 'none (token route)' : `\`${rule.permission}\``}${rule.alsoNeeds ? `, and \`${rule.alsoNeeds.permission}\` when ${rule.alsoNeeds.when}` : ''}${rule.callers ? ` (${rule.callers} only)` : ''} |`,
   )
   .join('\n')}
+
+**Audit actions** (\`GET /{tenantName}/admin/audit-data\`, \`action\`):
+
+| Action | Records |
+|---|---|
+${Object.entries(catalogs.auditActions)
+  .map(([action, meaning]) => `| \`${action}\` | ${meaning} |`)
+  .join('\n')}
 `;
+}
 
-type OpenApiDocument = { paths?: Record<string, Record<string, Record<string, unknown>>> };
+type OpenApiDocument = {
+  info?: Record<string, unknown>;
+  paths?: Record<string, Record<string, Record<string, unknown>>>;
+};
 
-/** OpenAPI 3.1 generated from the route schemas, at /openapi.json, with interactive docs at /docs. */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+/**
+ * OpenAPI 3.1 generated from the route schemas, at /openapi.json, with interactive docs at /docs.
+ * The document is made on first request, once every area's routes have declared their access.
+ */
+export async function registerOpenApi(app: FastifyInstance, catalogs: Catalogs, accessTable: AccessTable): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Cairn — Care Management Service API', version: '1.0.0', description },
+      info: { title: 'Cairn — Care Management Service API', version: '1.0.0' },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
       security: [{ bearerAuth: [] }],
     },
-    transformObject: (documentObject) =>
-      withPermissions(('openapiObject' in documentObject ? documentObject.openapiObject : {}) as OpenApiDocument),
+    transformObject: (documentObject) => {
+      const document = ('openapiObject' in documentObject ? documentObject.openapiObject : {}) as OpenApiDocument;
+      document.info = { ...document.info, description: description(catalogs, accessTable) };
+      return withPermissions(document, accessTable) as never;
+    },
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
@@ -61,11 +80,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
 
-function withPermissions(document: OpenApiDocument): OpenApiDocument {
+function withPermissions(document: OpenApiDocument, accessTable: AccessTable): OpenApiDocument {
   for (const [path, operations] of Object.entries(document.paths ?? {})) {
     const route = path.replace(/\{(\w+)\}/g, ':$1');
     for (const [method, operation] of Object.entries(operations)) {
-      const rule = accessTable[`${method.toUpperCase()} ${route}`];
+      const rule = accessTable.get(`${method.toUpperCase()} ${route}`);
       if (!rule?.permission) continue;
       operation['x-permission'] = rule.permission;
       const also = rule.alsoNeeds ? `; also \`${rule.alsoNeeds.permission}\` when ${rule.alsoNeeds.when}` : '';

@@ -10,7 +10,6 @@ import { createTestTenant, startApp } from '../test/harness.ts';
 import { fullFormation, seedFixtures, tenantSnapshot } from '../test/route-fixtures.ts';
 import { edgeValues, type JsonSchema, SchemaArbitraries } from '../test/schema-arbitraries.ts';
 import { isE164, isTimeZone } from '../wire/formats.ts';
-import { accessTable } from './access-table.ts';
 import { systemContext } from './context.ts';
 
 /**
@@ -109,7 +108,7 @@ const operations: Operation[] = Object.entries(document.paths)
   .filter(([path]) => !serverRoutes.some((pattern) => pattern.test(path)))
   .flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, operation]): Operation => {
-      const rule = accessTable[`${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`];
+      const rule = app.accessTable.get(`${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`);
       const parameters = operation.parameters ?? [];
       return {
         method: method.toUpperCase(),
@@ -416,9 +415,7 @@ describe('generated route checks', () => {
       .filter((op) => op.path.startsWith('/{tenantName}/'))
       .map((op) => op.key)
       .sort();
-    const table = Object.keys(accessTable)
-      .map((key) => key.replace(/:(\w+)/g, '{$1}'))
-      .sort();
+    const table = [...app.accessTable.keys()].map((key) => key.replace(/:(\w+)/g, '{$1}')).sort();
     assert.deepEqual(documented, table);
     assert.ok(guarded.length > 50, `only ${guarded.length} operations found`);
   });

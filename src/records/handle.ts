@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { recordAudit } from '../events/audit.ts';
+import { type AuditAction, recordAudit } from '../events/audit.ts';
 import { pickFieldValues, recordValueProblems } from '../formation/field-types.ts';
 import type { Context } from '../http/context.ts';
 import { ApiError, type FieldError, validationError } from '../wire/errors.ts';
@@ -151,7 +151,7 @@ export class Records<K extends RecordKind = RecordKind> {
       trx,
       this.ctx.actor,
       entries.map(({ id, patientId, changedFields }) => ({
-        action: `${this.spec.actionPrefix}_${action}`,
+        action: `${this.spec.actionPrefix}_${action}` as AuditAction,
         entityType: this.spec.entityType,
         entityId: id,
         ...(patientId ? { patientId } : {}),

@@ -4,16 +4,22 @@ import fs from 'node:fs';
 import { after } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../app.ts';
+import { areas } from '../areas.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { type Database, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { allPermissions, type Permission } from '../formation/permissions.ts';
 import type { Formation } from '../formation/schemas.ts';
+import { type Catalogs, mergeAreas } from '../http/area.ts';
 import { systemContext } from '../http/context.ts';
+import type { AccessTable } from '../http/route-access.ts';
 import type { Services } from '../http/services.ts';
 import { applyFormation } from '../modules/formation/operations.ts';
 import { createApiClient, createInstance, createTenant } from '../tenancy/store.ts';
 import type { Instance, Tenant } from '../tenancy/tenancy.ts';
+
+// Formations in tests name the areas' permissions before any app is built.
+mergeAreas(areas);
 
 /**
  * Test harness: one real database per test process (PGlite copied from the runner's template,
@@ -42,17 +48,20 @@ export interface TestApp {
   server: FastifyInstance;
   services: Services;
   config: Config;
+  /** Each route's access rule, as its area declared it. */
+  accessTable: AccessTable;
+  catalogs: Catalogs;
 }
 
 /** Builds an app on the shared database; closed when the file's tests end. */
 export async function startApp(overrides: Partial<Config> = {}): Promise<TestApp> {
   const config = { ...loadConfig({ CAIRN_DEMO: 'false', LOG_LEVEL: 'silent' }), ...overrides };
-  const { server, services } = await buildApp({ config, database: await database() });
+  const { server, services, accessTable, catalogs } = await buildApp({ config, database: await database() });
   await server.ready();
   after(async () => {
     await server.close();
   });
-  return { server, services, config };
+  return { server, services, config, accessTable, catalogs };
 }
 
 /** Closes the shared database once every test in the file is done. */
@@ -69,7 +78,7 @@ export function testFormation(extra: Partial<Formation> = {}): Formation {
       { name: 'east', title: 'East', territories: ['new-york', 'florida'] },
     ],
     securityPolicies: [
-      { name: 'everything', permissions: allPermissions },
+      { name: 'everything', permissions: allPermissions() },
       { name: 'patient-reading', permissions: ['PATIENT_READ'] },
       ...securityPolicies,
     ],

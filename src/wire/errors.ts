@@ -2,32 +2,35 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { Type } from 'typebox';
 import { connectionErrorCode, isConnectionError } from '../db/availability.ts';
 
+export interface ErrorEntry {
+  status: number;
+  componentType: string;
+  message: string;
+}
+
+export type ErrorCatalog = Record<string, ErrorEntry>;
+
 /**
- * Every error code Cairn answers with, in one place (DECISIONS §2). Codes marked (prod) are
- * matched by existing clients and must not change: two of them make a client refresh its token.
+ * The error codes of the shared mechanisms (DECISIONS §2). Each area declares its own beside its
+ * routes (`modules/<area>/catalog.ts`), and the app merges them into one catalog, each code once,
+ * which the API docs list. Codes marked (prod) are matched by existing clients and must not
+ * change: two of them make a client refresh its token.
  */
-export const errorCatalog = {
+export const coreErrors = {
   // 400
   VALIDATION_ERROR: { status: 400, componentType: 'REQUEST', message: 'The request is not valid' },
   MALFORMED_JSON: { status: 400, componentType: 'REQUEST', message: 'The body is not valid JSON' },
   INVALID_SORT: { status: 400, componentType: 'REQUEST', message: 'The sort is not supported' },
   INVALID_PAGE_TOKEN: { status: 400, componentType: 'REQUEST', message: 'The page token is not valid' },
   BAD_REQUEST: { status: 400, componentType: 'REQUEST', message: 'The request could not be understood' },
-  FORMATION_INVALID: { status: 400, componentType: 'FORMATION', message: 'The formation is not valid' },
-  DICTIONARY_READ_ONLY: { status: 400, componentType: 'DICTIONARY', message: 'This dictionary cannot be changed' },
+  REFERENCED_RECORD_NOT_FOUND: {
+    status: 400,
+    componentType: 'REQUEST',
+    message: 'The request refers to a record that does not exist',
+  },
   // 401 (prod): a client refreshes its token on the first two, so the token routes never use them.
   NOT_VALID_JSON_WEB_TOKEN: { status: 401, componentType: 'AUTH', message: 'Not valid JWT' },
   TOKEN_EXPIRED: { status: 401, componentType: 'AUTH', message: 'Token has expired' },
-  INVALID_CLIENT_CREDENTIALS: {
-    status: 401,
-    componentType: 'AUTH',
-    message: 'The API client key or secret is wrong, or the client is disabled',
-  },
-  INVALID_USER_CREDENTIALS: {
-    status: 401,
-    componentType: 'AUTH',
-    message: 'The username or password is wrong, or password access is off',
-  },
   // 403
   ACCESS_DENIED: { status: 403, componentType: 'AUTH', message: 'The caller lacks the permission this needs' },
   ACCESS_FOR_API_CLIENT_RESTRICTED: {
@@ -42,38 +45,8 @@ export const errorCatalog = {
   ROUTE_NOT_FOUND: { status: 404, componentType: 'SERVER', message: 'No such route' },
   TENANT_NOT_FOUND: { status: 404, componentType: 'TENANCY', message: 'Tenant not found' },
   INSTANCE_NOT_FOUND: { status: 404, componentType: 'TENANCY', message: 'Instance not found' },
-  FORMATION_NOT_FOUND: { status: 404, componentType: 'FORMATION', message: 'Formation version not found' },
-  FORMATION_SECTION_NOT_FOUND: { status: 404, componentType: 'FORMATION', message: 'No such formation section' },
-  FORMATION_ITEM_NOT_FOUND: { status: 404, componentType: 'FORMATION', message: 'Formation item not found' },
-  USER_NOT_FOUND: { status: 404, componentType: 'USER', message: "User doesn't exist" },
-  USER_TERRITORIES_NOT_FOUND: {
-    status: 404,
-    componentType: 'USER',
-    message: 'The user has no territories record',
-  },
+  // Every write under a patient answers it (records/patient-scope.ts).
   PATIENT_NOT_FOUND: { status: 404, componentType: 'PATIENT', message: "Patient doesn't exist" },
-  PROGRAM_NOT_FOUND: { status: 404, componentType: 'PATIENT_PROGRAM', message: 'No such program in the formation' },
-  PATIENT_PROGRAM_NOT_FOUND: {
-    status: 404,
-    componentType: 'PATIENT_PROGRAM',
-    message: "Patient related to program doesn't exist",
-  },
-  GOAL_NOT_FOUND: { status: 404, componentType: 'CARE_PLAN', message: 'Goal not found' },
-  TASK_NOT_FOUND: { status: 404, componentType: 'TASK', message: 'Task not found' },
-  TASK_COMMENT_NOT_FOUND: { status: 404, componentType: 'TASK', message: 'Task comment not found' },
-  TASK_WATCHER_NOT_FOUND: { status: 404, componentType: 'TASK', message: 'The user does not watch this task' },
-  CONTACT_NOT_FOUND: { status: 404, componentType: 'CONTACT', message: 'Contact not found' },
-  PDT_NOT_FOUND: { status: 404, componentType: 'PDT', message: 'No such profile data type in the formation' },
-  PDT_RECORD_NOT_FOUND: { status: 404, componentType: 'PDT', message: 'PDT record not found' },
-  CDT_NOT_FOUND: { status: 404, componentType: 'CDT', message: 'No such custom data type in the formation' },
-  DT_RECORD_NOT_FOUND: { status: 404, componentType: 'CDT', message: 'DT record not found' },
-  DICTIONARY_NOT_FOUND: { status: 404, componentType: 'DICTIONARY', message: 'No such dictionary' },
-  DICTIONARY_RECORD_NOT_FOUND: { status: 404, componentType: 'DICTIONARY', message: 'Dictionary record not found' },
-  REFERENCED_RECORD_NOT_FOUND: {
-    status: 400,
-    componentType: 'REQUEST',
-    message: 'The request refers to a record that does not exist',
-  },
   // 409
   DUPLICATE_VALUE: { status: 409, componentType: 'REQUEST', message: 'A record with this value already exists' },
   RECORD_IN_USE: { status: 409, componentType: 'REQUEST', message: 'Other records still refer to this one' },
@@ -94,9 +67,33 @@ export const errorCatalog = {
     componentType: 'SERVER',
     message: 'The service cannot reach its database; retry shortly',
   },
-} as const satisfies Record<string, { status: number; componentType: string; message: string }>;
+} as const satisfies ErrorCatalog;
 
-export type ErrorCode = keyof typeof errorCatalog;
+/**
+ * Every code any part declares. An area adds its own with
+ * `declare module '.../wire/errors.ts' { interface ErrorCodes extends NamesOf<typeof areaErrors> {} }`,
+ * so `new ApiError('A_TYPO')` does not compile.
+ */
+export interface ErrorCodes extends NamesOf<typeof coreErrors> {}
+/** The names of a catalog, as the key set an augmented interface extends. */
+export type NamesOf<T> = Record<keyof T & string, true>;
+export type ErrorCode = keyof ErrorCodes & string;
+
+const registered = new Map<string, ErrorEntry>(Object.entries(coreErrors));
+
+/** Makes codes known at run time (the app merges each area's once); a code means one thing only. */
+export function registerErrors(catalog: ErrorCatalog): void {
+  for (const [code, entry] of Object.entries(catalog)) {
+    const known = registered.get(code);
+    if (known && JSON.stringify(known) !== JSON.stringify(entry)) throw new Error(`error code ${code} is declared twice`);
+    registered.set(code, entry);
+  }
+}
+
+/** Every code known, for the API docs. */
+export function errorCatalog(): ReadonlyMap<string, ErrorEntry> {
+  return registered;
+}
 
 export class ApiError extends Error {
   readonly status: number;
@@ -109,7 +106,8 @@ export class ApiError extends Error {
     /** Extra response headers, such as Retry-After. */
     readonly headers: Record<string, string> = {},
   ) {
-    const entry = errorCatalog[errorCode];
+    // Every code is registered before a request is served; an unknown one can only be a bug.
+    const entry = registered.get(errorCode) ?? coreErrors.INTERNAL_ERROR;
     super(message ?? entry.message);
     this.status = entry.status;
     this.componentType = entry.componentType;

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { tenantContextOf } from '../../http/context.ts';
 import { applySort, DataAndMeta, dataAndMeta, offsetOf, PagingQuery, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { needs } from '../../http/route-access.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { DateTime, Nullable, readInstant, TenantParams, Uuid } from '../../wire/schemas.ts';
 
@@ -44,6 +45,7 @@ const auditRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/admin/audit-data',
     {
+      config: needs('AUDIT_READ'),
       schema: {
         tags: ['Audit'],
         summary: 'The audit log of every write (data and meta)',

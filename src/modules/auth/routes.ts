@@ -102,6 +102,7 @@ const authRoutes: AreaPlugin = async (app, { services }) => {
   app.post(
     '/:tenantName/admin/api_clients/:clientName',
     {
+      config: { access: { public: true } },
       schema: {
         tags: ['Authentication'],
         summary: 'Issue a bearer token for an API client named by its key or its name (the production form)',

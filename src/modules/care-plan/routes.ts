@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { contextOf } from '../../http/context.ts';
 import { DataAndMeta, dataAndMeta } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { needs } from '../../http/route-access.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { PatientParams } from '../../wire/schemas.ts';
 import { Task, TaskCreate } from '../tasks/index.ts';
@@ -39,6 +40,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
   app.get(
     P,
     {
+      config: needs('CARE_PLAN_READ'),
       schema: {
         tags,
         summary: "Read the patient's care plan (made on first access)",
@@ -56,6 +58,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
     app[method](
       `${P}/overview`,
       {
+        config: needs('CARE_PLAN_UPDATE'),
         schema: {
           tags,
           summary: 'Set the care plan overview; answers the overview object',
@@ -75,6 +78,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
   app.get(
     `${P}/goals`,
     {
+      config: needs('CARE_PLAN_READ'),
       schema: {
         tags,
         summary: "List the patient's goals (data and meta), oldest first",
@@ -95,6 +99,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
   app.post(
     `${P}/goals`,
     {
+      config: needs('CARE_PLAN_UPDATE'),
       schema: {
         tags,
         summary: 'Add a goal from a goal template, with a task per task template',
@@ -115,6 +120,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
   app.get(
     `${P}/goals/:goalId`,
     {
+      config: needs('CARE_PLAN_READ'),
       schema: {
         tags,
         summary: 'Read a goal with its tasks and comments',
@@ -131,6 +137,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
   app.patch(
     `${P}/goals/:goalId`,
     {
+      config: needs('CARE_PLAN_UPDATE'),
       schema: {
         tags,
         summary: 'Change a goal’s name, status or priority (status REMOVED removes it)',
@@ -149,6 +156,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
   app.get(
     `${P}/goals/:goalId/tasks`,
     {
+      config: needs('CARE_PLAN_READ'),
       schema: { tags, summary: 'The tasks of a goal', params: GoalParams, response: { 200: Type.Array(Task), ...errors } },
     },
     async (request) => {
@@ -160,6 +168,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
   app.post(
     `${P}/goals/:goalId/tasks`,
     {
+      config: needs('CARE_PLAN_UPDATE'),
       schema: {
         tags,
         summary: "Add a task to a goal, about the goal's patient",
@@ -180,6 +189,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
   app.get(
     `${P}/goals/:goalId/comments`,
     {
+      config: needs('CARE_PLAN_READ'),
       schema: {
         tags,
         summary: 'The comments of a goal, oldest first',
@@ -196,6 +206,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
   app.post(
     `${P}/goals/:goalId/comments`,
     {
+      config: needs('CARE_PLAN_UPDATE'),
       schema: {
         tags,
         summary: 'Comment on a goal',

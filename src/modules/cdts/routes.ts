@@ -1,5 +1,6 @@
 import { contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { needs } from '../../http/route-access.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody } from '../../wire/schemas.ts';
 import { bulkUpdateRecords, createRecord, deleteRecord, getRecord, listRecords, updateRecord } from './operations.ts';
@@ -23,6 +24,7 @@ const cdtRoutes: AreaPlugin = async (app) => {
   app.get(
     path,
     {
+      config: needs('CDT_READ'),
       schema: {
         tags,
         summary: "A patient's records of a type: {name, data: page object}",
@@ -43,6 +45,7 @@ const cdtRoutes: AreaPlugin = async (app) => {
   app.post(
     path,
     {
+      config: needs('CDT_UPDATE'),
       schema: {
         tags,
         summary: 'Create a record',
@@ -64,6 +67,7 @@ const cdtRoutes: AreaPlugin = async (app) => {
   app.patch(
     path,
     {
+      config: needs('CDT_UPDATE'),
       schema: {
         tags,
         summary: 'Change many records: each row reports its own result',
@@ -84,6 +88,7 @@ const cdtRoutes: AreaPlugin = async (app) => {
   app.get(
     `${path}/:recordId`,
     {
+      config: needs('CDT_READ'),
       schema: { tags, summary: 'Read a record', params: CdtRecordParams, response: { 200: CdtRecord, ...errors } },
     },
     async (request) => {
@@ -96,6 +101,7 @@ const cdtRoutes: AreaPlugin = async (app) => {
   app.patch(
     `${path}/:recordId`,
     {
+      config: needs('CDT_UPDATE'),
       schema: {
         tags,
         summary: 'Change the fields present in the body; null clears one',
@@ -114,6 +120,7 @@ const cdtRoutes: AreaPlugin = async (app) => {
   app.delete(
     `${path}/:recordId`,
     {
+      config: needs('CDT_UPDATE'),
       schema: {
         tags,
         summary: 'Delete a record (200, empty body)',

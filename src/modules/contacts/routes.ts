@@ -1,6 +1,7 @@
 import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { needs } from '../../http/route-access.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { PatientParams } from '../../wire/schemas.ts';
 import { createContact, getContact, listPatientContacts, updateContact } from './operations.ts';
@@ -16,6 +17,7 @@ const contactRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/patients/:patientId/contacts',
     {
+      config: needs('GENERAL_MY_PATIENTS_READ_UPDATE'),
       schema: {
         tags,
         summary: "A patient's contacts (page object)",
@@ -43,6 +45,7 @@ const contactRoutes: AreaPlugin = async (app) => {
   app.post(
     '/:tenantName/:instanceName/patients/:patientId/contacts',
     {
+      config: needs('GENERAL_MY_PATIENTS_READ_UPDATE'),
       schema: {
         tags,
         summary: 'Add a contact to a patient (answers 200, as production does)',
@@ -60,6 +63,7 @@ const contactRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/patients/:patientId/contacts/:contactId',
     {
+      config: needs('GENERAL_MY_PATIENTS_READ_UPDATE'),
       schema: {
         tags,
         summary: 'Read a contact',
@@ -75,6 +79,7 @@ const contactRoutes: AreaPlugin = async (app) => {
   app.patch(
     '/:tenantName/:instanceName/patients/:patientId/contacts/:contactId',
     {
+      config: needs('GENERAL_MY_PATIENTS_READ_UPDATE'),
       schema: {
         tags,
         summary: 'Change the fields given; pdtRecordId cannot change',

@@ -1,5 +1,6 @@
 import { contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { needs } from '../../http/route-access.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { deleteRecord, getRecord, getValues, putRecord, writeValues } from './operations.ts';
 import {
@@ -26,6 +27,7 @@ const dictionaryRoutes: AreaPlugin = async (app) => {
   app.get(
     path,
     {
+      config: needs('DICTIONARY_READ'),
       schema: {
         tags,
         summary: "A dictionary's records (soft-deleted ones with showDeleted=true)",
@@ -44,6 +46,7 @@ const dictionaryRoutes: AreaPlugin = async (app) => {
   app.post(
     path,
     {
+      config: needs('DICTIONARY_UPDATE'),
       schema: {
         tags,
         summary: 'Add records; answers the dictionary values',
@@ -63,6 +66,7 @@ const dictionaryRoutes: AreaPlugin = async (app) => {
   app.put(
     path,
     {
+      config: needs('DICTIONARY_UPDATE'),
       schema: {
         tags,
         summary: 'Replace every record (201)',
@@ -83,6 +87,7 @@ const dictionaryRoutes: AreaPlugin = async (app) => {
   app.get(
     `${path}/:recordId`,
     {
+      config: needs('DICTIONARY_READ'),
       schema: {
         tags,
         summary: 'Read a record (a soft-deleted one too)',
@@ -99,6 +104,7 @@ const dictionaryRoutes: AreaPlugin = async (app) => {
   app.put(
     `${path}/:recordId`,
     {
+      config: needs('DICTIONARY_UPDATE'),
       schema: {
         tags,
         summary: "Replace a record's values",
@@ -118,6 +124,7 @@ const dictionaryRoutes: AreaPlugin = async (app) => {
   app.delete(
     `${path}/:recordId`,
     {
+      config: needs('DICTIONARY_UPDATE'),
       schema: {
         tags,
         summary: 'Soft-delete a record; answers it with deleted: true',

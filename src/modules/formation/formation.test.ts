@@ -983,7 +983,7 @@ describe('the demo formation', () => {
     assert.deepEqual(current.body.formation, demo);
 
     const granted = permissionsFromGrants(demo, [{ grant_type: 'SECURITY_ROLE', name: 'administrator' }]);
-    const missing = allPermissions.filter((permission) => !granted.includes(permission));
+    const missing = allPermissions().filter((permission) => !granted.includes(permission));
     assert.deepEqual(missing, [], `administrator lacks ${missing.join(', ')}`);
 
     // Over HTTP too: the administrator reaches routes of every kind, and can publish the file again.

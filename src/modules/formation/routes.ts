@@ -4,6 +4,7 @@ import { type Formation, FormationDocument, FormationVersionInfo, FormationVersi
 import { type FormationRow, listVersions, loadFormation, resolveVersion } from '../../formation/store.ts';
 import { type Context, contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { needs } from '../../http/route-access.ts';
 import type { Instance } from '../../tenancy/tenancy.ts';
 import { ApiError, ErrorBody } from '../../wire/errors.ts';
 import { InstanceParams, JsonObject } from '../../wire/schemas.ts';
@@ -53,6 +54,7 @@ const formationRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/formations/:version',
     {
+      config: needs('FORMATION_READ'),
       schema: {
         tags,
         summary: 'A whole formation version: a number, current, or draft (-1)',
@@ -70,6 +72,7 @@ const formationRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/formations/:version/:section',
     {
+      config: needs('FORMATION_READ'),
       schema: {
         tags,
         summary: 'One section of a formation version (a bare array; `encounter-disposition` is one object)',
@@ -93,6 +96,7 @@ const formationRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/formations/:version/:section/:itemName',
     {
+      config: needs('FORMATION_READ'),
       schema: {
         tags,
         summary: 'One item of a formation section (a bare object)',
@@ -116,6 +120,7 @@ const formationRoutes: AreaPlugin = async (app) => {
   app.put(
     '/:tenantName/:instanceName/formations/draft',
     {
+      config: needs('FORMATION_WRITE'),
       schema: {
         tags,
         summary: 'Replace the whole draft (checked fully on publish)',
@@ -134,6 +139,7 @@ const formationRoutes: AreaPlugin = async (app) => {
   app.post(
     '/:tenantName/:instanceName/formations/draft/publish',
     {
+      config: needs('FORMATION_WRITE'),
       schema: {
         tags,
         summary: 'Publish the draft as the next version, which becomes current',
@@ -154,6 +160,7 @@ const formationRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/export/formation_version',
     {
+      config: needs('FORMATION_READ'),
       schema: {
         tags,
         summary: 'The formation versions of this instance, newest first',
@@ -171,6 +178,7 @@ const formationRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/export/formations/:version/assessments',
     {
+      config: needs('FORMATION_READ'),
       schema: {
         tags,
         summary: "A ZIP holding one JSON file: the version's assessment formations (DECISIONS §6)",

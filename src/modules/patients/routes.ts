@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { type Context, contextOf } from '../../http/context.ts';
 import { PageObject, pageObject, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { needs } from '../../http/route-access.ts';
 import { badField, ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody, InstanceParams, uuidPattern } from '../../wire/schemas.ts';
 import { sortableFields } from './fields.ts';
@@ -44,6 +45,7 @@ const patientRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/patients',
     {
+      config: needs('PATIENT_READ'),
       schema: {
         tags,
         summary: 'Search and list patients (page object)',
@@ -61,6 +63,7 @@ const patientRoutes: AreaPlugin = async (app) => {
   app.post(
     '/:tenantName/:instanceName/by-filter/patients',
     {
+      config: needs('PATIENT_READ'),
       schema: {
         tags,
         summary: 'List patients matching a JSON filter (page object)',
@@ -84,6 +87,7 @@ const patientRoutes: AreaPlugin = async (app) => {
   app.post(
     '/:tenantName/:instanceName/patients',
     {
+      config: needs('PATIENT_CREATE'),
       schema: {
         tags,
         summary: 'Create a patient',
@@ -103,6 +107,7 @@ const patientRoutes: AreaPlugin = async (app) => {
   app.patch(
     '/:tenantName/:instanceName/patients',
     {
+      config: needs('PATIENT_UPDATE'),
       schema: {
         tags,
         summary: 'Change many patients at once, all or nothing',
@@ -119,6 +124,7 @@ const patientRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/patients/:patientId',
     {
+      config: needs('PATIENT_READ'),
       schema: {
         tags,
         summary: 'Read a patient by id, externalId, externalGuid or MRN',
@@ -136,6 +142,7 @@ const patientRoutes: AreaPlugin = async (app) => {
   app.patch(
     '/:tenantName/:instanceName/patients/:patientId',
     {
+      config: needs('PATIENT_UPDATE'),
       schema: {
         tags,
         summary: 'Change the fields present in the body; others keep their values',
@@ -154,6 +161,7 @@ const patientRoutes: AreaPlugin = async (app) => {
   app.delete(
     '/:tenantName/:instanceName/patients/:patientId',
     {
+      config: needs('PATIENT_DELETE'),
       schema: {
         tags,
         summary: 'Delete a patient and everything recorded about them',

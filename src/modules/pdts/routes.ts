@@ -1,6 +1,7 @@
 import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { needs } from '../../http/route-access.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { Patient } from '../patients/index.ts';
 import { createPdtRecord, deletePdtRecord, getPdtRecord, listPdt, patientsOfRecord, updatePdtRecord } from './operations.ts';
@@ -15,6 +16,7 @@ const pdtRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/pdts/:pdtName',
     {
+      config: needs('PDT_READ'),
       schema: {
         tags,
         summary: "List a type's records: {pdtName, lastUpdatedAt, records (data and meta)}",
@@ -35,6 +37,7 @@ const pdtRoutes: AreaPlugin = async (app) => {
   app.post(
     '/:tenantName/:instanceName/pdts/:pdtName',
     {
+      config: needs('PDT_UPDATE'),
       schema: {
         tags,
         summary: 'Create a record from a flat map of field values',
@@ -54,6 +57,7 @@ const pdtRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/pdts/:pdtName/:pdtId',
     {
+      config: needs('PDT_READ'),
       schema: {
         tags,
         summary: 'Read a record (deleted records stay readable, with deleted: true)',
@@ -70,6 +74,7 @@ const pdtRoutes: AreaPlugin = async (app) => {
   app.patch(
     '/:tenantName/:instanceName/pdts/:pdtName/:pdtId',
     {
+      config: needs('PDT_UPDATE'),
       schema: {
         tags,
         summary: 'Change the field values given; null clears a field',
@@ -89,6 +94,7 @@ const pdtRoutes: AreaPlugin = async (app) => {
   app.delete(
     '/:tenantName/:instanceName/pdts/:pdtName/:pdtId',
     {
+      config: needs('PDT_UPDATE'),
       schema: {
         tags,
         summary: 'Soft-delete a record; answers 200 with the record (deleted: true)',
@@ -106,6 +112,7 @@ const pdtRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/pdts/:pdtName/:pdtId/patients',
     {
+      config: needs('PDT_READ'),
       schema: {
         tags,
         summary: 'The patients with a contact backed by this record (page object)',

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { DB, ProgramPhase } from '../../db/schema.ts';
+import type { DB } from '../../db/schema.ts';
 import type { PatientScope } from '../../db/scope.ts';
 import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
 import type { Formation, ProgramDefinition } from '../../formation/schemas.ts';
@@ -19,6 +19,7 @@ import {
   runningEnrolment,
   updateEnrolment,
 } from './store.ts';
+import type { ProgramPhase } from './tables.ts';
 import { placeholderView, programOf, programView } from './views.ts';
 
 /** The program writes: each runs in one transaction with its audit rows. */

@@ -1,6 +1,7 @@
 import { contextOf } from '../../http/context.ts';
 import { DataAndMeta, dataAndMeta, offsetOf, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { needs } from '../../http/route-access.ts';
 import { requirePatient } from '../../records/patient-scope.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody, PatientParams } from '../../wire/schemas.ts';
@@ -20,6 +21,7 @@ const programRoutes: AreaPlugin = async (app) => {
   app.get(
     PATH,
     {
+      config: needs('PROGRAM_READ'),
       schema: {
         tags,
         summary: "The formation's programs as this patient's enrolments or unassigned placeholders (data and meta)",
@@ -48,6 +50,7 @@ const programRoutes: AreaPlugin = async (app) => {
   app.get(
     `${PATH}/current/:programName`,
     {
+      config: needs('PROGRAM_READ'),
       schema: {
         tags,
         summary: "The patient's running (not FINISHED) enrolment in a program",
@@ -69,6 +72,7 @@ const programRoutes: AreaPlugin = async (app) => {
   app.get(
     `${PATH}/history/:enrollmentId`,
     {
+      config: needs('PROGRAM_READ'),
       schema: {
         tags,
         summary: 'One enrolment by id, running or finished',
@@ -90,6 +94,7 @@ const programRoutes: AreaPlugin = async (app) => {
   app.patch(
     `${PATH}/:programName`,
     {
+      config: needs('PROGRAM_UPDATE'),
       schema: {
         tags,
         summary: 'Enrol the patient, or change the running enrolment',
@@ -109,6 +114,7 @@ const programRoutes: AreaPlugin = async (app) => {
   app.patch(
     `${PATH}/:programName/phases`,
     {
+      config: needs('PROGRAM_UPDATE'),
       schema: {
         tags,
         summary: 'Move the running enrolment to a phase',
@@ -128,6 +134,7 @@ const programRoutes: AreaPlugin = async (app) => {
   app.delete(
     `${PATH}/:programName`,
     {
+      config: needs('PROGRAM_UPDATE'),
       schema: {
         tags,
         summary: 'Unassign: delete an enrolment by id, or the running enrolment by program name',

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
-import type { DB, NewRow, ProgramPhase, Row, RowUpdate } from '../../db/schema.ts';
+import type { DB, NewRow, Row, RowUpdate } from '../../db/schema.ts';
 import type { PatientScope, Scope } from '../../db/scope.ts';
+import type { ProgramPhase } from './tables.ts';
 
 export type EnrolmentRow = Row<'patient_programs'>;
 

@@ -1,7 +1,7 @@
-import type { ProgramPhase } from '../../db/schema.ts';
 import type { Formation, ProgramDefinition } from '../../formation/schemas.ts';
 import type { PatientProgramView, ProgramStatus } from './schemas.ts';
 import type { EnrolmentRow } from './store.ts';
+import type { ProgramPhase } from './tables.ts';
 
 type PhaseView = PatientProgramView['pathHistory'][number];
 

@@ -1,7 +1,7 @@
 import type { InsertObject, Kysely, UpdateObject } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../db/schema.ts';
-import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
+import { type Actor, type AuditAction, type AuditEntry, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
 import type { Context } from '../../http/context.ts';
 import { lockPatient, type PatientRow } from '../../records/patient-scope.ts';
 import type { Instance } from '../../tenancy/tenancy.ts';
@@ -121,7 +121,7 @@ export function newTaskRow(
   };
 }
 
-export function taskCreatedAudit(row: TaskRow, changedFields?: string[]) {
+export function taskCreatedAudit(row: TaskRow, changedFields?: string[]): AuditEntry {
   return {
     action: 'TASK_CREATED',
     entityType: 'TASK',
@@ -356,7 +356,7 @@ async function recordTaskChange(
   instance: Instance,
   actor: Actor,
   task: { id: string; patient_id: string | null },
-  action: string,
+  action: AuditAction,
   field: 'watchers' | 'comments',
 ) {
   await touchTask(trx, instance.tenantId, task.id, actor);

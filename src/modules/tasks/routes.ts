@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { contextOf } from '../../http/context.ts';
 import { DataAndMeta, dataAndMeta, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { needs } from '../../http/route-access.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody, InstanceParams, readInstant } from '../../wire/schemas.ts';
 import {
@@ -69,6 +70,7 @@ const taskRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/tasks',
     {
+      config: needs('TASK_READ'),
       schema: {
         tags,
         summary: 'Search tasks (data and meta)',
@@ -94,6 +96,7 @@ const taskRoutes: AreaPlugin = async (app) => {
   app.post(
     '/:tenantName/:instanceName/tasks',
     {
+      config: needs('TASK_UPDATE'),
       schema: {
         tags,
         summary: 'Create a task',
@@ -114,6 +117,7 @@ const taskRoutes: AreaPlugin = async (app) => {
   app.patch(
     '/:tenantName/:instanceName/tasks',
     {
+      config: needs('TASK_UPDATE'),
       schema: {
         tags,
         summary: 'Set the status of many tasks, all or nothing',
@@ -132,6 +136,7 @@ const taskRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/tasks/:taskId',
     {
+      config: needs('TASK_READ'),
       schema: { tags, summary: 'Read a task', params: TaskParams, response: { 200: Task, ...errors } },
     },
     async (request) => {
@@ -143,6 +148,7 @@ const taskRoutes: AreaPlugin = async (app) => {
   app.patch(
     '/:tenantName/:instanceName/tasks/:taskId',
     {
+      config: needs('TASK_UPDATE'),
       schema: {
         tags,
         summary: 'Change the fields present in the body',
@@ -162,6 +168,7 @@ const taskRoutes: AreaPlugin = async (app) => {
   app.patch(
     '/:tenantName/:instanceName/tasks/:taskId/watchers',
     {
+      config: needs('TASK_UPDATE'),
       schema: {
         tags,
         summary: 'Add a watcher (a user); adding one already watching changes nothing',
@@ -179,6 +186,7 @@ const taskRoutes: AreaPlugin = async (app) => {
   app.delete(
     '/:tenantName/:instanceName/tasks/:taskId/watchers/:watcherId',
     {
+      config: needs('TASK_UPDATE'),
       schema: {
         tags,
         summary: 'Remove a watcher',
@@ -196,6 +204,7 @@ const taskRoutes: AreaPlugin = async (app) => {
   app.patch(
     '/:tenantName/:instanceName/tasks/:taskId/comments',
     {
+      config: needs('TASK_UPDATE'),
       schema: {
         tags,
         summary: 'Add a comment by the caller',
@@ -213,6 +222,7 @@ const taskRoutes: AreaPlugin = async (app) => {
   app.delete(
     '/:tenantName/:instanceName/tasks/:taskId/comments/:commentId',
     {
+      config: needs('TASK_UPDATE'),
       schema: {
         tags,
         summary: 'Delete a comment',

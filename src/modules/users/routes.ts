@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { tenantContextOf } from '../../http/context.ts';
 import { DataAndMeta, dataAndMeta, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { needs } from '../../http/route-access.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody, TenantParams, Uuid } from '../../wire/schemas.ts';
 import { deleteUser, getUser, saveUser, setPassword } from './operations.ts';
@@ -30,6 +31,7 @@ const userRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/admin/users',
     {
+      config: needs('USER_READ'),
       schema: {
         tags,
         summary: 'List users (data and meta)',
@@ -57,6 +59,9 @@ const userRoutes: AreaPlugin = async (app) => {
   app.post(
     '/:tenantName/admin/users',
     {
+      config: needs('USER_PROVISION', {
+        alsoNeeds: { permission: 'USER_REGIONS', when: "the body changes the user's territories" },
+      }),
       schema: {
         tags,
         summary: 'Create a user (userState PROVISIONED)',
@@ -75,6 +80,7 @@ const userRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/admin/users/:userName',
     {
+      config: needs('USER_READ'),
       schema: {
         tags,
         summary: 'Read a user by username, id (type=ID) or email (type=EMAIL)',
@@ -92,6 +98,9 @@ const userRoutes: AreaPlugin = async (app) => {
   app.patch(
     '/:tenantName/admin/users/:userName',
     {
+      config: needs('USER_PROVISION', {
+        alsoNeeds: { permission: 'USER_REGIONS', when: "the body changes the user's territories" },
+      }),
       schema: {
         tags,
         summary: 'Change the fields present; roles, policies and territories are replaced when given',
@@ -111,6 +120,9 @@ const userRoutes: AreaPlugin = async (app) => {
   app.put(
     '/:tenantName/admin/users/:userName',
     {
+      config: needs('USER_PROVISION', {
+        alsoNeeds: { permission: 'USER_REGIONS', when: "the body changes the user's territories" },
+      }),
       schema: {
         tags,
         summary: 'Replace a user; absent fields take their defaults',
@@ -130,6 +142,7 @@ const userRoutes: AreaPlugin = async (app) => {
   app.delete(
     '/:tenantName/admin/users/:userName',
     {
+      config: needs('USER_PROVISION'),
       schema: {
         tags,
         summary: 'Delete a user (kept for the audit trail; listed with includeDeleted)',
@@ -148,6 +161,7 @@ const userRoutes: AreaPlugin = async (app) => {
   app.put(
     '/:tenantName/admin/users/:userName/password',
     {
+      config: needs('USER_PROVISION'),
       schema: {
         tags,
         summary: 'Set the password a user with passwordAccess signs in with',
@@ -169,6 +183,7 @@ const userRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/admin/user-territories/:userId',
     {
+      config: needs('USER_READ'),
       schema: {
         tags,
         summary: "A user's regions and territories",
@@ -185,6 +200,7 @@ const userRoutes: AreaPlugin = async (app) => {
   app.put(
     '/:tenantName/admin/user-territories/:userId',
     {
+      config: needs('USER_REGIONS'),
       schema: {
         tags,
         summary: "Replace a user's regions and territories",

@@ -1,10 +1,11 @@
 import { type Kysely, type SqlBool, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { DB, Row, UserTerritoryEntry } from '../../db/schema.ts';
+import type { DB, Row } from '../../db/schema.ts';
 import { likeContains } from '../../db/sql.ts';
 import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
 import { uuidPattern } from '../../wire/schemas.ts';
 import type { UserFilter } from './schemas.ts';
+import type { UserTerritoryEntry } from './tables.ts';
 
 export type UserRow = Row<'users'>;
 export type UserLookup = 'USERNAME' | 'ID' | 'EMAIL';

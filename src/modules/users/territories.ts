@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DB, UserTerritoryEntry } from '../../db/schema.ts';
+import type { DB } from '../../db/schema.ts';
 import { recordAudit } from '../../events/audit.ts';
 import type { TenantContext } from '../../http/context.ts';
 import type { Services } from '../../http/services.ts';
@@ -7,6 +7,7 @@ import { type Instance, listInstances } from '../../tenancy/tenancy.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
 import type { UserInput } from './schemas.ts';
 import { findUser, writeTerritories } from './store.ts';
+import type { UserTerritoryEntry } from './tables.ts';
 import { territoriesRecordView } from './views.ts';
 
 /**

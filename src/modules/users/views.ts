@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { DB, UserTerritoryEntry } from '../../db/schema.ts';
+import type { DB } from '../../db/schema.ts';
 import type { Tenant } from '../../tenancy/tenancy.ts';
 import { grantsOfUsers, territoriesOfUsers, type UserGrantRow, type UserRow } from './store.ts';
+import type { UserTerritoryEntry } from './tables.ts';
 
 /** prod: unset optional keys are left out of a user object rather than written as null. */
 const omitIfNull = <T>(value: T | null): T | undefined => (value === null ? undefined : value);

@@ -1,0 +1,31 @@
+import type { Area } from './http/area.ts';
+import { area as audit } from './modules/audit/area.ts';
+import { area as auth } from './modules/auth/area.ts';
+import { area as carePlan } from './modules/care-plan/area.ts';
+import { area as cdts } from './modules/cdts/area.ts';
+import { area as contacts } from './modules/contacts/area.ts';
+import { area as dictionaries } from './modules/dictionaries/area.ts';
+import { area as formation } from './modules/formation/area.ts';
+import { area as health } from './modules/health/area.ts';
+import { area as patients } from './modules/patients/area.ts';
+import { area as pdts } from './modules/pdts/area.ts';
+import { area as programs } from './modules/programs/area.ts';
+import { area as tasks } from './modules/tasks/area.ts';
+import { area as users } from './modules/users/area.ts';
+
+/** Every area of the API, one folder each under src/modules: the one list a new area is added to. */
+export const areas: readonly Area[] = [
+  health,
+  auth,
+  formation,
+  users,
+  patients,
+  programs,
+  carePlan,
+  tasks,
+  contacts,
+  pdts,
+  cdts,
+  dictionaries,
+  audit,
+];

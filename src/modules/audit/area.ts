@@ -1,0 +1,9 @@
+import type { Area } from '../../http/area.ts';
+import { auditPermissions } from './catalog.ts';
+import routes from './routes.ts';
+
+export const area: Area = {
+  name: 'audit',
+  routes,
+  permissions: auditPermissions,
+};

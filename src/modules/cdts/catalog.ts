@@ -1,0 +1,12 @@
+import type { NamesOf } from '../../wire/errors.ts';
+
+/** What the cdts area adds to the shared catalogs, beside its routes (merged in src/areas.ts). */
+
+export const cdtsPermissions = {
+  CDT_READ: "Read patients' custom data (CDT) records",
+  CDT_UPDATE: "Create, change and delete patients' custom data (CDT) records",
+} as const;
+
+declare module '../../formation/permissions.ts' {
+  interface Permissions extends NamesOf<typeof cdtsPermissions> {}
+}

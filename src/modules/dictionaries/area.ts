@@ -1,0 +1,10 @@
+import type { Area } from '../../http/area.ts';
+import { dictionariesAuditActions, dictionariesPermissions } from './catalog.ts';
+import routes from './routes.ts';
+
+export const area: Area = {
+  name: 'dictionaries',
+  routes,
+  permissions: dictionariesPermissions,
+  auditActions: dictionariesAuditActions,
+};

@@ -1,0 +1,28 @@
+import type { NamesOf } from '../../wire/errors.ts';
+
+/** What the formation area adds to the shared catalogs, beside its routes (merged in src/areas.ts). */
+
+export const formationPermissions = {
+  FORMATION_READ: "Read the instance's formation (configuration)",
+  FORMATION_WRITE: 'Edit and publish the formation draft',
+} as const;
+
+export const formationErrors = {
+  FORMATION_SECTION_NOT_FOUND: { status: 404, componentType: 'FORMATION', message: 'No such formation section' },
+  FORMATION_ITEM_NOT_FOUND: { status: 404, componentType: 'FORMATION', message: 'Formation item not found' },
+} as const;
+
+export const formationAuditActions = {
+  FORMATION_DRAFT_SAVED: 'The formation draft was replaced',
+  FORMATION_PUBLISHED: 'The draft was published as a new version',
+} as const;
+
+declare module '../../formation/permissions.ts' {
+  interface Permissions extends NamesOf<typeof formationPermissions> {}
+}
+declare module '../../wire/errors.ts' {
+  interface ErrorCodes extends NamesOf<typeof formationErrors> {}
+}
+declare module '../../events/audit.ts' {
+  interface AuditActions extends NamesOf<typeof formationAuditActions> {}
+}

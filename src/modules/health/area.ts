@@ -1,0 +1,4 @@
+import type { Area } from '../../http/area.ts';
+import routes from './routes.ts';
+
+export const area: Area = { name: 'health', routes };

@@ -1,0 +1,9 @@
+import type { Area } from '../../http/area.ts';
+import { pdtsPermissions } from './catalog.ts';
+import routes from './routes.ts';
+
+export const area: Area = {
+  name: 'pdts',
+  routes,
+  permissions: pdtsPermissions,
+};

@@ -1,0 +1,31 @@
+import type { Json, Timestamp } from '../../db/schema.ts';
+
+/** The users area's tables, merged into the database's `DB` type. */
+
+export interface UserTerritoryEntry {
+  name: string;
+  territories: string[];
+  instanceName: string;
+  createdAt: string;
+  updatedAt: string;
+  createdBy: string | null;
+  updatedBy: string | null;
+}
+
+export interface UserTerritoriesTable {
+  tenant_id: string;
+  user_id: string;
+  id: string;
+  territories: Json<UserTerritoryEntry[]>;
+  full_territories_access_instances: string[] | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  created_by: string | null;
+  updated_by: string | null;
+}
+
+declare module '../../db/schema.ts' {
+  interface DB {
+    user_territories: UserTerritoriesTable;
+  }
+}
