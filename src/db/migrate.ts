@@ -1,26 +1,19 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
-import * as foundation from './migrations/0001_foundation.ts';
-import * as patients from './migrations/0002_patients.ts';
-import * as care from './migrations/0003_care.ts';
-import * as notesSort from './migrations/0004_patient_notes_sort.ts';
-import * as tokenSources from './migrations/0005_token_sources.ts';
-import type { DB } from './schema.ts';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FileMigrationProvider, type Kysely, Migrator } from 'kysely';
 
-/** Migrations in order. Listed here rather than read from disk, so the built and the source trees agree. */
-const migrations: Record<string, Migration> = {
-  '0001_foundation': foundation,
-  '0002_patients': patients,
-  '0003_care': care,
-  '0004_patient_notes_sort': notesSort,
-  '0005_token_sources': tokenSources,
-};
+/**
+ * Migrations are the files of db/migrations, applied in the order of their names (`0001_...`).
+ * Read from the folder beside this file, so the source tree (.ts) and the build (.js) agree, and
+ * a new area adds a file rather than editing a list.
+ */
+const migrationFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-const provider: MigrationProvider = { getMigrations: async () => migrations };
-
-export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
+export async function migrateToLatest<DB>(db: Kysely<DB>): Promise<string[]> {
   const migrator = new Migrator({
     db,
-    provider,
+    provider: new FileMigrationProvider({ fs, path, migrationFolder }),
     migrationTableName: 'cairn_migrations',
     migrationLockTableName: 'cairn_migrations_lock',
   });
