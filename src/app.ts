@@ -12,8 +12,7 @@ import { registerBrowserSecurity } from './http/browser-security.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import type { AccessTable } from './http/route-access.ts';
-import { Services } from './http/services.ts';
-import { TokenService } from './http/tokens.ts';
+import { type Clock, Services } from './http/services.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan, validatorCompiler } from './http/validation.ts';
 import { ApiError, documentCommonErrors, handleError, sendError } from './wire/errors.ts';
 import { isE164, isTimeZone, registerFormats } from './wire/formats.ts';
@@ -21,6 +20,8 @@ import { isE164, isTimeZone, registerFormats } from './wire/formats.ts';
 export interface AppOptions {
   config: Config;
   database: Database;
+  /** Replaces the system clock (tests of expiry and local times). */
+  clock?: Clock;
 }
 
 export interface App {
@@ -39,10 +40,11 @@ const logSerializers = {
 };
 
 /** Builds the HTTP app on an open, migrated database. `listen()` is the caller's choice. */
-export async function buildApp({ config, database }: AppOptions): Promise<App> {
+export async function buildApp({ config, database, clock }: AppOptions): Promise<App> {
   registerFormats();
   const catalogs = mergeAreas(areas);
-  const services = new Services(config, database, new TokenService(config.jwtSecret || (await sharedJwtSecret(database.db))));
+  const secret = config.jwtSecret || (await sharedJwtSecret(database.db));
+  const services = new Services({ config, database, secret, ...(clock ? { clock } : {}) });
 
   const app = Fastify({
     logger: { level: config.logLevel, serializers: logSerializers },

@@ -5,7 +5,6 @@ import { type Database, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { systemContext } from '../http/context.ts';
 import { Services } from '../http/services.ts';
-import { TokenService } from '../http/tokens.ts';
 import { applyFormation } from '../modules/formation/operations.ts';
 import { createApiClient, createInstance, createTenant } from '../tenancy/store.ts';
 import { findInstanceByName, findTenantByName } from '../tenancy/tenancy.ts';
@@ -34,7 +33,7 @@ export async function openMigrated(config: Config): Promise<Database> {
 
 /** Services for CLI commands, which act as SYSTEM and never sign tokens. */
 export function cliServices(config: Config, database: Database): Services {
-  return new Services({ ...config, cacheTtlMs: 0 }, database, new TokenService('cli-never-signs-tokens-with-this-key'));
+  return new Services({ config: { ...config, cacheTtlMs: 0 }, database, secret: 'cli-never-signs-tokens-with-this-key' });
 }
 
 export interface DemoResult {

@@ -1,10 +1,12 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { type TSchema, Type } from 'typebox';
 import { ApiError } from '../wire/errors.ts';
 
 /**
- * Paging, sorting and the two paged response shapes of 000 ("page object" and "data and
- * meta"), built the same way for every list.
+ * Paging, sorting and the paged response shapes of 000, built the same way for every list:
+ * offset pages ("page object", "data and meta") for lists a client browses, and keyset pages
+ * with signed tokens for lists that can grow without bound (export cursors, chat token pages).
  */
 
 export const MAX_PAGE_SIZE = 1000;
@@ -236,4 +238,95 @@ export function dataAndMeta<T>(data: T[], totalElements: number, paging: Paging)
       lastPage: paging.page >= totalPages - 1,
     },
   };
+}
+
+/**
+ * Opaque page tokens (token pages, export cursors): the state of the next page as JSON, signed
+ * with HMAC-SHA256 so a client can hand it back but not forge or alter it. A tampered, truncated
+ * or foreign token is 400 INVALID_PAGE_TOKEN (DECISIONS §3), never a 500.
+ */
+export class PageTokens {
+  private readonly key: Buffer;
+
+  constructor(secret: string) {
+    // A key of its own, derived from the server's secret: a page token can never pass as a JWT.
+    this.key = createHmac('sha256', secret).update('cairn page tokens').digest();
+  }
+
+  sign(state: object): string {
+    const body = Buffer.from(JSON.stringify(state)).toString('base64url');
+    return `${body}.${this.mac(body)}`;
+  }
+
+  read<T extends object>(token: string): T {
+    const [body = '', mac = '', ...rest] = token.split('.');
+    const expected = Buffer.from(this.mac(body));
+    const given = Buffer.from(mac);
+    if (rest.length > 0 || given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalidToken();
+    try {
+      const state = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as unknown;
+      if (typeof state !== 'object' || state === null || Array.isArray(state)) throw invalidToken();
+      return state as T;
+    } catch {
+      throw invalidToken();
+    }
+  }
+
+  private mac(body: string): string {
+    return createHmac('sha256', this.key).update(body).digest('base64url');
+  }
+}
+
+function invalidToken(): ApiError {
+  return new ApiError('INVALID_PAGE_TOKEN', {}, 'The page token is not one this server issued, or it was altered');
+}
+
+/** A key of a keyset order: its SQL (from the area's whitelist, never from input) and how to read it off a row. */
+export interface KeysetKey<Row> {
+  column: string;
+  direction: 'asc' | 'desc';
+  valueOf(row: Row): string | number | Date;
+}
+
+/**
+ * A page of a list that can grow without bound (export, chat), by keyset: the rows after
+ * `after` (the key values of the last row the client saw) in the keys' order, whose last key
+ * must be unique (the id). The index seeks straight to the position, so page 1,000 costs what
+ * page 1 does, and rows written meanwhile are neither skipped nor repeated. Keys must not be
+ * null, and must survive a trip through a token's JSON unchanged: ids, numbers, and timestamps
+ * Cairn writes itself (from JavaScript, so in whole milliseconds). `next` is the position after
+ * this page, or null when there is no more.
+ */
+export async function keysetPage<DB, TB extends keyof DB, Row>(
+  query: SelectQueryBuilder<DB, TB, Row>,
+  keys: KeysetKey<Row>[],
+  after: readonly unknown[] | undefined,
+  size: number,
+): Promise<{ rows: Row[]; next: unknown[] | null }> {
+  let page = query;
+  if (after) {
+    if (after.length !== keys.length) throw invalidToken();
+    // (k1 > v1) or (k1 = v1 and k2 > v2) or ..., each comparison in its key's direction.
+    const branches = keys.map((key, index) =>
+      sql.join(
+        [
+          ...keys.slice(0, index).map((earlier, j) => sql`${sql.raw(earlier.column)} = ${after[j]}`),
+          sql`${sql.raw(key.column)} ${sql.raw(key.direction === 'asc' ? '>' : '<')} ${after[index]}`,
+        ],
+        sql` and `,
+      ),
+    );
+    page = page.where(sql<boolean>`(${sql.join(branches, sql` or `)})`);
+  }
+  const ordered = page.orderBy(sql.raw(keys.map((key) => `${key.column} ${key.direction}`).join(', ')));
+  // One row more than the page says whether another page follows, without a count.
+  const rows = (await ordered.limit(size + 1).execute()) as Row[];
+  const more = rows.length > size;
+  const shown = rows.slice(0, size);
+  const last = shown.at(-1);
+  return { rows: shown, next: more && last ? keys.map((key) => serializable(key.valueOf(last))) : null };
+}
+
+function serializable(value: string | number | Date): string | number {
+  return value instanceof Date ? value.toISOString() : value;
 }

@@ -8,25 +8,46 @@ import type { Caller } from '../tenancy/access.ts';
 import { type Access, loadAccess } from '../tenancy/access.ts';
 import { findInstanceByName, findTenantByName, type Instance, type Tenant } from '../tenancy/tenancy.ts';
 import { ReadThroughCache } from './cache.ts';
-import type { TokenService } from './tokens.ts';
+import { PageTokens } from './pagination.ts';
+import { TokenService } from './tokens.ts';
+
+/** The time as the app sees it: a test may set it (signed links' expiry, local times). */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export interface ServiceOptions {
+  config: Config;
+  database: Database;
+  /** Signs bearer tokens and page tokens; every node must have the same. */
+  secret: string;
+  clock?: Clock;
+}
 
 /**
- * What every route handler needs, built once per app and handed to each area's plugin.
- * Nothing here is module-level, so tests can run several apps side by side.
+ * What every operation needs besides its request, built once per app (buildApp) and reached
+ * through the request context. Nothing here is module-level, so tests run several apps side by
+ * side and replace a part (config, clock; later providers and the blob store) through buildApp.
  */
 export class Services {
+  readonly config: Config;
   readonly db: Kysely<DB>;
   readonly dbKind: DatabaseKind;
+  readonly tokens: TokenService;
+  readonly pageTokens: PageTokens;
+  readonly clock: Clock;
   private readonly tenants: ReadThroughCache<Tenant>;
   private readonly instances: ReadThroughCache<Instance>;
   private readonly formations: ReadThroughCache<{ document: Formation }>;
   private readonly access: ReadThroughCache<Access>;
 
-  constructor(
-    readonly config: Config,
-    database: Database,
-    readonly tokens: TokenService,
-  ) {
+  constructor({ config, database, secret, clock = systemClock }: ServiceOptions) {
+    this.config = config;
+    this.tokens = new TokenService(secret);
+    this.pageTokens = new PageTokens(secret);
+    this.clock = clock;
     this.db = database.db;
     this.dbKind = database.kind;
     const ttl = config.cacheTtlMs;
