@@ -5,7 +5,7 @@ import { type Database, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { systemContext } from '../http/context.ts';
 import { Services } from '../http/services.ts';
-import { applyFormation } from '../modules/formation/operations.ts';
+import { applyFormation } from '../modules/formation/index.ts';
 import { createApiClient, createInstance, createTenant } from '../tenancy/store.ts';
 import { findInstanceByName, findTenantByName } from '../tenancy/tenancy.ts';
 

@@ -1,7 +1,7 @@
 import { systemContext } from '../http/context.ts';
 import type { Services } from '../http/services.ts';
-import { createPatient } from '../modules/patients/operations.ts';
-import { saveUser, setPassword } from '../modules/users/operations.ts';
+import { createPatient } from '../modules/patients/index.ts';
+import { saveUser, setPassword } from '../modules/users/index.ts';
 import { demoInstanceOf } from './bootstrap.ts';
 
 const firstNames = ['Ava', 'Liam', 'Maya', 'Noah', 'Zoe', 'Ethan', 'Iris', 'Omar', 'Lena', 'Ravi', 'Sofia', 'Jonah'];

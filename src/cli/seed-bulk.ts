@@ -5,7 +5,7 @@ import { type Kysely, sql } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { systemContext } from '../http/context.ts';
 import type { Services } from '../http/services.ts';
-import { applyFormation } from '../modules/formation/operations.ts';
+import { applyFormation } from '../modules/formation/index.ts';
 import { createInstance, createTenant } from '../tenancy/store.ts';
 import { findInstanceByName, findTenantByName, type Instance, type Tenant } from '../tenancy/tenancy.ts';
 import { demoFormationPath } from './bootstrap.ts';
