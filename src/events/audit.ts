@@ -33,6 +33,21 @@ export function createdStamp(actor: Writer, at: Date = new Date()) {
   };
 }
 
+/** The authorship most API objects show (goals, comments, enrolments...), read off the stamp columns. */
+export function authorshipView(row: {
+  created_at: Date;
+  created_by_name: string | null;
+  updated_at: Date;
+  updated_by_name: string | null;
+}) {
+  return {
+    createdByName: row.created_by_name,
+    createdAt: row.created_at,
+    updatedByName: row.updated_by_name,
+    updatedAt: row.updated_at,
+  };
+}
+
 /** The stamp columns a change to a row sets. */
 export function updatedStamp(actor: Writer, at: Date = new Date()) {
   return { updated_at: at, updated_by: actor.id, updated_by_name: actor.name };

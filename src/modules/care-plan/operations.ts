@@ -107,7 +107,7 @@ export async function createGoal(ctx: Context, patientId: string, templateName: 
     const tasks = await insertTasks(
       trx,
       taskTemplates.map((task, index) => ({
-        ...newTaskRow(instance, actor, {
+        ...newTaskRow(ctx.scope, actor, {
           name: task.taskName || task.name,
           description: task.description ?? null,
           dueDate: task.dueInDays === undefined ? null : new Date(now.getTime() + task.dueInDays * DAY_MS),

@@ -1,3 +1,4 @@
+import { authorshipView } from '../../events/audit.ts';
 import type { CarePlanRow, GoalCommentRow, GoalRow } from './store.ts';
 
 /** Care plan, goal and goal comment rows as API objects (PROD-SHAPES "Care plan", "Goal"). */
@@ -15,10 +16,7 @@ export function overviewView(row: CarePlanRow) {
 export function carePlanView(row: CarePlanRow) {
   return {
     id: row.id,
-    createdByName: row.created_by_name,
-    createdAt: row.created_at,
-    updatedByName: row.updated_by_name,
-    updatedAt: row.updated_at,
+    ...authorshipView(row),
     patientId: row.patient_id,
     // An overview never written is null, as production shows it.
     patientOverview: row.overview_created_at ? overviewView(row) : null,
@@ -28,10 +26,7 @@ export function carePlanView(row: CarePlanRow) {
 export function goalView(row: GoalRow) {
   return {
     id: row.id,
-    createdByName: row.created_by_name,
-    createdAt: row.created_at,
-    updatedByName: row.updated_by_name,
-    updatedAt: row.updated_at,
+    ...authorshipView(row),
     name: row.name,
     type: row.type,
     priority: row.priority,
@@ -43,10 +38,7 @@ export function goalView(row: GoalRow) {
 export function goalCommentView(row: GoalCommentRow) {
   return {
     id: row.id,
-    createdByName: row.created_by_name,
-    createdAt: row.created_at,
-    updatedByName: row.updated_by_name,
-    updatedAt: row.updated_at,
+    ...authorshipView(row),
     text: row.text,
   };
 }

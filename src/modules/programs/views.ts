@@ -1,3 +1,4 @@
+import { authorshipView } from '../../events/audit.ts';
 import type { Formation, ProgramDefinition } from '../../formation/schemas.ts';
 import type { PatientProgramView, ProgramStatus } from './schemas.ts';
 import type { EnrolmentRow } from './store.ts';
@@ -30,10 +31,7 @@ export function programView(row: EnrolmentRow, formation: Formation): PatientPro
   const currentPhase = phaseView(row.current_phase, program);
   return {
     id: row.id,
-    createdByName: row.created_by_name,
-    createdAt: row.created_at,
-    updatedByName: row.updated_by_name,
-    updatedAt: row.updated_at,
+    ...authorshipView(row),
     programName: row.program_name,
     // A program gone from the formation has no title left to show.
     programTitle: program?.title ?? null,

@@ -1,10 +1,10 @@
 import type { InsertObject, Kysely, UpdateObject } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../db/schema.ts';
+import type { Scope } from '../../db/scope.ts';
 import { type Actor, type AuditAction, type AuditEntry, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
 import type { Context } from '../../http/context.ts';
 import { lockPatient, type PatientRow } from '../../records/patient-scope.ts';
-import type { Instance } from '../../tenancy/tenancy.ts';
 import { missingUserIds } from '../../tenancy/users.ts';
 import { ApiError, badField, type FieldError, validationError } from '../../wire/errors.ts';
 import { readInstant } from '../../wire/schemas.ts';
@@ -27,16 +27,15 @@ import { patientName, taskViews } from './views.ts';
 
 type Db = Kysely<DB>;
 
-const where = (instance: Instance) => ({ tenantId: instance.tenantId, instanceId: instance.id });
 const blankToNull = <T>(value: T | '' | null | undefined): T | null => (value === '' || value === undefined ? null : value);
 
-export async function viewOf(db: Db, instance: Instance, row: TaskRow): Promise<TaskView> {
-  const [view] = await taskViews(db, instance.tenantId, [row]);
+export async function viewOf(db: Db, scope: Scope, row: TaskRow): Promise<TaskView> {
+  const [view] = await taskViews(db, scope.tenantId, [row]);
   return view!;
 }
 
-export async function requireTask(db: Db, instance: Instance, taskId: string, forUpdate = false): Promise<TaskRow> {
-  const row = await findTask(db, where(instance), taskId, { forUpdate });
+export async function requireTask(db: Db, scope: Scope, taskId: string, forUpdate = false): Promise<TaskRow> {
+  const row = await findTask(db, scope, taskId, { forUpdate });
   if (!row) throw new ApiError('TASK_NOT_FOUND', { taskId });
   return row;
 }
@@ -57,8 +56,8 @@ async function checkUsers(db: Db, tenantId: string, refs: { id: string; path: st
 }
 
 /** The task's patient, held against deletion until the write commits (a patient-scoped write). */
-async function checkPatient(trx: Db, instance: Instance, patientId: string, path: string): Promise<PatientRow> {
-  const patient = await lockPatient(trx, where(instance), patientId);
+async function checkPatient(trx: Db, scope: Scope, patientId: string, path: string): Promise<PatientRow> {
+  const patient = await lockPatient(trx, scope, patientId);
   if (!patient) throw badField(path, `patient ${patientId} does not exist`);
   return patient;
 }
@@ -75,7 +74,7 @@ export interface TaskOrigin {
 
 /** The columns of a new task; the caller supplies the identity and authorship. */
 export function newTaskRow(
-  instance: Instance,
+  scope: Scope,
   actor: Actor,
   fields: {
     name: string;
@@ -97,8 +96,8 @@ export function newTaskRow(
   const now = new Date();
   const description = fields.description ?? null;
   return {
-    tenant_id: instance.tenantId,
-    instance_id: instance.id,
+    tenant_id: scope.tenantId,
+    instance_id: scope.instanceId,
     id: uuidv7(),
     name: fields.name,
     description,
@@ -136,19 +135,19 @@ export function taskCreatedAudit(row: TaskRow, changedFields?: string[]): AuditE
  * attributed to the patient when the task has one, otherwise to the caller.
  */
 export async function createTask(ctx: Context, body: TaskCreateBody, origin: TaskOrigin = {}): Promise<TaskView> {
-  const { instance, actor } = ctx;
+  const { scope, actor } = ctx;
   const row = await ctx.db.transaction().execute(async (trx) => {
     const watcherIds = uniqueIds(body.watchers);
-    await checkUsers(trx, instance.tenantId, [
+    await checkUsers(trx, scope.tenantId, [
       { id: body.assignee.id, path: 'body.assignee.id' },
       ...watcherIds.map((id) => ({ id, path: 'body.watchers' })),
     ]);
     const patientId = origin.patientId ?? body.patient?.id ?? null;
     const patient = patientId
-      ? await checkPatient(trx, instance, patientId, origin.patientId ? 'params.patientId' : 'body.patient.id')
+      ? await checkPatient(trx, scope, patientId, origin.patientId ? 'params.patientId' : 'body.patient.id')
       : null;
     const [inserted] = await insertTasks(trx, [
-      newTaskRow(instance, actor, {
+      newTaskRow(scope, actor, {
         name: body.name,
         description: body.description,
         dueDate: blankToNull(body.dueDate),
@@ -166,7 +165,7 @@ export async function createTask(ctx: Context, body: TaskCreateBody, origin: Tas
       }),
     ]);
     const task = inserted!;
-    await addWatchers(trx, instance.tenantId, task.id, watcherIds);
+    await addWatchers(trx, scope.tenantId, task.id, watcherIds);
     const comments = body.comments ?? [];
     if (comments.length > 0) {
       const author = patient
@@ -178,7 +177,7 @@ export async function createTask(ctx: Context, body: TaskCreateBody, origin: Tas
         .insertInto('task_comments')
         .values(
           comments.map((comment, index) => ({
-            tenant_id: instance.tenantId,
+            tenant_id: scope.tenantId,
             id: uuidv7(),
             task_id: task.id,
             text: comment.text,
@@ -200,12 +199,12 @@ export async function createTask(ctx: Context, body: TaskCreateBody, origin: Tas
     );
     return task;
   });
-  return viewOf(ctx.db, instance, row);
+  return viewOf(ctx.db, scope, row);
 }
 
 export async function getTask(ctx: Context, taskId: string): Promise<TaskView> {
-  const { instance } = ctx;
-  return viewOf(ctx.db, instance, await requireTask(ctx.db, instance, taskId));
+  const { scope } = ctx;
+  return viewOf(ctx.db, scope, await requireTask(ctx.db, scope, taskId));
 }
 
 /** Body keys PATCH /tasks/{id} writes, for the audit's changedFields. */
@@ -228,16 +227,16 @@ const patchKeys = [
 
 /** PATCH /tasks/{id}: only the keys present change (000 convention 7). */
 export async function updateTask(ctx: Context, taskId: string, body: TaskPatchBody): Promise<TaskView> {
-  const { instance, actor } = ctx;
+  const { scope, actor } = ctx;
   const row = await ctx.db.transaction().execute(async (trx) => {
-    const existing = await requireTask(trx, instance, taskId, true);
+    const existing = await requireTask(trx, scope, taskId, true);
     const has = (key: (typeof patchKeys)[number]) => Object.hasOwn(body, key);
     const watcherIds = has('watchers') ? uniqueIds(body.watchers) : [];
-    await checkUsers(trx, instance.tenantId, [
+    await checkUsers(trx, scope.tenantId, [
       ...(body.assignee ? [{ id: body.assignee.id, path: 'body.assignee.id' }] : []),
       ...watcherIds.map((id) => ({ id, path: 'body.watchers' })),
     ]);
-    if (body.patient) await checkPatient(trx, instance, body.patient.id, 'body.patient.id');
+    if (body.patient) await checkPatient(trx, scope, body.patient.id, 'body.patient.id');
 
     const set: UpdateObject<DB, 'tasks'> = {};
     if (body.name !== undefined) set.name = body.name;
@@ -264,11 +263,11 @@ export async function updateTask(ctx: Context, taskId: string, body: TaskPatchBo
     const updated = await trx
       .updateTable('tasks')
       .set({ ...set, ...updatedStamp(actor) })
-      .where('tenant_id', '=', instance.tenantId)
+      .where('tenant_id', '=', scope.tenantId)
       .where('id', '=', existing.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (has('watchers')) await replaceWatchers(trx, instance.tenantId, existing.id, watcherIds);
+    if (has('watchers')) await replaceWatchers(trx, scope.tenantId, existing.id, watcherIds);
     await recordAudit(trx, actor, {
       action: 'TASK_UPDATED',
       entityType: 'TASK',
@@ -278,19 +277,19 @@ export async function updateTask(ctx: Context, taskId: string, body: TaskPatchBo
     });
     return updated;
   });
-  return viewOf(ctx.db, instance, row);
+  return viewOf(ctx.db, scope, row);
 }
 
 /** 001 bulk status PATCH: all or nothing; any unknown id is a 404 naming the ids, and nothing changes. */
 export async function bulkUpdateStatus(ctx: Context, body: { taskIds: string[]; status: string }): Promise<TaskView[]> {
-  const { instance, actor } = ctx;
+  const { scope, actor } = ctx;
   const ids = [...new Set(body.taskIds)];
   const rows = await ctx.db.transaction().execute(async (trx) => {
     const locked = await trx
       .selectFrom('tasks')
       .select('id')
-      .where('tenant_id', '=', instance.tenantId)
-      .where('instance_id', '=', instance.id)
+      .where('tenant_id', '=', scope.tenantId)
+      .where('instance_id', '=', scope.instanceId)
       .where('id', 'in', ids)
       .orderBy('id')
       .forUpdate()
@@ -303,7 +302,7 @@ export async function bulkUpdateStatus(ctx: Context, body: { taskIds: string[]; 
     const updated = await trx
       .updateTable('tasks')
       .set({ status: body.status, ...updatedStamp(actor) })
-      .where('tenant_id', '=', instance.tenantId)
+      .where('tenant_id', '=', scope.tenantId)
       .where('id', 'in', ids)
       .returningAll()
       .execute();
@@ -322,44 +321,44 @@ export async function bulkUpdateStatus(ctx: Context, body: { taskIds: string[]; 
   });
   const order = new Map(ids.map((id, index) => [id, index]));
   rows.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
-  return taskViews(ctx.db, instance.tenantId, rows);
+  return taskViews(ctx.db, scope.tenantId, rows);
 }
 
 /** PATCH /tasks/{id}/watchers {id}: idempotent; only an actual addition is audited. */
 export async function addWatcher(ctx: Context, taskId: string, userId: string): Promise<TaskView> {
-  const { instance, actor } = ctx;
+  const { scope, actor } = ctx;
   const row = await ctx.db.transaction().execute(async (trx) => {
-    const task = await requireTask(trx, instance, taskId, true);
-    await checkUsers(trx, instance.tenantId, [{ id: userId, path: 'body.id' }]);
-    const added = await addWatchers(trx, instance.tenantId, task.id, [userId]);
+    const task = await requireTask(trx, scope, taskId, true);
+    await checkUsers(trx, scope.tenantId, [{ id: userId, path: 'body.id' }]);
+    const added = await addWatchers(trx, scope.tenantId, task.id, [userId]);
     if (added.length === 0) return task;
-    await recordTaskChange(trx, instance, actor, task, 'TASK_WATCHER_ADDED', 'watchers');
-    return requireTask(trx, instance, task.id);
+    await recordTaskChange(trx, scope, actor, task, 'TASK_WATCHER_ADDED', 'watchers');
+    return requireTask(trx, scope, task.id);
   });
-  return viewOf(ctx.db, instance, row);
+  return viewOf(ctx.db, scope, row);
 }
 
 export async function deleteWatcher(ctx: Context, taskId: string, userId: string) {
-  const { instance, actor } = ctx;
+  const { scope, actor } = ctx;
   await ctx.db.transaction().execute(async (trx) => {
-    const task = await requireTask(trx, instance, taskId, true);
-    if (!(await removeWatcher(trx, instance.tenantId, task.id, userId))) {
+    const task = await requireTask(trx, scope, taskId, true);
+    if (!(await removeWatcher(trx, scope.tenantId, task.id, userId))) {
       throw new ApiError('TASK_WATCHER_NOT_FOUND', { taskId, watcherId: userId });
     }
-    await recordTaskChange(trx, instance, actor, task, 'TASK_WATCHER_REMOVED', 'watchers');
+    await recordTaskChange(trx, scope, actor, task, 'TASK_WATCHER_REMOVED', 'watchers');
   });
 }
 
 /** A task's watchers or comments changed: the task counts as updated, and the change is audited. */
 async function recordTaskChange(
   trx: Kysely<DB>,
-  instance: Instance,
+  scope: Scope,
   actor: Actor,
   task: { id: string; patient_id: string | null },
   action: AuditAction,
   field: 'watchers' | 'comments',
 ) {
-  await touchTask(trx, instance.tenantId, task.id, actor);
+  await touchTask(trx, scope.tenantId, task.id, actor);
   await recordAudit(trx, actor, {
     action,
     entityType: 'TASK',
@@ -371,13 +370,13 @@ async function recordTaskChange(
 
 /** PATCH /tasks/{id}/comments {text}: a comment by the caller. */
 export async function addComment(ctx: Context, taskId: string, text: string): Promise<TaskView> {
-  const { instance, actor } = ctx;
+  const { scope, actor } = ctx;
   const row = await ctx.db.transaction().execute(async (trx) => {
-    const task = await requireTask(trx, instance, taskId, true);
+    const task = await requireTask(trx, scope, taskId, true);
     await trx
       .insertInto('task_comments')
       .values({
-        tenant_id: instance.tenantId,
+        tenant_id: scope.tenantId,
         id: uuidv7(),
         task_id: task.id,
         text,
@@ -386,19 +385,19 @@ export async function addComment(ctx: Context, taskId: string, text: string): Pr
         author_name: actor.name,
       })
       .execute();
-    await recordTaskChange(trx, instance, actor, task, 'TASK_COMMENT_ADDED', 'comments');
-    return requireTask(trx, instance, task.id);
+    await recordTaskChange(trx, scope, actor, task, 'TASK_COMMENT_ADDED', 'comments');
+    return requireTask(trx, scope, task.id);
   });
-  return viewOf(ctx.db, instance, row);
+  return viewOf(ctx.db, scope, row);
 }
 
 export async function deleteComment(ctx: Context, taskId: string, commentId: string) {
-  const { instance, actor } = ctx;
+  const { scope, actor } = ctx;
   await ctx.db.transaction().execute(async (trx) => {
-    const task = await requireTask(trx, instance, taskId, true);
-    if (!(await removeComment(trx, instance.tenantId, task.id, commentId))) {
+    const task = await requireTask(trx, scope, taskId, true);
+    if (!(await removeComment(trx, scope.tenantId, task.id, commentId))) {
       throw new ApiError('TASK_COMMENT_NOT_FOUND', { taskId, commentId });
     }
-    await recordTaskChange(trx, instance, actor, task, 'TASK_COMMENT_DELETED', 'comments');
+    await recordTaskChange(trx, scope, actor, task, 'TASK_COMMENT_DELETED', 'comments');
   });
 }

@@ -1,5 +1,6 @@
 import { type Expression, type InsertObject, type Kysely, type SqlBool, sql } from 'kysely';
 import type { DB, Row } from '../../db/schema.ts';
+import type { Scope } from '../../db/scope.ts';
 import { likeContains } from '../../db/sql.ts';
 import { updatedStamp } from '../../events/audit.ts';
 import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
@@ -7,11 +8,6 @@ import { readInstant } from '../../wire/schemas.ts';
 
 export type TaskRow = Row<'tasks'>;
 export type TaskCommentRow = Row<'task_comments'>;
-
-export interface InstanceRef {
-  tenantId: string;
-  instanceId: string;
-}
 
 /** Sort keys: API name → SQL, each served by an index of migration 0003; priority sorts by urgency. */
 export const sortableTaskFields: Record<string, string> = {
@@ -33,7 +29,7 @@ export function searchTextOf(name: string, description: string | null): Expressi
 
 export async function findTask(
   db: Kysely<DB>,
-  where: InstanceRef,
+  where: Scope,
   id: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<TaskRow | undefined> {
@@ -102,19 +98,6 @@ export async function touchTask(trx: Kysely<DB>, tenantId: string, taskId: strin
     .execute();
 }
 
-/** The ids among `ids` that are not tasks of this instance. */
-export async function missingTaskIds(db: Kysely<DB>, where: InstanceRef, ids: string[]): Promise<string[]> {
-  const found = await db
-    .selectFrom('tasks')
-    .select('id')
-    .where('tenant_id', '=', where.tenantId)
-    .where('instance_id', '=', where.instanceId)
-    .where('id', 'in', ids)
-    .execute();
-  const present = new Set(found.map((row) => row.id));
-  return ids.filter((id) => !present.has(id));
-}
-
 /** The filter of GET /tasks, after the deprecated singular names are merged into the lists. */
 export interface TaskFilter {
   templates?: string[];
@@ -136,12 +119,12 @@ export interface TaskFilter {
 }
 
 /** Ids of the tasks a user watches, as a set the planner can drive from task_watchers_user_idx. */
-function watchedBy(where: InstanceRef, userId: string) {
+function watchedBy(where: Scope, userId: string) {
   return sql<SqlBool>`t.id IN (SELECT w.task_id FROM task_watchers w WHERE w.tenant_id = ${where.tenantId} AND w.user_id = ${userId})`;
 }
 
 /** Assigned or watched: a union of two small index lookups rather than a filter over every task. */
-function assignedToOrWatchedBy(where: InstanceRef, userId: string) {
+function assignedToOrWatchedBy(where: Scope, userId: string) {
   return sql<SqlBool>`t.id IN (
     SELECT a.id FROM tasks a WHERE a.tenant_id = ${where.tenantId} AND a.instance_id = ${where.instanceId} AND a.assignee_id = ${userId}
     UNION ALL
@@ -149,7 +132,7 @@ function assignedToOrWatchedBy(where: InstanceRef, userId: string) {
   )`;
 }
 
-function filtered(db: Kysely<DB>, where: InstanceRef, filter: TaskFilter) {
+function filtered(db: Kysely<DB>, where: Scope, filter: TaskFilter) {
   let query = db.selectFrom('tasks as t').where('t.tenant_id', '=', where.tenantId).where('t.instance_id', '=', where.instanceId);
   const templates = filter.templates ?? [];
   if (templates.length > 0 || filter.withoutTemplate) {
@@ -187,7 +170,7 @@ function filtered(db: Kysely<DB>, where: InstanceRef, filter: TaskFilter) {
 
 export async function listTasks(
   db: Kysely<DB>,
-  where: InstanceRef,
+  where: Scope,
   filter: TaskFilter,
   paging: Paging,
   sort: SortKey[],
