@@ -1,20 +1,24 @@
 /**
- * The bare baseline: a minimal Fastify app that runs the same SQL as Cairn's patient routes (it
- * calls the same store and view functions) through pg, with no authentication, validation,
- * schema serialization, transaction or audit. Cairn ÷ baseline is Cairn's own overhead.
+ * The same-SQL baseline: a minimal Fastify app that runs the same SQL as Cairn's patient routes
+ * (it calls the same operations, store and view functions) through pg, with no authentication,
+ * request validation, response schema or hooks. Cairn ÷ same SQL is the framework's own cost.
  */
 import cluster from 'node:cluster';
 import Fastify from 'fastify';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { v7 as uuidv7 } from 'uuid';
+import { areas } from '../src/areas.ts';
 import type { DB } from '../src/db/schema.ts';
+import { systemActor } from '../src/events/audit.ts';
 import type { Formation } from '../src/formation/schemas.ts';
 import { loadFormation } from '../src/formation/store.ts';
+import { mergeAreas } from '../src/http/area.ts';
 import type { Context } from '../src/http/context.ts';
 import { pageObject } from '../src/http/pagination.ts';
-import { searchText } from '../src/modules/patients/rules.ts';
-import { findPatient, listPatients } from '../src/modules/patients/store.ts';
+import { createPatient } from '../src/modules/patients/operations.ts';
+import { readPatient } from '../src/modules/patients/read.ts';
+import type { PatientInput } from '../src/modules/patients/schemas.ts';
+import { listPatients } from '../src/modules/patients/store.ts';
 import { patientViews } from '../src/modules/patients/views.ts';
 import { findInstanceByName, findTenantByName, type Instance } from '../src/tenancy/tenancy.ts';
 
@@ -22,6 +26,8 @@ const workers = Number(process.env.WORKERS ?? 2);
 const caller = { type: 'API_CLIENT' as const, id: '00000000-0000-0000-0000-000000000000', tenantId: '', name: 'baseline' };
 
 async function worker() {
+  // Audit actions and error codes are known once the areas are merged, as in the app.
+  mergeAreas(areas);
   pg.types.setTypeParser(pg.types.builtins.INT8, Number);
   pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value);
   const db = new Kysely<DB>({
@@ -46,20 +52,26 @@ async function worker() {
     if (!found) throw new Error('unknown tenant');
     return found;
   };
-  // The part of a request context the patient views read: no caller, no audit, the formation at hand.
+  // The part of a request context the patient operations read: the formation at hand, a fixed actor.
   const contextOf = (instance: Instance, formation: Formation) =>
     ({
       db,
       instance,
       scope: { tenantId: instance.tenantId, instanceId: instance.id },
+      actor: { ...systemActor(instance.tenantId, instance.id), name: 'baseline' },
       formation: async () => formation,
     }) as unknown as Context;
+  const relationsOf = (instance: Instance) => ({
+    tenantId: instance.tenantId,
+    instanceId: instance.id,
+    instanceName: instance.name,
+  });
 
   const app = Fastify({ logger: false });
   app.get('/:tenantName/:instanceName/patients/:id', async (request, reply) => {
     const params = request.params as { tenantName: string; instanceName: string; id: string };
     const { instance, formation } = scope(params);
-    const row = await findPatient(db, { tenantId: instance.tenantId, instanceId: instance.id }, params.id);
+    const row = await readPatient(db, relationsOf(instance), params.id);
     if (!row) return reply.code(404).send([]);
     const [view] = await patientViews(contextOf(instance, formation), [row]);
     return view;
@@ -78,52 +90,13 @@ async function worker() {
       region: query.region,
       timezone: query.timezone,
     };
-    const { rows, total } = await listPatients(
-      db,
-      { tenantId: instance.tenantId, instanceId: instance.id },
-      filter,
-      caller,
-      paging,
-      sort,
-    );
+    const { rows, total } = await listPatients(db, relationsOf(instance), filter, caller, paging, sort);
     return pageObject(await patientViews(contextOf(instance, formation), rows), total, paging, sort.length > 0);
   });
   app.post('/:tenantName/:instanceName/patients', async (request, reply) => {
     const { instance, formation } = scope(request.params as { tenantName: string; instanceName: string });
-    const body = request.body as { firstName: string; lastName: string; email?: string; phone?: string; birthDate?: string };
-    const row = await db
-      .insertInto('patients')
-      .values({
-        tenant_id: instance.tenantId,
-        instance_id: instance.id,
-        id: uuidv7(),
-        external_guid: uuidv7(),
-        first_name: body.firstName,
-        last_name: body.lastName,
-        email: body.email ?? null,
-        phone: body.phone ?? null,
-        birth_date: body.birthDate ?? null,
-        gender: 'UNKNOWN',
-        marital_status: 'UKN',
-        primary_language: 'ENGLISH',
-        search_text: searchText({
-          firstName: body.firstName,
-          middleName: null,
-          lastName: body.lastName,
-          phone: body.phone ?? null,
-          secondaryPhone: null,
-          email: body.email ?? null,
-          secondaryEmail: null,
-          mrn: null,
-          nric: null,
-          accessCode: null,
-        }),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
     reply.code(201);
-    const [view] = await patientViews(contextOf(instance, formation), [row]);
-    return view;
+    return createPatient(contextOf(instance, formation), request.body as PatientInput);
   });
   await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
 }

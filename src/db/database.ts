@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.ts';
+import { isPrepared } from './sql.ts';
 
 // pg hands int8 (count(*), bigint) back as a string; every count Cairn reads fits a double,
 // and PGlite through the same driver then behaves identically.
@@ -40,14 +42,47 @@ function openPostgres(connectionString: string, poolSize: number): Database {
   // queries the compile takes longer than the query saves (~0.5 s measured), so it stays off.
   // A connection attempt gives up after 5 s, so a request fails (503) instead of hanging when the
   // server is unreachable.
-  const pool = new pg.Pool({ connectionString, max: poolSize, options: '-c jit=off', connectionTimeoutMillis: 5000 });
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    options: '-c jit=off -c plan_cache_mode=force_generic_plan',
+    connectionTimeoutMillis: 5000,
+  });
   // A client that loses its server (a restart, a failover) emits 'error'. Unheard, that event kills
   // the process. Idle clients are heard by the pool; a client checked out by a request is heard here:
   // its query in flight fails on its own (503), and the pool drops the broken client on release.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   return { db, kind: 'postgres', close: () => db.destroy() };
+}
+
+/**
+ * The pool as Kysely sees it, with one difference: a statement marked PREPARED (db/sql.ts) is
+ * sent as a named prepared statement, named by its text. pg prepares it once per connection and
+ * PostgreSQL then plans it once (a generic plan after five custom ones, when that is no worse).
+ */
+function preparingPool(pool: pg.Pool): PostgresPool {
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (!name) {
+      name = `cairn_${createHash('sha1').update(text).digest('base64url')}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+  return {
+    async connect() {
+      const client = await pool.connect();
+      return {
+        query: ((text: string, values: unknown[]) =>
+          isPrepared(text) ? client.query({ name: nameOf(text), text, values }) : client.query(text, values)) as never,
+        release: () => client.release(),
+      };
+    },
+    end: () => pool.end(),
+  };
 }
 
 async function openPglite(options: DatabaseOptions): Promise<Database> {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { parameterBatches } from '../db/batches.ts';
-import type { DB } from '../db/schema.ts';
+import type { DB, NewRow } from '../db/schema.ts';
 
 /**
  * Who makes a change, for the audit log and the created/updated-by fields. Requests act as
@@ -99,17 +99,12 @@ export interface AuditEntry {
   changedFields?: string[];
 }
 
-/**
- * Writes audit rows in the caller's transaction, so a change and its audit record commit or
- * roll back together.
- */
-export async function recordAudit(trx: Kysely<DB>, actor: Actor, entries: AuditEntry | AuditEntry[]): Promise<void> {
-  const list = Array.isArray(entries) ? entries : [entries];
-  if (list.length === 0) return;
-  const unknown = list.find((entry) => !registered.has(entry.action));
+/** The audit rows of `entries`, checked against the declared actions. */
+export function auditRows(actor: Actor, entries: AuditEntry[]): NewRow<'audit_events'>[] {
+  const unknown = entries.find((entry) => !registered.has(entry.action));
   if (unknown) throw new Error(`audit action ${unknown.action} is not declared by any area`);
   const occurredAt = new Date();
-  const rows = list.map((entry) => ({
+  return entries.map((entry) => ({
     tenant_id: actor.tenantId,
     id: uuidv7(),
     instance_id: actor.instanceId,
@@ -126,5 +121,13 @@ export async function recordAudit(trx: Kysely<DB>, actor: Actor, entries: AuditE
     route: actor.route,
     changed_fields: entry.changedFields ?? null,
   }));
+}
+
+/**
+ * Writes audit rows in the caller's transaction, so a change and its audit record commit or
+ * roll back together. A write of one statement puts `auditRows` into its own statement instead.
+ */
+export async function recordAudit(trx: Kysely<DB>, actor: Actor, entries: AuditEntry | AuditEntry[]): Promise<void> {
+  const rows = auditRows(actor, Array.isArray(entries) ? entries : [entries]);
   for (const batch of parameterBatches(rows)) await trx.insertInto('audit_events').values(batch).execute();
 }

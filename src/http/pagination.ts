@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { type TSchema, Type } from 'typebox';
+import { PREPARED } from '../db/sql.ts';
 import { ApiError } from '../wire/errors.ts';
 
 /**
@@ -76,63 +77,41 @@ export function applySort<DB, TB extends keyof DB, O>(
   return query.orderBy(sql.raw(orderBy(keys, fallback, tieBreaker)));
 }
 
-/**
- * A page, and the total, of a list filtered by a substring search. Such a search visits every
- * match (trigram index, then a recheck of each row) whatever the page, so page and total come
- * from that one pass. The matches are fixed first, in a materialized CTE: left to itself the
- * planner may misjudge a term (measured: "moore") and walk a sort index instead, testing every
- * row of the tenant (3 s at a million patients, not 20 ms). The CTE keeps only each match's id
- * and sort keys; the page's rows are read whole afterwards (a quarter less work at 5,000 matches).
- */
-async function searchedPage<Row>(
-  db: Kysely<never>,
-  list: { base: SelectQueryBuilder<never, never, object>; table: string; alias: string; tenantId: string },
-  order: { keys: SortKey[]; fallback: SortKey[]; tieBreaker: string },
-  paging: Paging,
-  count: () => Promise<number>,
-): Promise<{ rows: Row[]; total: number }> {
-  const keys = (order.keys.length > 0 ? order.keys : order.fallback).map((key, index) => ({ ...key, name: `k${index}` }));
-  const matches = list.base.select([
-    sql.raw<string>(order.tieBreaker).as('id'),
-    ...keys.map((key) => sql.raw<unknown>(key.column).as(key.name)),
-  ]);
-  const sortedBy = (source: string) =>
-    sql.raw(
-      orderBy(
-        keys.map((key) => ({ ...key, column: `${source}.${key.name}` })),
-        [],
-        `${source}.id`,
-      ),
-    );
-  const { rows } = await sql<Row & { full_count: number }>`
-    WITH matches AS MATERIALIZED (${matches}),
-    page AS (
-      SELECT matches.*, count(*) OVER () AS full_count FROM matches
-      ORDER BY ${sortedBy('matches')} LIMIT ${paging.size} OFFSET ${offsetOf(paging)}
-    )
-    SELECT ${sql.raw(list.alias)}.*, page.full_count FROM page
-    JOIN ${sql.table(list.table)} AS ${sql.raw(list.alias)}
-      ON ${sql.raw(list.alias)}.tenant_id = ${list.tenantId} AND ${sql.raw(list.alias)}.id = page.id
-    ORDER BY ${sortedBy('page')}
-  `.execute(db);
-  // Past the last page no row carries the total, so it is counted.
-  const total = rows.length > 0 ? Number(rows[0]!.full_count) : paging.page === 0 ? 0 : await count();
-  return { rows: rows.map(({ full_count: _, ...row }) => row as Row), total };
-}
-
 export interface FilteredList {
   /** The filtered query, before any select: `db.selectFrom('patients as p').where(...)`. */
   base: SelectQueryBuilder<never, never, object>;
   table: string;
   alias: string;
   tenantId: string;
-  /** A substring search narrows the list: see `searchedPage`. */
+  /** A substring search narrows the list: its matches are fixed first (see filteredPage). */
   searched: boolean;
+  /**
+   * Another filter narrows the list to few rows (a care-team member's patients, an assignee's
+   * tasks): its matches are fixed first too, so they are read once, not once for the page and
+   * again for the count. A list narrowed by neither is paged along its sort index and counted.
+   */
+  narrowed?: boolean;
+  /**
+   * Columns computed for each row of the page, beside its own: the related records composed in
+   * SQL (a care team as JSON), so a page and everything it shows come in one round trip. They
+   * refer to the row by `alias`.
+   */
+  extra?: RawBuilder<unknown>[];
 }
 
 /**
- * A page of a filtered list, whole rows of `list.alias`, and the total. A searched list goes
- * through `searchedPage`; any other is sorted and offset beside a count of the same filter.
+ * A page of a filtered list, whole rows of `list.alias` with its `extra` columns, and the total:
+ * one statement, one round trip. The count and the page read the same filter; a page past the
+ * end still brings the total (the count is the outer row, the page joined to it).
+ *
+ * A narrowed list's matches are fixed once, in a materialized CTE that the page and the count
+ * share (one pass over them, not two). A substring search visits every match anyway (trigram
+ * index, then a recheck of each row) whatever the page, and left to itself the planner may
+ * misjudge a term (measured: "moore") and walk a sort index instead, testing every row of the
+ * tenant (3 s at a million patients, not 20 ms). The CTE keeps only each match's id and sort
+ * keys; the page's rows are read whole afterwards. A search's best plan depends on its term, so
+ * it is planned each time; every other list's plan fits all values of its filters, and is
+ * prepared once per connection (db/sql.ts).
  */
 export async function filteredPage<Row>(
   db: Kysely<never>,
@@ -140,18 +119,47 @@ export async function filteredPage<Row>(
   order: { keys: SortKey[]; fallback: SortKey[]; tieBreaker: string },
   paging: Paging,
 ): Promise<{ rows: Row[]; total: number }> {
+  const alias = sql.raw(list.alias);
+  const extra = list.extra?.length ? sql`, ${sql.join(list.extra)}` : sql``;
   const base = list.base as SelectQueryBuilder<Record<string, object>, string, object>;
-  const count = async () =>
-    Number((await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()).total);
-  if (list.searched) return searchedPage<Row>(db, list, order, paging, count);
-  const [rows, total] = await Promise.all([
-    applySort(base.selectAll(list.alias), order.keys, order.fallback, order.tieBreaker)
+  let statement: RawBuilder<Row & { cairn_total: number }>;
+  if (list.searched || list.narrowed) {
+    const keys = (order.keys.length > 0 ? order.keys : order.fallback).map((key, index) => ({ ...key, name: `k${index}` }));
+    const matches = base.select([
+      sql.raw<string>(order.tieBreaker).as('id'),
+      ...keys.map((key) => sql.raw<unknown>(key.column).as(key.name)),
+    ]);
+    const sortedBy = (source: string) =>
+      sql.raw(
+        orderBy(
+          keys.map((key) => ({ ...key, column: `${source}.${key.name}` })),
+          [],
+          `${source}.id`,
+        ),
+      );
+    statement = sql`${sql.raw(list.searched ? '' : PREPARED)}
+      WITH matches AS MATERIALIZED (${matches}),
+      page AS (SELECT matches.* FROM matches ORDER BY ${sortedBy('matches')} LIMIT ${paging.size} OFFSET ${offsetOf(paging)})
+      SELECT ${alias}.*${extra}, total.cairn_total
+      FROM (SELECT count(*) AS cairn_total FROM matches) AS total
+      LEFT JOIN (page JOIN ${sql.table(list.table)} AS ${alias} ON ${alias}.tenant_id = ${list.tenantId} AND ${alias}.id = page.id) ON true
+      ORDER BY ${sortedBy('page')}`;
+  } else {
+    const page = applySort(base.selectAll(list.alias), order.keys, order.fallback, order.tieBreaker)
       .limit(paging.size)
-      .offset(offsetOf(paging))
-      .execute(),
-    count(),
-  ]);
-  return { rows: rows as Row[], total };
+      .offset(offsetOf(paging));
+    statement = sql`${sql.raw(PREPARED)}
+      WITH page AS (${page})
+      SELECT ${alias}.*${extra}, total.cairn_total
+      FROM (${base.select((eb) => eb.fn.countAll<number>().as('cairn_total'))}) AS total
+      LEFT JOIN page AS ${alias} ON true
+      ORDER BY ${sql.raw(orderBy(order.keys, order.fallback, order.tieBreaker))}`;
+  }
+  const { rows } = await statement.execute(db);
+  const total = Number(rows[0]?.cairn_total ?? 0);
+  // An empty page is the count's row alone, its page columns null.
+  const pageRows = rows.filter((row) => (row as { id?: unknown }).id !== null);
+  return { rows: pageRows.map(({ cairn_total: _, ...row }) => row as Row), total };
 }
 
 export function offsetOf(paging: Paging): number {

@@ -1,5 +1,6 @@
 /** What other areas (and the CLI's demo seed) may use of patients. */
-export { createPatient } from './operations.ts';
+export { createPatient, relationScope } from './operations.ts';
+export { type PatientReadRow, patientRelations, type RelationScope } from './read.ts';
 export { Patient } from './schemas.ts';
 export { ensurePointOfContact, findPatient, type PatientRow, touchPatients } from './store.ts';
 export { type PatientView, patientViews } from './views.ts';

@@ -1,14 +1,17 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, NewRow, RowUpdate } from '../../db/schema.ts';
-import { createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
+import { PREPARED } from '../../db/sql.ts';
+import { auditRows, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
 import type { Context } from '../../http/context.ts';
 import { missingUserIds } from '../../tenancy/users.ts';
 import { ApiError, validationError } from '../../wire/errors.ts';
+import { type PatientReadRow, patientRelations, type RelationScope, readPatient, readPatients } from './read.ts';
 import { checkTerritories, derivedTerritories, normalizeCareTeam } from './rules.ts';
 import type { PatientBulkPatchBody, PatientInput } from './schemas.ts';
 import {
   addCareTeamMembers,
+  careTeamRows,
   ensurePointOfContact,
   findPatient,
   type LookupType,
@@ -34,8 +37,14 @@ async function requireUsers(db: Kysely<DB>, tenantId: string, userIds: string[],
   }
 }
 
+/** Where a patient's relations are read: the instance, and its name (user territories name it). */
+export function relationScope(ctx: Context): RelationScope {
+  return { ...ctx.scope, instanceName: ctx.instance.name };
+}
+
+/** One statement: the patient and its relations. */
 export async function getPatient(ctx: Context, key: string, type: LookupType): Promise<PatientView> {
-  const row = await findPatient(ctx.db, ctx.scope, key, type);
+  const row = await readPatient(ctx.db, relationScope(ctx), key, type);
   if (!row) throw new ApiError('PATIENT_NOT_FOUND', { id: key, type });
   const [view] = await patientViews(ctx, [row]);
   return view!;
@@ -52,33 +61,44 @@ export async function createPatient(ctx: Context, body: PatientInput) {
       'body.careTeam',
     );
   const id = uuidv7();
-  const row = await ctx.db.transaction().execute(async (trx) => {
-    const inserted = await trx
-      .insertInto('patients')
-      .values({
-        ...write.columns,
-        first_name: write.columns.first_name ?? '',
-        last_name: write.columns.last_name ?? '',
-        search_text: write.columns.search_text ?? '',
-        external_guid: write.columns.external_guid ?? uuidv7(),
-        tenant_id: scope.tenantId,
-        instance_id: scope.instanceId,
-        id,
-        ...createdStamp(actor),
-      } as unknown as NewRow<'patients'>)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    if (write.careTeam) await replaceCareTeams(trx, scope.tenantId, [id], write.careTeam);
-    await recordAudit(trx, actor, {
-      action: 'PATIENT_CREATED',
-      entityType: 'PATIENT',
-      entityId: id,
-      patientId: id,
-      changedFields: write.changedFields,
-    });
-    return inserted;
-  });
-  const [view] = await patientViews(ctx, [row]);
+  const patient = ctx.db
+    .insertInto('patients')
+    .values({
+      ...write.columns,
+      first_name: write.columns.first_name ?? '',
+      last_name: write.columns.last_name ?? '',
+      search_text: write.columns.search_text ?? '',
+      external_guid: write.columns.external_guid ?? uuidv7(),
+      tenant_id: scope.tenantId,
+      instance_id: scope.instanceId,
+      id,
+      ...createdStamp(actor),
+    } as unknown as NewRow<'patients'>)
+    .returningAll();
+  const members = write.careTeam ?? [];
+  const careTeam =
+    members.length > 0 &&
+    ctx.db
+      .insertInto('patient_care_team')
+      .values(careTeamRows(scope.tenantId, [id], members))
+      .returningAll();
+  const audit = ctx.db
+    .insertInto('audit_events')
+    .values(
+      auditRows(actor, [
+        { action: 'PATIENT_CREATED', entityType: 'PATIENT', entityId: id, patientId: id, changedFields: write.changedFields },
+      ]),
+    );
+  // One statement, so one round trip and its own transaction: the patient, its care team, its
+  // audit row, and the patient read back with its relations (the care team from the statement's
+  // own CTE, as a statement does not see what it inserts).
+  const { rows } = await sql<PatientReadRow>`${sql.raw(PREPARED)}
+    WITH p AS (${patient}),
+    ${careTeam ? sql`ct AS (${careTeam}),` : sql``}
+    audit AS (${audit})
+    SELECT p.*, ${sql.join(patientRelations(relationScope(ctx), 'p', careTeam ? 'ct' : 'patient_care_team'))} FROM p
+  `.execute(ctx.db);
+  const [view] = await patientViews(ctx, rows);
   return view!;
 }
 
@@ -115,9 +135,9 @@ export async function updatePatient(ctx: Context, key: string, type: LookupType,
       patientId: existing.id,
       changedFields: write.changedFields,
     });
-    return updated;
+    return readPatient(trx, relationScope(ctx), updated.id);
   });
-  const [view] = await patientViews(ctx, [row]);
+  const [view] = await patientViews(ctx, [row!]);
   return view!;
 }
 
@@ -187,10 +207,8 @@ export async function bulkUpdatePatients(ctx: Context, body: PatientBulkPatchBod
       actor,
       ids.map((id) => ({ action: 'PATIENT_UPDATED', entityType: 'PATIENT', entityId: id, patientId: id, changedFields })),
     );
-    return trx.selectFrom('patients').selectAll().where('tenant_id', '=', tenantId).where('id', 'in', ids).execute();
+    return readPatients(trx, relationScope(ctx), [...new Set(body.ids)]);
   });
-  const order = new Map(body.ids.map((id, index) => [id, index]));
-  rows.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
   return patientViews(ctx, rows);
 }
 

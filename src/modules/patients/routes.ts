@@ -6,7 +6,7 @@ import { needs } from '../../http/route-access.ts';
 import { badField, ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody, InstanceParams, uuidPattern } from '../../wire/schemas.ts';
 import { sortableFields } from './fields.ts';
-import { bulkUpdatePatients, createPatient, deletePatient, getPatient, updatePatient } from './operations.ts';
+import { bulkUpdatePatients, createPatient, deletePatient, getPatient, relationScope, updatePatient } from './operations.ts';
 import {
   Patient,
   PatientBulkPatch,
@@ -38,7 +38,7 @@ const patientRoutes: AreaPlugin = async (app) => {
 
   async function page(ctx: Context, filter: PatientFilter, paging: { page: number; size: number }, sort?: string | string[]) {
     const sortKeys = parseSort(sort, sortableFields);
-    const { rows, total } = await listPatients(ctx.db, ctx.scope, filter, ctx.caller, paging, sortKeys);
+    const { rows, total } = await listPatients(ctx.db, relationScope(ctx), filter, ctx.caller, paging, sortKeys);
     return pageObject(await patientViews(ctx, rows), total, paging, sortKeys.length > 0);
   }
 

@@ -1,5 +1,4 @@
-import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
-import { jsonArrayFrom } from 'kysely/helpers/postgres';
+import { type Kysely, type SqlBool, sql } from 'kysely';
 import { parameterBatches } from '../../db/batches.ts';
 import type { DB, Row } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';
@@ -8,6 +7,7 @@ import { updatedStamp } from '../../events/audit.ts';
 import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
 import type { Caller } from '../../tenancy/access.ts';
 import { readInstant } from '../../wire/schemas.ts';
+import { type PatientReadRow, patientRelations, type RelationScope } from './read.ts';
 import type { CareTeamEntry } from './rules.ts';
 import { searchTerms } from './rules.ts';
 import type { PatientFilter } from './schemas.ts';
@@ -16,7 +16,7 @@ export type PatientRow = Row<'patients'>;
 
 export type LookupType = 'ID' | 'EID' | 'EGUID' | 'MRN';
 
-const lookupColumns = { ID: 'id', EID: 'external_id', EGUID: 'external_guid', MRN: 'mrn' } as const;
+export const lookupColumns = { ID: 'id', EID: 'external_id', EGUID: 'external_guid', MRN: 'mrn' } as const;
 
 export async function findPatient(
   db: Kysely<DB>,
@@ -126,96 +126,35 @@ function filtered(db: Kysely<DB>, where: Scope, filter: PatientFilter, caller: C
   return query;
 }
 
+/** A page of patients with their relations, and the total: one statement. */
 export async function listPatients(
   db: Kysely<DB>,
-  where: Scope,
+  where: RelationScope,
   filter: PatientFilter,
   caller: Caller | undefined,
   paging: Paging,
   sort: SortKey[],
-): Promise<{ rows: PatientRow[]; total: number }> {
+): Promise<{ rows: PatientReadRow[]; total: number }> {
   const list = {
     base: filtered(db, where, filter, caller) as never,
     table: 'patients',
     alias: 'p',
     tenantId: where.tenantId,
     searched: Boolean((filter.search ?? filter.query)?.trim()),
+    // Filters that leave a handful of patients (a caseload, an identifier), not a whole region.
+    narrowed: Boolean(
+      filter.careTeamMemberId ||
+        filter.assignedToMe ||
+        filter.ids ||
+        filter.mrn ||
+        filter.externalId ||
+        filter.email ||
+        filter.phone,
+    ),
+    extra: patientRelations(where),
   };
   const order = { keys: sort, fallback: [{ column: 'p.created_at', direction: 'desc' as const }], tieBreaker: 'p.id' };
-  return filteredPage<PatientRow>(db as Kysely<never>, list, order, paging);
-}
-
-/** A user's roles in one instance, read in the same query as the user. */
-export interface RoleGrant {
-  name: string;
-  primary_role: boolean;
-}
-
-export interface UserSummaryRow {
-  id: string;
-  username: string;
-  first_name: string | null;
-  last_name: string | null;
-  email: string;
-  enabled: boolean;
-  roles: RoleGrant[];
-}
-
-export interface CareTeamMemberRow extends UserSummaryRow {
-  patient_id: string;
-  point_of_contact: boolean;
-}
-
-export interface TerritoryUserRow extends UserSummaryRow {
-  territories: { name: string; territories: string[]; instanceName: string }[];
-}
-
-/** The roles a user (`u`) holds in `instanceId`, as a JSON array column. */
-function rolesIn(eb: ExpressionBuilder<DB & { u: DB['users'] }, 'u'>, instanceId: string) {
-  return jsonArrayFrom(
-    eb
-      .selectFrom('access_grants as g')
-      .select(['g.name', 'g.primary_role'])
-      .whereRef('g.tenant_id', '=', 'u.tenant_id')
-      .whereRef('g.principal_id', '=', 'u.id')
-      .where('g.instance_id', '=', instanceId)
-      .where('g.grant_type', '=', 'SECURITY_ROLE')
-      .orderBy('g.name'),
-  ).as('roles');
-}
-
-export async function careTeamsOf(db: Kysely<DB>, instance: Scope, patientIds: string[]): Promise<CareTeamMemberRow[]> {
-  if (patientIds.length === 0) return [];
-  return db
-    .selectFrom('patient_care_team as ct')
-    .innerJoin('users as u', (join) => join.onRef('u.tenant_id', '=', 'ct.tenant_id').onRef('u.id', '=', 'ct.user_id'))
-    .select(['ct.patient_id', 'ct.point_of_contact', 'u.id', 'u.username', 'u.first_name', 'u.last_name', 'u.email', 'u.enabled'])
-    .select((eb) => rolesIn(eb, instance.instanceId))
-    .where('ct.tenant_id', '=', instance.tenantId)
-    .where('ct.patient_id', 'in', patientIds)
-    .orderBy('ct.patient_id')
-    .orderBy('ct.position')
-    .execute();
-}
-
-/** Users whose territories (in this instance) name one of `regions`; the GIN index finds them. */
-export async function usersCoveringRegions(
-  db: Kysely<DB>,
-  instance: Scope & { instanceName: string },
-  regions: string[],
-): Promise<TerritoryUserRow[]> {
-  if (regions.length === 0) return [];
-  const patterns = regions.map((name) => JSON.stringify([{ name, instanceName: instance.instanceName }]));
-  return db
-    .selectFrom('user_territories as ut')
-    .innerJoin('users as u', (join) => join.onRef('u.tenant_id', '=', 'ut.tenant_id').onRef('u.id', '=', 'ut.user_id'))
-    .select(['u.id', 'u.username', 'u.first_name', 'u.last_name', 'u.email', 'u.enabled', 'ut.territories'])
-    .select((eb) => rolesIn(eb, instance.instanceId))
-    .where('ut.tenant_id', '=', instance.tenantId)
-    .where('u.deleted_at', 'is', null)
-    .where(sql<SqlBool>`ut.territories @> ANY(${sql.val(patterns)}::jsonb[])`)
-    .orderBy('u.username')
-    .execute() as Promise<TerritoryUserRow[]>;
+  return filteredPage<PatientReadRow>(db as Kysely<never>, list, order, paging);
 }
 
 /** Replaces the care teams of `patientIds` with `members` (already normalised to one point of contact). */
@@ -226,7 +165,13 @@ export async function replaceCareTeams(
   members: CareTeamEntry[],
 ): Promise<void> {
   await trx.deleteFrom('patient_care_team').where('tenant_id', '=', tenantId).where('patient_id', 'in', patientIds).execute();
-  const rows = patientIds.flatMap((patientId) =>
+  const rows = careTeamRows(tenantId, patientIds, members);
+  for (const batch of parameterBatches(rows)) await trx.insertInto('patient_care_team').values(batch).execute();
+}
+
+/** The care-team rows of `members` for each patient, in the order given. */
+export function careTeamRows(tenantId: string, patientIds: string[], members: CareTeamEntry[]) {
+  return patientIds.flatMap((patientId) =>
     members.map((member, position) => ({
       tenant_id: tenantId,
       patient_id: patientId,
@@ -235,7 +180,6 @@ export async function replaceCareTeams(
       position,
     })),
   );
-  for (const batch of parameterBatches(rows)) await trx.insertInto('patient_care_team').values(batch).execute();
 }
 
 /** Adds users at the end of each care team; members already there stay as they are. */

@@ -1,38 +1,23 @@
-import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
-import type { DB } from '../../db/schema.ts';
 import type { Context } from '../../http/context.ts';
-import { enrolledPrograms, shownEnrolments } from '../programs/index.ts';
+import { compareNames, programView } from '../programs/index.ts';
+import type { CareTeamMember, PatientReadRow, TerritoryUser } from './read.ts';
 import type { CareUser, Patient } from './schemas.ts';
-import {
-  type CareTeamMemberRow,
-  careTeamsOf,
-  type PatientRow,
-  type TerritoryUserRow,
-  type UserSummaryRow,
-  usersCoveringRegions,
-} from './store.ts';
+import type { PatientRow } from './store.ts';
 
 /** A patient as the API returns it; custom attributes ride along as extra keys. */
 export type PatientView = Static<typeof Patient>;
 
 /**
- * Turns patient rows into API objects with their care teams, territorial teams and roles,
- * loading each of those for the whole page at once (no query per patient).
+ * Patients as API objects, from rows read with their relations (read.ts): no query here. Role
+ * descriptions, region titles and program titles come from the current formation.
  */
-export async function patientViews(ctx: Context, rows: PatientRow[], db: Kysely<DB> = ctx.db): Promise<PatientView[]> {
+export async function patientViews(ctx: Context, rows: PatientReadRow[]): Promise<PatientView[]> {
   if (rows.length === 0) return [];
-  const { instance, scope } = ctx;
+  const { instance } = ctx;
   const formation = await ctx.formation();
-  const regions = [...new Set(rows.flatMap((row) => row.regions))];
-  const patientIds = rows.map((row) => row.id);
-  const [careTeams, territoryUsers, enrolments] = await Promise.all([
-    careTeamsOf(db, scope, patientIds),
-    usersCoveringRegions(db, { ...scope, instanceName: instance.name }, regions),
-    shownEnrolments(db, scope, patientIds),
-  ]);
   const roleDescriptions = new Map((formation.roles ?? []).map((role) => [role.name, role.description ?? role.title ?? null]));
-  const summary = (user: UserSummaryRow, pointOfContact: boolean): CareUser => ({
+  const summary = (user: CareTeamMember | TerritoryUser, pointOfContact: boolean): CareUser => ({
     id: user.id,
     username: user.username,
     firstName: user.first_name,
@@ -47,17 +32,22 @@ export async function patientViews(ctx: Context, rows: PatientRow[], db: Kysely<
     pointOfContact,
     enabled: user.enabled,
   });
-  const teams = new Map<string, CareTeamMemberRow[]>();
-  for (const member of careTeams) teams.set(member.patient_id, [...(teams.get(member.patient_id) ?? []), member]);
-  const programs = enrolledPrograms(enrolments, formation);
   const regionTitles = new Map((formation.territories ?? []).map((region) => [region.name, region.title ?? null]));
 
   return rows.map((row) => {
-    const team = teams.get(row.id) ?? [];
+    const team = row.care_team;
     const careTeam = team.map((member) => summary(member, member.point_of_contact));
-    const territorialTeam = territoryUsers
+    const territorialTeam = row.territorial_team
       .filter((user) => coversPatient(user, instance.name, row))
       .map((user) => summary(user, false));
+    const programs = row.enrolments
+      .map((enrolment) =>
+        programView(
+          { ...enrolment, created_at: new Date(enrolment.created_at), updated_at: new Date(enrolment.updated_at) } as never,
+          formation,
+        ),
+      )
+      .sort((a, b) => compareNames(a.programName, b.programName));
     return {
       // Custom attributes first, so they can never shadow a built-in field.
       ...(row.custom_attributes as Record<string, unknown>),
@@ -104,7 +94,7 @@ export async function patientViews(ctx: Context, rows: PatientRow[], db: Kysely<
       careTeamMembers: team.map((member) => ({ id: member.id, pointOfContact: member.point_of_contact })),
       careTeam,
       territorialTeam,
-      patientPrograms: programs.get(row.id) ?? [],
+      patientPrograms: programs,
       cadence: row.cadence as PatientView['cadence'],
       patientRegion: row.patient_region,
       patientRegionTitle: row.patient_region ? (regionTitles.get(row.patient_region) ?? null) : null,
@@ -118,7 +108,7 @@ export async function patientViews(ctx: Context, rows: PatientRow[], db: Kysely<
  * A user is on a patient's territorial team when one of the user's entries for this instance
  * names a region of the patient and either covers the whole region or shares a territory.
  */
-function coversPatient(user: TerritoryUserRow, instanceName: string, patient: PatientRow): boolean {
+function coversPatient(user: TerritoryUser, instanceName: string, patient: PatientRow): boolean {
   return user.territories.some(
     (entry) =>
       entry.instanceName === instanceName &&

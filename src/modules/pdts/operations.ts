@@ -2,7 +2,7 @@ import type { Context } from '../../http/context.ts';
 import { dataAndMeta, type Paging, type SortKey } from '../../http/pagination.ts';
 import { Records } from '../../records/handle.ts';
 import { ApiError } from '../../wire/errors.ts';
-import { patientViews } from '../patients/index.ts';
+import { patientViews, relationScope } from '../patients/index.ts';
 import { lastUpdatedAt, listPdtRecords, type PdtRecordFilter, patientsOfPdtRecord } from './store.ts';
 import { pdtRecordView } from './views.ts';
 
@@ -65,6 +65,6 @@ export async function deletePdtRecord(ctx: Context, pdtName: string, pdtId: stri
 export async function patientsOfRecord(ctx: Context, pdtName: string, pdtId: string, paging: Paging) {
   const records = await Records.of(ctx, 'PDT', pdtName);
   await records.require(ctx.db, pdtId);
-  const { rows, total } = await patientsOfPdtRecord(ctx.db, ctx.scope, pdtId, paging);
+  const { rows, total } = await patientsOfPdtRecord(ctx.db, relationScope(ctx), pdtId, paging);
   return { content: await patientViews(ctx, rows), total };
 }

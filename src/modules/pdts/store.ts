@@ -2,9 +2,9 @@ import { type Kysely, type SqlBool, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';
 import { likeContains } from '../../db/sql.ts';
-import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
+import { applySort, filteredPage, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
 import type { PdtRecordRow } from '../../records/store.ts';
-import type { PatientRow } from '../patients/index.ts';
+import { type PatientReadRow, patientRelations, type RelationScope } from '../patients/index.ts';
 
 /** Sort keys: API name → SQL, each the leading sort column of a pdt_records index (0003). */
 export const sortablePdtFields: Record<string, string> = {
@@ -77,14 +77,14 @@ export async function lastUpdatedAt(db: Kysely<DB>, where: Scope, pdtName: strin
   return last ? new Date(last) : null;
 }
 
-/** The patients of this instance with a contact backed by the record, in id (creation) order. */
+/** The patients of this instance with a contact backed by the record, with their relations, in id (creation) order. */
 export async function patientsOfPdtRecord(
   db: Kysely<DB>,
-  where: Scope,
+  where: RelationScope,
   pdtRecordId: string,
   paging: Paging,
-): Promise<{ rows: PatientRow[]; total: number }> {
-  const query = db
+): Promise<{ rows: PatientReadRow[]; total: number }> {
+  const base = db
     .selectFrom('patients as p')
     .where('p.tenant_id', '=', where.tenantId)
     .where('p.instance_id', '=', where.instanceId)
@@ -95,9 +95,14 @@ export async function patientsOfPdtRecord(
         .where('c.tenant_id', '=', where.tenantId)
         .where('c.pdt_record_id', '=', pdtRecordId),
     );
-  const [rows, count] = await Promise.all([
-    query.selectAll('p').orderBy('p.id').limit(paging.size).offset(offsetOf(paging)).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  const list = {
+    base: base as never,
+    table: 'patients',
+    alias: 'p',
+    tenantId: where.tenantId,
+    searched: false,
+    extra: patientRelations(where),
+  };
+  const order = { keys: [], fallback: [{ column: 'p.id', direction: 'asc' as const }], tieBreaker: 'p.id' };
+  return filteredPage<PatientReadRow>(db as Kysely<never>, list, order, paging);
 }

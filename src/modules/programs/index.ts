@@ -1,4 +1,3 @@
-/** What other areas may use of patient programs. */
+/** What other areas may use of patient programs: the patient shows its enrolments. */
 export { PatientProgram } from './schemas.ts';
-export { shownEnrolments } from './store.ts';
-export { enrolledPrograms } from './views.ts';
+export { compareNames, programView } from './views.ts';
