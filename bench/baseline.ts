@@ -5,10 +5,8 @@
  */
 import cluster from 'node:cluster';
 import Fastify from 'fastify';
-import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
 import { areas } from '../src/areas.ts';
-import type { DB } from '../src/db/schema.ts';
+import { openDatabase } from '../src/db/database.ts';
 import { systemActor } from '../src/events/audit.ts';
 import type { Formation } from '../src/formation/schemas.ts';
 import { loadFormation } from '../src/formation/store.ts';
@@ -28,11 +26,8 @@ const caller = { type: 'API_CLIENT' as const, id: '00000000-0000-0000-0000-00000
 async function worker() {
   // Audit actions and error codes are known once the areas are merged, as in the app.
   mergeAreas(areas);
-  pg.types.setTypeParser(pg.types.builtins.INT8, Number);
-  pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value);
-  const db = new Kysely<DB>({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 }) }),
-  });
+  // Cairn's own database access: the same pool settings and prepared statements.
+  const { db } = await openDatabase({ databaseUrl: process.env.DATABASE_URL ?? '', dataDir: '', poolSize: 10 });
   // Tenancy and formation are looked up once; Cairn looks them up per request (through its cache).
   const instances = new Map<
     string,

@@ -63,10 +63,14 @@ function openPostgres(connectionString: string, poolSize: number): Database {
  * PostgreSQL then plans it once (a generic plan after five custom ones, when that is no worse).
  */
 function preparingPool(pool: pg.Pool): PostgresPool {
+  // Prepared texts are a handful of hot statements; past this many, something builds texts it
+  // should not (a list spelled out value by value), and the rest run unprepared rather than pile
+  // up plans on every connection.
+  const MAX_PREPARED = 500;
   const names = new Map<string, string>();
   const nameOf = (text: string) => {
     let name = names.get(text);
-    if (!name) {
+    if (!name && names.size < MAX_PREPARED) {
       name = `cairn_${createHash('sha1').update(text).digest('base64url')}`;
       names.set(text, name);
     }
@@ -76,8 +80,10 @@ function preparingPool(pool: pg.Pool): PostgresPool {
     async connect() {
       const client = await pool.connect();
       return {
-        query: ((text: string, values: unknown[]) =>
-          isPrepared(text) ? client.query({ name: nameOf(text), text, values }) : client.query(text, values)) as never,
+        query: ((text: string, values: unknown[]) => {
+          const name = isPrepared(text) ? nameOf(text) : undefined;
+          return name ? client.query({ name, text, values }) : client.query(text, values);
+        }) as never,
         release: () => client.release(),
       };
     },

@@ -11,9 +11,9 @@ import {
   createTask,
   insertTasks,
   newTaskRow,
+  readGoalTasks,
   type TaskCreateBody,
   taskCreatedAudit,
-  tasksOfGoal,
   taskViews,
 } from '../tasks/index.ts';
 import { type GoalPatchBody, goalStatuses } from './schemas.ts';
@@ -138,12 +138,12 @@ export async function getGoalView(ctx: Context, patientId: string, goalId: strin
   await requirePatient(ctx, patientId);
   const goal = await requireGoal(db, instance, patientId, goalId);
   const [tasks, comments] = await Promise.all([
-    tasksOfGoal(db, instance.tenantId, goal.id),
+    readGoalTasks(db, instance.tenantId, goal.id),
     commentsOfGoal(db, instance.tenantId, goal.id),
   ]);
   return {
     details: goalView(goal),
-    tasks: await taskViews(db, instance.tenantId, tasks),
+    tasks: taskViews(tasks),
     comments: comments.map(goalCommentView),
   };
 }
@@ -175,7 +175,7 @@ export async function goalTasks(ctx: Context, patientId: string, goalId: string)
   const { db, instance } = ctx;
   await requirePatient(ctx, patientId);
   const goal = await requireGoal(db, instance, patientId, goalId);
-  return taskViews(db, instance.tenantId, await tasksOfGoal(db, instance.tenantId, goal.id));
+  return taskViews(await readGoalTasks(db, instance.tenantId, goal.id));
 }
 
 /** POST .../goals/{goalId}/tasks: a task of the goal, about the goal's patient. */

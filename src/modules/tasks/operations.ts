@@ -8,6 +8,7 @@ import { lockPatient, type PatientRow } from '../../records/patient-scope.ts';
 import { missingUserIds } from '../../tenancy/users.ts';
 import { ApiError, badField, type FieldError, validationError } from '../../wire/errors.ts';
 import { readInstant } from '../../wire/schemas.ts';
+import { readTasks } from './read.ts';
 import type { TaskCreateBody, TaskPatchBody, TaskView } from './schemas.ts';
 import {
   addWatchers,
@@ -29,8 +30,9 @@ type Db = Kysely<DB>;
 
 const blankToNull = <T>(value: T | '' | null | undefined): T | null => (value === '' || value === undefined ? null : value);
 
+/** The task as the API shows it, read again with its relations (one statement). */
 export async function viewOf(db: Db, scope: Scope, row: TaskRow): Promise<TaskView> {
-  const [view] = await taskViews(db, scope.tenantId, [row]);
+  const [view] = taskViews(await readTasks(db, scope, [row.id]));
   return view!;
 }
 
@@ -202,9 +204,11 @@ export async function createTask(ctx: Context, body: TaskCreateBody, origin: Tas
   return viewOf(ctx.db, scope, row);
 }
 
+/** One statement: the task and its relations. */
 export async function getTask(ctx: Context, taskId: string): Promise<TaskView> {
-  const { scope } = ctx;
-  return viewOf(ctx.db, scope, await requireTask(ctx.db, scope, taskId));
+  const [view] = taskViews(await readTasks(ctx.db, ctx.scope, [taskId]));
+  if (!view) throw new ApiError('TASK_NOT_FOUND', { taskId });
+  return view;
 }
 
 /** Body keys PATCH /tasks/{id} writes, for the audit's changedFields. */
@@ -319,9 +323,7 @@ export async function bulkUpdateStatus(ctx: Context, body: { taskIds: string[]; 
     );
     return updated;
   });
-  const order = new Map(ids.map((id, index) => [id, index]));
-  rows.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
-  return taskViews(ctx.db, scope.tenantId, rows);
+  return taskViews(await readTasks(ctx.db, scope, rows.length > 0 ? ids : []));
 }
 
 /** PATCH /tasks/{id}/watchers {id}: idempotent; only an actual addition is audited. */

@@ -89,7 +89,7 @@ const taskRoutes: AreaPlugin = async (app) => {
       // 001: a user caller with no filter at all sees its own tasks; an API client sees all.
       if (Object.keys(filter).length === 0 && ctx.caller?.type === 'USER') filter.assigneeOrWatcher = ctx.caller.id;
       const { rows, total } = await listTasks(ctx.db, ctx.scope, filter, { page, size }, sortKeys);
-      return dataAndMeta(await taskViews(ctx.db, ctx.scope.tenantId, rows), total, { page, size });
+      return dataAndMeta(taskViews(rows), total, { page, size });
     },
   );
 

@@ -5,6 +5,7 @@ import { likeContains } from '../../db/sql.ts';
 import { updatedStamp } from '../../events/audit.ts';
 import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
 import { readInstant } from '../../wire/schemas.ts';
+import { type TaskReadRow, taskRelations } from './read.ts';
 
 export type TaskRow = Row<'tasks'>;
 export type TaskCommentRow = Row<'task_comments'>;
@@ -143,15 +144,14 @@ function filtered(db: Kysely<DB>, where: Scope, filter: TaskFilter) {
       ]),
     );
   }
-  if (filter.assigneeIds?.length) query = query.where('t.assignee_id', 'in', filter.assigneeIds);
-  if (filter.patientIds?.length) query = query.where('t.patient_id', 'in', filter.patientIds);
-  if (filter.statuses?.length) query = query.where('t.status', 'in', filter.statuses);
+  // Lists as one array parameter: the statement's text, and so its prepared plan, is the same
+  // whatever the number of values.
+  if (filter.assigneeIds?.length) query = query.where(sql<SqlBool>`t.assignee_id = ANY(${sql.val(filter.assigneeIds)}::uuid[])`);
+  if (filter.patientIds?.length) query = query.where(sql<SqlBool>`t.patient_id = ANY(${sql.val(filter.patientIds)}::uuid[])`);
+  if (filter.statuses?.length) query = query.where(sql<SqlBool>`t.status = ANY(${sql.val(filter.statuses)}::text[])`);
   if (filter.priorities?.length) {
-    query = query.where(
-      't.priority_rank',
-      'in',
-      filter.priorities.map((priority) => priorityRank[priority] ?? 0),
-    );
+    const ranks = filter.priorities.map((priority) => priorityRank[priority] ?? 0);
+    query = query.where(sql<SqlBool>`t.priority_rank = ANY(${sql.val(ranks)}::int[])`);
   }
   if (filter.dueBefore) query = query.where('t.due_date', '<', readInstant(filter.dueBefore));
   if (filter.dueAfter) query = query.where('t.due_date', '>', readInstant(filter.dueAfter));
@@ -174,83 +174,17 @@ export async function listTasks(
   filter: TaskFilter,
   paging: Paging,
   sort: SortKey[],
-): Promise<{ rows: TaskRow[]; total: number }> {
+): Promise<{ rows: TaskReadRow[]; total: number }> {
   const list = {
     base: filtered(db, where, filter) as never,
     table: 'tasks',
     alias: 't',
     tenantId: where.tenantId,
     searched: Boolean(filter.search?.trim() || filter.description?.trim()),
+    // An assignee's, a patient's or a watcher's tasks: a few hundred at most, read once.
+    narrowed: Boolean(filter.assigneeIds?.length || filter.patientIds?.length || filter.watcherId || filter.assigneeOrWatcher),
+    extra: taskRelations(),
   };
   const order = { keys: sort, fallback: [{ column: 't.created_at', direction: 'desc' as const }], tieBreaker: 't.id' };
-  return filteredPage<TaskRow>(db as Kysely<never>, list, order, paging);
-}
-
-/** The tasks of a goal, oldest first (tasks_goal_idx). */
-export async function tasksOfGoal(db: Kysely<DB>, tenantId: string, goalId: string): Promise<TaskRow[]> {
-  return db
-    .selectFrom('tasks')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('goal_id', '=', goalId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-}
-
-// --- Related data for a page of tasks, each loaded in one query. ---
-
-export async function watchersOf(db: Kysely<DB>, tenantId: string, taskIds: string[]) {
-  if (taskIds.length === 0) return [];
-  return db
-    .selectFrom('task_watchers as w')
-    .innerJoin('users as u', (join) => join.onRef('u.tenant_id', '=', 'w.tenant_id').onRef('u.id', '=', 'w.user_id'))
-    .select(['w.task_id', 'u.id', 'u.username', 'u.first_name', 'u.last_name', 'u.enabled'])
-    .where('w.tenant_id', '=', tenantId)
-    .where('w.task_id', 'in', taskIds)
-    .orderBy('w.created_at')
-    .orderBy('u.id')
-    .execute();
-}
-
-export async function commentsOf(db: Kysely<DB>, tenantId: string, taskIds: string[]): Promise<TaskCommentRow[]> {
-  if (taskIds.length === 0) return [];
-  return db
-    .selectFrom('task_comments')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('task_id', 'in', taskIds)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-}
-
-export async function usersByIds(db: Kysely<DB>, tenantId: string, ids: string[]) {
-  if (ids.length === 0) return [];
-  return db
-    .selectFrom('users')
-    .select(['id', 'username', 'first_name', 'last_name', 'enabled', 'deleted_at'])
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', [...new Set(ids)])
-    .execute();
-}
-
-export async function patientsByIds(db: Kysely<DB>, tenantId: string, ids: string[]) {
-  if (ids.length === 0) return [];
-  return db
-    .selectFrom('patients')
-    .select(['id', 'first_name', 'last_name'])
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', [...new Set(ids)])
-    .execute();
-}
-
-export async function clientsByIds(db: Kysely<DB>, tenantId: string, ids: string[]) {
-  if (ids.length === 0) return [];
-  return db
-    .selectFrom('api_clients')
-    .select(['id', 'name', 'enabled'])
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', [...new Set(ids)])
-    .execute();
+  return filteredPage<TaskReadRow>(db as Kysely<never>, list, order, paging);
 }

@@ -11,7 +11,7 @@ import { ApiError, type FieldError, validationError } from '../../wire/errors.ts
 import { readInstant } from '../../wire/schemas.ts';
 import { ensurePointOfContact, touchPatients } from '../patients/index.ts';
 import { type GrantInputBody, type UserInput, UserPatch } from './schemas.ts';
-import { findUser, type UserLookup, type UserRow } from './store.ts';
+import { findUser, readUser, type UserLookup, type UserRow } from './store.ts';
 import { saveUserTerritories, territoryProblems } from './territories.ts';
 import { userViews } from './views.ts';
 
@@ -136,16 +136,17 @@ async function requireUnique(trx: Kysely<DB>, tenantId: string, columns: Columns
   }
 }
 
+/** The user as the API shows it, read again with its grants and territories (one statement). */
 async function viewOf(services: Services, tenant: Tenant, row: UserRow) {
-  const [view] = await userViews(services.db, tenant, [row]);
+  const [view] = userViews(tenant, [(await readUser(services.db, tenant.id, row.id, 'ID'))!]);
   return view!;
 }
 
+/** One statement: the user with its grants and territories. */
 export async function getUser(ctx: TenantContext, key: string, lookup: UserLookup) {
-  const { services, tenant } = ctx;
-  const row = await findUser(services.db, tenant.id, key, lookup);
+  const row = await readUser(ctx.db, ctx.tenant.id, key, lookup);
   if (!row) throw new ApiError('USER_NOT_FOUND', {});
-  return viewOf(services, tenant, row);
+  return userViews(ctx.tenant, [row])[0]!;
 }
 
 /** POST creates a PROVISIONED user (001); PUT replaces one, absent fields taking their defaults. */

@@ -52,7 +52,7 @@ const userRoutes: AreaPlugin = async (app) => {
         { page, size },
         parseSort(sort, sortableUserFields),
       );
-      return dataAndMeta(await userViews(ctx.db, ctx.tenant, rows), total, { page, size });
+      return dataAndMeta(userViews(ctx.tenant, rows), total, { page, size });
     },
   );
 

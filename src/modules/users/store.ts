@@ -1,8 +1,8 @@
-import { type Kysely, type SqlBool, sql } from 'kysely';
+import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, Row } from '../../db/schema.ts';
-import { likeContains } from '../../db/sql.ts';
-import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
+import { likeContains, PREPARED } from '../../db/sql.ts';
+import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
 import { uuidPattern } from '../../wire/schemas.ts';
 import type { UserFilter } from './schemas.ts';
 import type { UserTerritoryEntry } from './tables.ts';
@@ -42,7 +42,7 @@ export async function listUsers(
   filter: UserFilter,
   paging: Paging,
   sort: SortKey[],
-): Promise<{ rows: UserRow[]; total: number }> {
+): Promise<{ rows: UserReadRow[]; total: number }> {
   let query = db.selectFrom('users as u').where('u.tenant_id', '=', tenantId);
   if (!filter.includeDeleted) query = query.where('u.deleted_at', 'is', null);
   if (filter.email) query = query.where((eb) => eb(eb.fn('lower', ['u.email']), '=', filter.email!.toLowerCase()));
@@ -89,63 +89,66 @@ export async function listUsers(
       ),
     );
   }
-  const [rows, count] = await Promise.all([
-    applySort(query.selectAll('u'), sort, [{ column: 'lower(u.username)', direction: 'asc' }], 'u.id')
-      .limit(paging.size)
-      .offset(offsetOf(paging))
-      .execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  const list = { base: query as never, table: 'users', alias: 'u', tenantId, searched: false, extra: userRelations() };
+  const order = { keys: sort, fallback: [{ column: 'lower(u.username)', direction: 'asc' as const }], tieBreaker: 'u.id' };
+  return filteredPage<UserReadRow>(db as Kysely<never>, list, order, paging);
 }
 
-export interface UserGrantRow {
-  principal_id: string;
+/** A grant as JSON: its times are text (the view turns them back into Dates). */
+export interface UserGrantJson {
   grant_type: 'SECURITY_ROLE' | 'SECURITY_POLICY';
   name: string;
   primary_role: boolean;
-  effective_date: Date | null;
-  expiration_date: Date | null;
-  created_at: Date;
-  updated_at: Date;
+  effective_date: string | null;
+  expiration_date: string | null;
+  created_at: string;
+  updated_at: string;
   instance_id: string;
   instance_name: string;
   instance_description: string | null;
 }
 
-export async function grantsOfUsers(db: Kysely<DB>, tenantId: string, userIds: string[]): Promise<UserGrantRow[]> {
-  if (userIds.length === 0) return [];
-  return db
-    .selectFrom('access_grants as g')
-    .innerJoin('instances as i', (join) => join.onRef('i.tenant_id', '=', 'g.tenant_id').onRef('i.id', '=', 'g.instance_id'))
-    .select([
-      'g.principal_id',
-      'g.grant_type',
-      'g.name',
-      'g.primary_role',
-      'g.effective_date',
-      'g.expiration_date',
-      'g.created_at',
-      'g.updated_at',
-      'i.id as instance_id',
-      'i.name as instance_name',
-      'i.description as instance_description',
-    ])
-    .where('g.tenant_id', '=', tenantId)
-    .where('g.principal_id', 'in', userIds)
-    .orderBy('i.name')
-    .orderBy('g.name')
-    .execute();
+export type UserReadRow = UserRow & {
+  grants: UserGrantJson[];
+  territory_record: { territories: UserTerritoryEntry[]; full_territories_access_instances: string[] | null } | null;
+};
+
+/**
+ * A user as every read loads it: the row with its grants and territories composed into the same
+ * statement as JSON columns (one round trip, as for patients).
+ */
+export function userRelations(alias = 'u'): RawBuilder<unknown>[] {
+  const u = sql.raw(alias);
+  return [
+    sql`(SELECT coalesce(json_agg(json_build_object(
+        'grant_type', g.grant_type, 'name', g.name, 'primary_role', g.primary_role,
+        'effective_date', g.effective_date, 'expiration_date', g.expiration_date,
+        'created_at', g.created_at, 'updated_at', g.updated_at,
+        'instance_id', i.id, 'instance_name', i.name, 'instance_description', i.description
+      ) ORDER BY i.name, g.name), '[]')
+      FROM access_grants g JOIN instances i ON i.tenant_id = g.tenant_id AND i.id = g.instance_id
+      WHERE g.tenant_id = ${u}.tenant_id AND g.principal_id = ${u}.id) AS grants`,
+    sql`(SELECT json_build_object('territories', ut.territories, 'full_territories_access_instances', ut.full_territories_access_instances)
+      FROM user_territories ut WHERE ut.tenant_id = ${u}.tenant_id AND ut.user_id = ${u}.id) AS territory_record`,
+  ];
 }
 
-export async function territoriesOfUsers(db: Kysely<DB>, tenantId: string, userIds: string[]) {
-  if (userIds.length === 0) return [];
-  return db
-    .selectFrom('user_territories')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('user_id', 'in', userIds)
-    .execute();
+/** One live user with its relations, by id, username or email: one statement. */
+export async function readUser(
+  db: Kysely<DB>,
+  tenantId: string,
+  key: string,
+  lookup: UserLookup,
+): Promise<UserReadRow | undefined> {
+  if (lookup === 'ID' && !uuidPattern.test(key)) return undefined;
+  const match =
+    lookup === 'ID'
+      ? sql`u.id = ${key}`
+      : sql`lower(u.${sql.raw(lookup === 'EMAIL' ? 'email' : 'username')}) = ${key.toLowerCase()}`;
+  const { rows } = await sql<UserReadRow>`${sql.raw(PREPARED)}
+    SELECT u.*, ${sql.join(userRelations())} FROM users u
+    WHERE u.tenant_id = ${tenantId} AND u.deleted_at IS NULL AND ${match}`.execute(db);
+  return rows[0];
 }
 
 export async function writeTerritories(

@@ -1,36 +1,30 @@
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
 import type { Tenant } from '../../tenancy/tenancy.ts';
-import { grantsOfUsers, territoriesOfUsers, type UserGrantRow, type UserRow } from './store.ts';
+import type { UserGrantJson, UserReadRow } from './store.ts';
 import type { UserTerritoryEntry } from './tables.ts';
 
 /** prod: unset optional keys are left out of a user object rather than written as null. */
 const omitIfNull = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
 
-function grantView(grant: UserGrantRow) {
+const dateOf = (value: string | null) => (value === null ? null : new Date(value));
+
+function grantView(grant: UserGrantJson) {
   return {
     permissionName: grant.name,
     instanceName: grant.instance_name,
     type: grant.grant_type,
     primaryRole: grant.primary_role,
-    effectiveDate: grant.effective_date,
-    expirationDate: grant.expiration_date,
-    createdAt: grant.created_at,
-    updatedAt: grant.updated_at,
+    effectiveDate: dateOf(grant.effective_date),
+    expirationDate: dateOf(grant.expiration_date),
+    createdAt: new Date(grant.created_at),
+    updatedAt: new Date(grant.updated_at),
   };
 }
 
-/** User rows as API objects, with every user's roles, policies and territories loaded in two queries. */
-export async function userViews(db: Kysely<DB>, tenant: Tenant, rows: UserRow[]) {
-  const ids = rows.map((row) => row.id);
-  const [grants, territories] = await Promise.all([grantsOfUsers(db, tenant.id, ids), territoriesOfUsers(db, tenant.id, ids)]);
-  const grantsByUser = new Map<string, UserGrantRow[]>();
-  for (const grant of grants) grantsByUser.set(grant.principal_id, [...(grantsByUser.get(grant.principal_id) ?? []), grant]);
-  const territoriesByUser = new Map(territories.map((record) => [record.user_id, record]));
-
+/** User rows, read with their grants and territories (store.ts#userRelations), as API objects: no query here. */
+export function userViews(tenant: Tenant, rows: UserReadRow[]) {
   return rows.map((row) => {
-    const userGrants = grantsByUser.get(row.id) ?? [];
-    const record = territoriesByUser.get(row.id);
+    const userGrants = row.grants;
+    const record = row.territory_record;
     const instances = new Map(userGrants.map((grant) => [grant.instance_id, grant]));
     return {
       id: row.id,
