@@ -6,6 +6,7 @@ import { auditRows, createdStamp, recordAudit, updatedStamp } from '../../events
 import type { Context } from '../../http/context.ts';
 import { missingUserIds } from '../../tenancy/users.ts';
 import { ApiError, validationError } from '../../wire/errors.ts';
+import type { LookupType, PatientRow } from './read.ts';
 import { type PatientReadRow, patientRelations, type RelationScope, readPatient, readPatients } from './read.ts';
 import { checkTerritories, derivedTerritories, normalizeCareTeam } from './rules.ts';
 import type { PatientBulkPatchBody, PatientInput } from './schemas.ts';
@@ -14,9 +15,7 @@ import {
   careTeamRows,
   ensurePointOfContact,
   findPatient,
-  type LookupType,
   missingPatientIds,
-  type PatientRow,
   removeCareTeamMembers,
   replaceCareTeamMember,
   replaceCareTeams,

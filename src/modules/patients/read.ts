@@ -1,8 +1,13 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { DB } from '../../db/schema.ts';
+import type { DB, Row } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';
 import { PREPARED } from '../../db/sql.ts';
-import { type LookupType, lookupColumns, type PatientRow } from './store.ts';
+
+export type PatientRow = Row<'patients'>;
+
+export type LookupType = 'ID' | 'EID' | 'EGUID' | 'MRN';
+
+export const lookupColumns = { ID: 'id', EID: 'external_id', EGUID: 'external_guid', MRN: 'mrn' } as const;
 
 /**
  * A patient as every read loads it: the row and, composed into the same statement as JSON

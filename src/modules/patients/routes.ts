@@ -7,6 +7,7 @@ import { badField, ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody, InstanceParams, uuidPattern } from '../../wire/schemas.ts';
 import { sortableFields } from './fields.ts';
 import { bulkUpdatePatients, createPatient, deletePatient, getPatient, relationScope, updatePatient } from './operations.ts';
+import type { LookupType } from './read.ts';
 import {
   Patient,
   PatientBulkPatch,
@@ -18,7 +19,7 @@ import {
   PatientLookupQuery,
   PatientPatch,
 } from './schemas.ts';
-import { type LookupType, listPatients } from './store.ts';
+import { listPatients } from './store.ts';
 import { patientViews } from './views.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };

@@ -7,16 +7,17 @@ import { updatedStamp } from '../../events/audit.ts';
 import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
 import type { Caller } from '../../tenancy/access.ts';
 import { readInstant } from '../../wire/schemas.ts';
-import { type PatientReadRow, patientRelations, type RelationScope } from './read.ts';
+import {
+  type LookupType,
+  lookupColumns,
+  type PatientReadRow,
+  type PatientRow,
+  patientRelations,
+  type RelationScope,
+} from './read.ts';
 import type { CareTeamEntry } from './rules.ts';
 import { searchTerms } from './rules.ts';
 import type { PatientFilter } from './schemas.ts';
-
-export type PatientRow = Row<'patients'>;
-
-export type LookupType = 'ID' | 'EID' | 'EGUID' | 'MRN';
-
-export const lookupColumns = { ID: 'id', EID: 'external_id', EGUID: 'external_guid', MRN: 'mrn' } as const;
 
 export async function findPatient(
   db: Kysely<DB>,

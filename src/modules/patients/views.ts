@@ -1,9 +1,8 @@
 import type { Static } from 'typebox';
 import type { Context } from '../../http/context.ts';
 import { compareNames, programView } from '../programs/index.ts';
-import type { CareTeamMember, PatientReadRow, TerritoryUser } from './read.ts';
+import type { CareTeamMember, PatientReadRow, PatientRow, TerritoryUser } from './read.ts';
 import type { CareUser, Patient } from './schemas.ts';
-import type { PatientRow } from './store.ts';
 
 /** A patient as the API returns it; custom attributes ride along as extra keys. */
 export type PatientView = Static<typeof Patient>;

@@ -3,6 +3,7 @@ import type { PatientTerritory, RowUpdate } from '../../db/schema.ts';
 import type { Formation } from '../../formation/schemas.ts';
 import { badField } from '../../wire/errors.ts';
 import { type ScalarField, scalarFields, writableScalarFields } from './fields.ts';
+import type { PatientRow } from './read.ts';
 import {
   birthDay,
   type CareTeamEntry,
@@ -13,7 +14,6 @@ import {
   searchText,
 } from './rules.ts';
 import type { PatientInput } from './schemas.ts';
-import type { PatientRow } from './store.ts';
 
 /** Keys of a patient object that a client may send back but never writes (DECISIONS §10). */
 const ignoredKeys = new Set([

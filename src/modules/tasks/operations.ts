@@ -8,6 +8,7 @@ import { lockPatient, type PatientRow } from '../../records/patient-scope.ts';
 import { missingUserIds } from '../../tenancy/users.ts';
 import { ApiError, badField, type FieldError, validationError } from '../../wire/errors.ts';
 import { readInstant } from '../../wire/schemas.ts';
+import type { TaskRow } from './read.ts';
 import { readTasks } from './read.ts';
 import type { TaskCreateBody, TaskPatchBody, TaskView } from './schemas.ts';
 import {
@@ -19,7 +20,6 @@ import {
   removeWatcher,
   replaceWatchers,
   searchTextOf,
-  type TaskRow,
   touchTask,
 } from './store.ts';
 import { patientName, taskViews } from './views.ts';

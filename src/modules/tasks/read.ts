@@ -1,8 +1,9 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { DB } from '../../db/schema.ts';
+import type { DB, Row } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';
 import { PREPARED } from '../../db/sql.ts';
-import type { TaskRow } from './store.ts';
+
+export type TaskRow = Row<'tasks'>;
 
 /**
  * A task as every read loads it: the row and, composed into the same statement as JSON columns,

@@ -5,9 +5,8 @@ import { likeContains } from '../../db/sql.ts';
 import { updatedStamp } from '../../events/audit.ts';
 import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
 import { readInstant } from '../../wire/schemas.ts';
-import { type TaskReadRow, taskRelations } from './read.ts';
+import { type TaskReadRow, type TaskRow, taskRelations } from './read.ts';
 
-export type TaskRow = Row<'tasks'>;
 export type TaskCommentRow = Row<'task_comments'>;
 
 /** Sort keys: API name → SQL, each served by an index of migration 0003; priority sorts by urgency. */
