@@ -1,6 +1,6 @@
 import { type Kysely, type SqlBool, sql } from 'kysely';
 import { parameterBatches } from '../../db/batches.ts';
-import type { DB, Row } from '../../db/schema.ts';
+import type { DB } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';
 import { likeContains } from '../../db/sql.ts';
 import { updatedStamp } from '../../events/audit.ts';
