@@ -7,6 +7,8 @@ import type { Permission } from '../formation/permissions.ts';
 import type { Formation } from '../formation/schemas.ts';
 import type { Access, Caller } from '../tenancy/access.ts';
 import type { Instance, Tenant } from '../tenancy/tenancy.ts';
+import { isTimeZone } from '../wire/formats.ts';
+import { DEFAULT_TIME_ZONE } from '../wire/local-time.ts';
 import type { Services } from './services.ts';
 
 /**
@@ -23,6 +25,11 @@ export interface TenantContext {
   /** Who the audit log and the created/updated-by fields name. */
   readonly actor: Actor;
   readonly log: FastifyBaseLogger;
+  /**
+   * The IANA zone `local…` fields are written in (wire/local-time.ts): a user caller's own
+   * time zone, UTC for API clients, users without one, and the system (000, DECISIONS §4).
+   */
+  readonly timezone: string;
   /** Whether the caller holds a permission (beyond the route's own, which is already checked). */
   can(permission: Permission): boolean;
 }
@@ -80,6 +87,8 @@ export function requestContext(
     caller,
     actor,
     log: request.log,
+    // A zone stored before it was checked, or one this runtime lacks, falls back rather than failing reads.
+    timezone: access.timezone && isTimeZone(access.timezone) ? access.timezone : DEFAULT_TIME_ZONE,
     can: (permission: Permission) => access.permissions.has(permission),
   };
   return instance ? instanceContext(base, instance) : base;
@@ -101,6 +110,7 @@ export function systemContext(
     caller: undefined,
     actor: systemActor(tenant.id, instance?.id ?? null),
     log: log ?? silentLog,
+    timezone: DEFAULT_TIME_ZONE,
     can: () => true,
   };
   return instance ? instanceContext(base, instance) : base;

@@ -21,6 +21,11 @@ export interface Access {
   /** Instances where the caller holds at least one role or policy. */
   instanceIds: ReadonlySet<string>;
   permissions: ReadonlySet<Permission>;
+  /**
+   * A user's own time zone (users.timezone), read with the access so that `local…` fields cost no
+   * query of their own; absent for API clients and users without one.
+   */
+  timezone?: string | null;
 }
 
 interface Grant {
@@ -41,7 +46,7 @@ export async function loadAccess(
   caller: { tenantId: string; type: CallerType; id: string },
   instanceId: string | undefined,
 ): Promise<Access> {
-  const active = await isActive(db, caller);
+  const { active, timezone } = await callerState(db, caller);
   if (!active) return { active, instanceIds: new Set(), permissions: new Set() };
 
   let query = db
@@ -62,7 +67,7 @@ export async function loadAccess(
     const formation = await formationOf(id, instanceGrants[0]?.current_formation_version ?? null);
     for (const permission of permissionsFromGrants(formation, instanceGrants)) permissions.add(permission);
   }
-  return { active, instanceIds: new Set(byInstance.keys()), permissions };
+  return { active, instanceIds: new Set(byInstance.keys()), permissions, timezone };
 }
 
 export function permissionsFromGrants(formation: Formation, grants: Pick<Grant, 'grant_type' | 'name'>[]): Permission[] {
@@ -74,7 +79,10 @@ export function permissionsFromGrants(formation: Formation, grants: Pick<Grant, 
   return policyNames.flatMap((name) => policies.get(name) ?? []).filter(isPermission);
 }
 
-async function isActive(db: Kysely<DB>, caller: { tenantId: string; type: CallerType; id: string }): Promise<boolean> {
+async function callerState(
+  db: Kysely<DB>,
+  caller: { tenantId: string; type: CallerType; id: string },
+): Promise<{ active: boolean; timezone: string | null }> {
   if (caller.type === 'API_CLIENT') {
     const client = await db
       .selectFrom('api_clients')
@@ -82,13 +90,13 @@ async function isActive(db: Kysely<DB>, caller: { tenantId: string; type: Caller
       .where('tenant_id', '=', caller.tenantId)
       .where('id', '=', caller.id)
       .executeTakeFirst();
-    return client?.enabled === true;
+    return { active: client?.enabled === true, timezone: null };
   }
   const user = await db
     .selectFrom('users')
-    .select(['enabled', 'deleted_at'])
+    .select(['enabled', 'deleted_at', 'timezone'])
     .where('tenant_id', '=', caller.tenantId)
     .where('id', '=', caller.id)
     .executeTakeFirst();
-  return user?.enabled === true && user.deleted_at === null;
+  return { active: user?.enabled === true && user.deleted_at === null, timezone: user?.timezone ?? null };
 }
