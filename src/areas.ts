@@ -1,4 +1,5 @@
 import type { Area } from './http/area.ts';
+import { area as assessments } from './modules/assessments/area.ts';
 import { area as audit } from './modules/audit/area.ts';
 import { area as auth } from './modules/auth/area.ts';
 import { area as carePlan } from './modules/care-plan/area.ts';
@@ -28,4 +29,5 @@ export const areas: readonly Area[] = [
   cdts,
   dictionaries,
   audit,
+  assessments,
 ];

@@ -1,4 +1,4 @@
-import { type Static, Type } from 'typebox';
+import { type Static, type TSchema, type TUnsafe, Type } from 'typebox';
 import { DateTime, E164, JsonObject, Nullable, Uuid } from '../wire/schemas.ts';
 import { fieldTypes } from './field-types.ts';
 
@@ -133,16 +133,147 @@ export const DocumentType = Type.Object({
   fields: Type.Optional(Type.Array(FieldDefinition)),
 });
 
-/** An assessment as the designer wrote it: questions and scoring are kept as given. */
-export const Assessment = Type.Object(
-  {
-    name: Name,
-    title: Title,
-    questions: Type.Optional(Type.Array(Type.Unknown())),
-    scoring: Type.Optional(Type.Unknown()),
-  },
-  { additionalProperties: true },
+export const assessmentViewTypes = ['question', 'readOnly'] as const;
+export const scoringFormulas = ['SUM', 'AVG'] as const;
+export type ScoringFormula = (typeof scoringFormulas)[number];
+
+/** Production writes these as null as often as it leaves them out. */
+const OptionalRef = Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()]));
+/** A value an answer can take, as options and scores name it. */
+const AnswerValue = Type.Union([Type.String({ maxLength: 1000 }), Type.Number(), Type.Boolean()]);
+
+/** An object that keeps keys it does not list, typed so (a designer's extra keys are kept as given). */
+function Open<T extends TSchema>(schema: T): TUnsafe<Static<T> & { [key: string]: unknown }> {
+  return Type.Unsafe<Static<T> & { [key: string]: unknown }>(schema);
+}
+
+/**
+ * Assessments follow production's shape (PROD-SHAPES "Assessment formation"). The keys the API
+ * reads are typed; every other key the designer writes (programs, template, conditionSettings,
+ * displayType, ...) is kept as given, so each object here allows more.
+ */
+export const AssessmentFieldMeta = Open(
+  Type.Object(
+    {
+      type: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 50, description: 'A field type (field-types.ts), either case' }),
+      ),
+      required: Type.Optional(Type.Boolean({ description: 'Must be answered before the record is COMPLETED' })),
+      options: Type.Optional(
+        Type.Array(
+          Type.Union([
+            Type.String({ maxLength: 1000 }),
+            Type.Object(
+              { value: AnswerValue, label: Type.Optional(Type.String({ maxLength: 1000 })) },
+              { additionalProperties: true },
+            ),
+          ]),
+          { description: 'Choices of a select question: values, or {value, label}' },
+        ),
+      ),
+      multiple: Type.Optional(Type.Boolean({ description: 'A select question whose answer is a list of options' })),
+    },
+    { additionalProperties: true },
+  ),
 );
+
+export const AssessmentField = Open(
+  Type.Object(
+    {
+      name: Name,
+      label: Type.Optional(Type.String({ maxLength: 5000 })),
+      refCdtName: OptionalRef,
+      refCdtFieldName: OptionalRef,
+      order: Type.Optional(Type.Number()),
+      viewType: Type.Optional(
+        Type.Enum(assessmentViewTypes, { description: 'question (the default) is answered; readOnly is shown' }),
+      ),
+      meta: Type.Optional(AssessmentFieldMeta),
+      prePopulatedValue: Type.Optional(Type.Unknown()),
+      attachments: Type.Optional(Type.Array(Type.Unknown())),
+    },
+    {
+      additionalProperties: true,
+      description:
+        'Its answer key is `<refCdtName>__<refCdtFieldName>`; refCdtName defaults to `_<assessment name>`, refCdtFieldName to the name.',
+    },
+  ),
+);
+
+export const AssessmentSection = Open(
+  Type.Object(
+    {
+      name: Name,
+      title: Title,
+      order: Type.Optional(Type.Number()),
+      fields: Type.Array(AssessmentField),
+    },
+    { additionalProperties: true },
+  ),
+);
+
+export const ScoringField = Open(
+  Type.Object(
+    {
+      refCdtName: OptionalRef,
+      refCdtFieldName: Type.String({ minLength: 1, maxLength: 100 }),
+      type: Type.Optional(Type.String({ maxLength: 50 })),
+      scores: Type.Optional(
+        Type.Array(Type.Object({ score: Type.Number(), answer: AnswerValue }, { additionalProperties: true }), {
+          description: 'The score of each answer; without scores a number answer is its own score',
+        }),
+      ),
+    },
+    { additionalProperties: true },
+  ),
+);
+
+export const ScoringGroup = Open(
+  Type.Object(
+    {
+      name: Name,
+      title: Title,
+      formula: Type.Optional(Type.Enum(scoringFormulas)),
+      fields: Type.Array(ScoringField),
+    },
+    { additionalProperties: true },
+  ),
+);
+
+export const AssessmentScoring = Open(
+  Type.Object(
+    {
+      formula: Type.Optional(
+        Type.Enum(scoringFormulas, { description: "How the groups' scores make the total; SUM by default" }),
+      ),
+      groups: Type.Optional(Type.Array(ScoringGroup)),
+    },
+    { additionalProperties: true },
+  ),
+);
+
+/** An assessment: its questions in sections, and the scoring of their answers. */
+export const Assessment = Open(
+  Type.Object(
+    {
+      name: Name,
+      title: Title,
+      sections: Type.Optional(Type.Array(AssessmentSection)),
+      /** Formations written before sections existed listed questions here; they are kept, never answered. */
+      questions: Type.Optional(Type.Array(Type.Unknown())),
+      scoring: Type.Optional(AssessmentScoring),
+    },
+    { additionalProperties: true },
+  ),
+);
+
+/** The key an answer to `field` is saved under (DECISIONS §7): `<refCdtName>__<refCdtFieldName>`. */
+export function answerKey(
+  assessmentName: string,
+  field: { name?: string; refCdtName?: string | null; refCdtFieldName?: string | null },
+): string {
+  return `${field.refCdtName || `_${assessmentName}`}__${field.refCdtFieldName || field.name}`;
+}
 
 export const EncounterTemplate = Type.Object({
   name: Name,
@@ -195,6 +326,8 @@ export type PdtDefinition = Static<typeof Pdt>;
 export type CdtDefinition = Static<typeof Cdt>;
 export type DictionaryDefinition = Static<typeof Dictionary>;
 export type DocumentTypeDefinition = Static<typeof DocumentType>;
+export type AssessmentDefinition = Static<typeof Assessment>;
+export type AssessmentFieldDefinition = Static<typeof AssessmentField>;
 
 export type Formation = Static<typeof FormationDocument>;
 

@@ -1,8 +1,9 @@
 import type { FieldError } from '../wire/errors.ts';
 import { defaultDictionaryNames } from './defaults.ts';
+import { fieldTypes } from './field-types.ts';
 import { builtInPatientFields, reservedTopLevelNames } from './patient-fields.ts';
 import { isPermission } from './permissions.ts';
-import type { FieldDefinitionInput, Formation } from './schemas.ts';
+import { answerKey, type FieldDefinitionInput, type Formation } from './schemas.ts';
 
 /**
  * The rules a formation must meet before it is published: names are unique, references
@@ -64,6 +65,7 @@ export function formationProblems(formation: Formation): FieldError[] {
   }
   if (formation.encounterDisposition) fieldProblems(formation.encounterDisposition.fields, 'encounterDisposition.fields', add);
   encounterTemplateProblems(formation, add);
+  assessmentProblems(formation, add);
   for (const [index, dictionary] of (formation.dictionaries ?? []).entries()) {
     if (defaultDictionaryNames.has(dictionary.name)) {
       add(`dictionaries.${index}.name`, `"${dictionary.name}" is a default dictionary and cannot be redefined`);
@@ -168,6 +170,51 @@ function encounterTemplateProblems(formation: Formation, add: (path: string, mes
     }
     for (const name of template.visitServices ?? []) {
       if (!services.has(name)) add(`encounterTemplates.${index}.visitServices`, `no visit service "${name}"`);
+    }
+  }
+}
+
+const knownFieldTypes = new Set<string>(fieldTypes);
+
+/**
+ * An assessment's questions take answers by key (`<refCdtName>__<refCdtFieldName>`), checked by
+ * their `meta.type` as CDT fields are: so each key is unique, each question has a known type (a
+ * select, its options), and scoring names only questions of its own assessment.
+ */
+function assessmentProblems(formation: Formation, add: (path: string, message: string) => void) {
+  for (const [index, assessment] of (formation.assessments ?? []).entries()) {
+    const path = `assessments.${index}`;
+    const sections = assessment.sections ?? [];
+    uniqueNames(sections, `${path}.sections`, add);
+    const questionKeys = new Set<string>();
+    const keys = new Set<string>();
+    for (const [sectionIndex, section] of sections.entries()) {
+      for (const [fieldIndex, field] of section.fields.entries()) {
+        const fieldPath = `${path}.sections.${sectionIndex}.fields.${fieldIndex}`;
+        const key = answerKey(assessment.name, field);
+        if (keys.has(key)) add(`${fieldPath}.name`, `the answer key "${key}" is used twice`);
+        keys.add(key);
+        const type = field.meta?.type?.toLowerCase();
+        const question = (field.viewType ?? 'question') === 'question';
+        if (question) questionKeys.add(key);
+        if (type === undefined) {
+          if (question) add(`${fieldPath}.meta.type`, 'a question needs a type');
+        } else if (!knownFieldTypes.has(type)) {
+          add(`${fieldPath}.meta.type`, `unknown field type "${field.meta?.type}"`);
+        } else if (type === 'select' && !(field.meta?.options && field.meta.options.length > 0)) {
+          add(`${fieldPath}.meta.options`, 'a select question needs options');
+        }
+      }
+    }
+    const groups = assessment.scoring?.groups ?? [];
+    uniqueNames(groups, `${path}.scoring.groups`, add);
+    for (const [groupIndex, group] of groups.entries()) {
+      for (const [fieldIndex, field] of group.fields.entries()) {
+        const key = answerKey(assessment.name, field);
+        if (!questionKeys.has(key)) {
+          add(`${path}.scoring.groups.${groupIndex}.fields.${fieldIndex}`, `no question "${key}" in this assessment`);
+        }
+      }
     }
   }
 }
