@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -6,6 +7,7 @@ import { areas } from './areas.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { DB } from './db/schema.ts';
+import type { BlobStore } from './files/blob-store.ts';
 import { registerAccessControl } from './http/access-hook.ts';
 import { type Catalogs, mergeAreas } from './http/area.ts';
 import { registerBrowserSecurity } from './http/browser-security.ts';
@@ -22,6 +24,8 @@ export interface AppOptions {
   database: Database;
   /** Replaces the system clock (tests of expiry and local times). */
   clock?: Clock;
+  /** Replaces the configured blob store. */
+  blobs?: BlobStore;
 }
 
 export interface App {
@@ -40,11 +44,11 @@ const logSerializers = {
 };
 
 /** Builds the HTTP app on an open, migrated database. `listen()` is the caller's choice. */
-export async function buildApp({ config, database, clock }: AppOptions): Promise<App> {
+export async function buildApp({ config, database, clock, blobs }: AppOptions): Promise<App> {
   registerFormats();
   const catalogs = mergeAreas(areas);
   const secret = config.jwtSecret || (await sharedJwtSecret(database.db));
-  const services = new Services({ config, database, secret, ...(clock ? { clock } : {}) });
+  const services = new Services({ config, database, secret, ...(clock ? { clock } : {}), ...(blobs ? { blobs } : {}) });
 
   const app = Fastify({
     logger: { level: config.logLevel, serializers: logSerializers },
@@ -80,6 +84,10 @@ export async function buildApp({ config, database, clock }: AppOptions): Promise
     });
   });
 
+  // Multipart bodies are read by the upload routes as streams (files/upload.ts), never buffered.
+  await app.register(multipart, { throwFileSizeLimit: true });
+  sweepFileRemovals(app, services);
+
   await registerBrowserSecurity(app, config);
   app.addHook('onSend', async (request, reply) => {
     // DECISIONS §1: nothing this API returns may be cached.
@@ -93,6 +101,14 @@ export async function buildApp({ config, database, clock }: AppOptions): Promise
   registerAccessControl(app, services, accessTable);
   for (const area of areas) await app.register(area.routes, { services });
   return { server: app, services, catalogs, accessTable };
+}
+
+/** How often each process removes the blobs of deleted files that no request swept (a crash, a cascade). */
+const SWEEP_EVERY_MS = 60_000;
+
+function sweepFileRemovals(app: FastifyInstance, services: Services): void {
+  const timer = setInterval(() => services.files.sweepSoon(app.log), SWEEP_EVERY_MS).unref();
+  app.addHook('onClose', async () => clearInterval(timer));
 }
 
 /**

@@ -6,6 +6,8 @@ import { area as carePlan } from './modules/care-plan/area.ts';
 import { area as cdts } from './modules/cdts/area.ts';
 import { area as contacts } from './modules/contacts/area.ts';
 import { area as dictionaries } from './modules/dictionaries/area.ts';
+import { area as documents } from './modules/documents/area.ts';
+import { area as files } from './modules/files/area.ts';
 import { area as formation } from './modules/formation/area.ts';
 import { area as health } from './modules/health/area.ts';
 import { area as patients } from './modules/patients/area.ts';
@@ -28,6 +30,8 @@ export const areas: readonly Area[] = [
   pdts,
   cdts,
   dictionaries,
+  files,
+  documents,
   audit,
   assessments,
 ];

@@ -20,6 +20,25 @@ const EnvSchema = Type.Object({
     description: 'How long start-up waits for an unreachable PostgreSQL (retrying with backoff) before giving up.',
   }),
   CAIRN_DATA_DIR: Type.String({ default: './data', description: 'Where PGlite and local files live.' }),
+  CAIRN_FILE_STORE: Type.Union([Type.Literal('local'), Type.Literal('s3')], {
+    default: 'local',
+    description: 'Where file bytes live: local (CAIRN_DATA_DIR/files) or s3 (the CAIRN_S3_* settings).',
+  }),
+  CAIRN_S3_BUCKET: Type.String({ default: '', description: 'S3 bucket for files (CAIRN_FILE_STORE=s3).' }),
+  CAIRN_S3_REGION: Type.String({ default: 'us-east-1', description: 'S3 region.' }),
+  CAIRN_S3_ENDPOINT: Type.String({
+    default: '',
+    description: 'An S3-compatible server (MinIO, R2, Ceph), e.g. http://127.0.0.1:9000. Unset: AWS.',
+  }),
+  CAIRN_S3_ACCESS_KEY_ID: Type.String({
+    default: '',
+    description: "S3 access key. Unset: the AWS SDK's own chain (environment, role).",
+  }),
+  CAIRN_S3_SECRET_ACCESS_KEY: Type.String({ default: '', description: 'S3 secret key, with CAIRN_S3_ACCESS_KEY_ID.' }),
+  CAIRN_S3_FORCE_PATH_STYLE: Type.Boolean({
+    default: false,
+    description: 'Address the bucket in the path rather than the host name (most S3-compatible servers need it).',
+  }),
   CAIRN_DEMO: Type.Boolean({
     default: true,
     description: 'Create the demo tenant (demo/sandbox) and its API client on first start.',
@@ -77,6 +96,18 @@ const EnvSchema = Type.Object({
 
 export type Env = Static<typeof EnvSchema>;
 
+export type FileStoreSettings =
+  | { driver: 'local'; root: string }
+  | {
+      driver: 's3';
+      bucket: string;
+      region: string;
+      endpoint: string;
+      accessKeyId: string;
+      secretAccessKey: string;
+      forcePathStyle: boolean;
+    };
+
 export interface Config {
   port: number;
   host: string;
@@ -85,6 +116,7 @@ export interface Config {
   databasePoolSize: number;
   databaseWaitSeconds: number;
   dataDir: string;
+  files: FileStoreSettings;
   demo: { enabled: boolean; clientKey: string; secret: string };
   jwtSecret: string;
   tokenLimit: { max: number; failures: number; windowSeconds: number; blockSeconds: number };
@@ -127,6 +159,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(e.CAIRN_DEMO_CLIENT) !== Boolean(e.CAIRN_DEMO_SECRET)) {
     throw new ConfigError('Invalid configuration:\n  CAIRN_DEMO_CLIENT and CAIRN_DEMO_SECRET go together');
   }
+  if (e.CAIRN_FILE_STORE === 's3' && !e.CAIRN_S3_BUCKET) {
+    throw new ConfigError('Invalid configuration:\n  CAIRN_S3_BUCKET: required when CAIRN_FILE_STORE is s3');
+  }
+  if (Boolean(e.CAIRN_S3_ACCESS_KEY_ID) !== Boolean(e.CAIRN_S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError('Invalid configuration:\n  CAIRN_S3_ACCESS_KEY_ID and CAIRN_S3_SECRET_ACCESS_KEY go together');
+  }
+  const dataDir = path.resolve(e.CAIRN_DATA_DIR);
   const origins = e.CAIRN_CORS_ORIGINS.trim();
   return {
     port: e.PORT,
@@ -134,7 +173,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     databaseWaitSeconds: e.DATABASE_WAIT_SECONDS,
-    dataDir: path.resolve(e.CAIRN_DATA_DIR),
+    dataDir,
+    files:
+      e.CAIRN_FILE_STORE === 's3'
+        ? {
+            driver: 's3',
+            bucket: e.CAIRN_S3_BUCKET,
+            region: e.CAIRN_S3_REGION,
+            endpoint: e.CAIRN_S3_ENDPOINT,
+            accessKeyId: e.CAIRN_S3_ACCESS_KEY_ID,
+            secretAccessKey: e.CAIRN_S3_SECRET_ACCESS_KEY,
+            forcePathStyle: e.CAIRN_S3_FORCE_PATH_STYLE,
+          }
+        : { driver: 'local', root: path.join(dataDir, 'files') },
     demo: { enabled: e.CAIRN_DEMO, clientKey: e.CAIRN_DEMO_CLIENT, secret: e.CAIRN_DEMO_SECRET },
     jwtSecret: e.CAIRN_JWT_SECRET,
     tokenLimit: {

@@ -14,7 +14,7 @@ const layers: [string, RegExp][] = [
   ['db', /^(db\/|config\.ts$)/],
   ['wire', /^wire\//],
   ['model', /^(formation|tenancy|events)\//],
-  ['mechanisms', /^(http|records|providers)\//],
+  ['mechanisms', /^(http|records|files|providers)\//],
   ['modules', /^modules\//],
   ['app', /^(app|areas)\.ts$/],
   ['entry', /^(cli\.ts$|cli\/)/],

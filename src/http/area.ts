@@ -1,4 +1,5 @@
 import { type AuditActionCatalog, registerAuditActions } from '../events/audit.ts';
+import { fileErrors } from '../files/catalog.ts';
 import { formationErrors } from '../formation/errors.ts';
 import { type PermissionCatalog, registerPermissions } from '../formation/permissions.ts';
 import { recordAuditActions, recordErrors } from '../records/catalog.ts';
@@ -27,11 +28,11 @@ export interface Catalogs {
   auditActions: AuditActionCatalog;
 }
 
-/** The shared mechanisms' own codes and actions: the wire format's, the formation model's and the records kernel's. */
+/** The shared mechanisms' own codes and actions: the wire format's, the formation model's, the records kernel's and the files mechanism's. */
 const platform: Area = {
   name: 'platform',
   routes: async () => {},
-  errors: { ...coreErrors, ...formationErrors, ...recordErrors },
+  errors: { ...coreErrors, ...formationErrors, ...recordErrors, ...fileErrors },
   auditActions: recordAuditActions,
 };
 

@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import type { Database, DatabaseKind } from '../db/database.ts';
 import type { DB } from '../db/schema.ts';
+import type { BlobStore } from '../files/blob-store.ts';
+import { createBlobStore, FileService } from '../files/files.ts';
 import type { Formation } from '../formation/schemas.ts';
 import { loadFormation } from '../formation/store.ts';
 import type { Caller } from '../tenancy/access.ts';
@@ -24,6 +26,8 @@ export interface ServiceOptions {
   /** Signs bearer tokens and page tokens; every node must have the same. */
   secret: string;
   clock?: Clock;
+  /** Replaces the configured blob store (tests of a store's failures). */
+  blobs?: BlobStore;
 }
 
 /**
@@ -38,18 +42,20 @@ export class Services {
   readonly tokens: TokenService;
   readonly pageTokens: PageTokens;
   readonly clock: Clock;
+  readonly files: FileService;
   private readonly tenants: ReadThroughCache<Tenant>;
   private readonly instances: ReadThroughCache<Instance>;
   private readonly formations: ReadThroughCache<{ document: Formation }>;
   private readonly access: ReadThroughCache<Access>;
 
-  constructor({ config, database, secret, clock = systemClock }: ServiceOptions) {
+  constructor({ config, database, secret, clock = systemClock, blobs }: ServiceOptions) {
     this.config = config;
     this.tokens = new TokenService(secret);
     this.pageTokens = new PageTokens(secret);
     this.clock = clock;
     this.db = database.db;
     this.dbKind = database.kind;
+    this.files = new FileService(blobs ?? createBlobStore(config.files), secret, this.db);
     const ttl = config.cacheTtlMs;
     this.tenants = new ReadThroughCache(ttl, (name) => findTenantByName(this.db, name));
     this.instances = new ReadThroughCache(ttl, (key) => {

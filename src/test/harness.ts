@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../app.ts';
@@ -8,12 +10,13 @@ import { areas } from '../areas.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { type Database, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import type { BlobStore } from '../files/blob-store.ts';
 import { allPermissions, type Permission } from '../formation/permissions.ts';
 import type { Formation } from '../formation/schemas.ts';
 import { type Catalogs, mergeAreas } from '../http/area.ts';
 import { systemContext } from '../http/context.ts';
 import type { AccessTable } from '../http/route-access.ts';
-import type { Services } from '../http/services.ts';
+import type { Clock, Services } from '../http/services.ts';
 import { applyFormation } from '../modules/formation/operations.ts';
 import { createApiClient, createInstance, createTenant } from '../tenancy/store.ts';
 import type { Instance, Tenant } from '../tenancy/tenancy.ts';
@@ -53,13 +56,25 @@ export interface TestApp {
   catalogs: Catalogs;
 }
 
-/** Builds an app on the shared database; closed when the file's tests end. */
-export async function startApp(overrides: Partial<Config> = {}): Promise<TestApp> {
-  const config = { ...loadConfig({ CAIRN_DEMO: 'false', LOG_LEVEL: 'silent' }), ...overrides };
-  const { server, services, accessTable, catalogs } = await buildApp({ config, database: await database() });
+/**
+ * Builds an app on the shared database; closed when the file's tests end. Its files go to a
+ * folder of its own, removed with it.
+ */
+export async function startApp(
+  overrides: Partial<Config> = {},
+  options: { blobs?: BlobStore; clock?: Clock } = {},
+): Promise<TestApp> {
+  const filesRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-files-'));
+  const config = {
+    ...loadConfig({ CAIRN_DEMO: 'false', LOG_LEVEL: 'silent' }),
+    files: { driver: 'local' as const, root: filesRoot },
+    ...overrides,
+  };
+  const { server, services, accessTable, catalogs } = await buildApp({ config, database: await database(), ...options });
   await server.ready();
   after(async () => {
     await server.close();
+    fs.rmSync(filesRoot, { recursive: true, force: true });
   });
   return { server, services, config, accessTable, catalogs };
 }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { v5 as uuidv5 } from 'uuid';
 import { systemContext } from '../../http/context.ts';
+import { cdtRecordView } from '../../records/cdt-view.ts';
 import { Records } from '../../records/handle.ts';
 import { CDT_ID_NAMESPACE } from '../../records/store.ts';
 import { systemType } from '../../records/types.ts';
@@ -20,7 +21,7 @@ import {
   testFormation,
   uuidShape,
 } from '../../test/harness.ts';
-import { cdtRecordView, listCdtRecords } from './store.ts';
+import { listCdtRecords } from './store.ts';
 
 /** CDT record routes: POST, GET, PATCH and DELETE of one record, the bulk PATCH, and tenancy. */
 

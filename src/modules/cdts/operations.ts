@@ -1,5 +1,6 @@
 import type { Context } from '../../http/context.ts';
 import { pageObject, parseSort } from '../../http/pagination.ts';
+import { type CdtRecordView, cdtRecordView } from '../../records/cdt-view.ts';
 import { Records } from '../../records/handle.ts';
 import { requirePatient, withPatient } from '../../records/patient-scope.ts';
 import type { CdtRecordRow } from '../../records/store.ts';
@@ -8,9 +9,7 @@ import { readInstant, uuidPattern } from '../../wire/schemas.ts';
 import { filterConditions, selectedFields } from './query.ts';
 import type { CdtBulkPatchBody, CdtListQueryInput } from './schemas.ts';
 import {
-  type CdtRecordView,
   type CdtValuesChange,
-  cdtRecordView,
   findCdtRecords,
   firstCdtRecordId,
   listCdtRecords,

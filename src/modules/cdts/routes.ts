@@ -1,19 +1,11 @@
 import { contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
+import { CdtRecord } from '../../records/cdt-view.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody } from '../../wire/schemas.ts';
 import { bulkUpdateRecords, createRecord, deleteRecord, getRecord, listRecords, updateRecord } from './operations.ts';
-import {
-  CdtBulkPatch,
-  CdtBulkResult,
-  CdtList,
-  CdtListQuery,
-  CdtParams,
-  CdtRecord,
-  CdtRecordParams,
-  CdtValuesBody,
-} from './schemas.ts';
+import { CdtBulkPatch, CdtBulkResult, CdtList, CdtListQuery, CdtParams, CdtRecordParams, CdtValuesBody } from './schemas.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const tags = ['CDT records'];

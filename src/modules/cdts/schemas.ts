@@ -1,23 +1,9 @@
 import { type Static, Type } from 'typebox';
 import { PageObject, PagingQuery } from '../../http/pagination.ts';
+import { CdtRecord } from '../../records/cdt-view.ts';
 import { CsvList, JsonObject, Nullable, PatientParams, Uuid } from '../../wire/schemas.ts';
 
 /** The wire contract of CDT records (001 "Generic CDT record"; PROD-SHAPES "CDT record"; DECISIONS §7). */
-
-export const CdtRecord = Type.Object(
-  {
-    id: Uuid,
-    patientId: Uuid,
-    cdtId: Uuid,
-    version: Nullable(Type.Integer({ description: 'The formation version of the last write' })),
-    jsonBody: JsonObject,
-    cdtName: Type.String(),
-  },
-  {
-    description:
-      'jsonBody holds the system fields (external_guid, created_at, source_type, external_id, created_by_name, created_by, updated_by_name, updated_at, updated_by, id, source_id, source_name) and every field of the type, null when unset.',
-  },
-);
 
 export const CdtParams = Type.Object({ ...PatientParams.properties, cdtName: Type.String() });
 export const CdtRecordParams = Type.Object({ ...CdtParams.properties, recordId: Uuid });

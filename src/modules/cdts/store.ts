@@ -3,43 +3,13 @@ import type { DB } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';
 import type { Actor } from '../../events/audit.ts';
 import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
-import { jsonBody } from '../../records/json-body.ts';
-import { type CdtRecordRow, cdtIdOf, withoutNulls } from '../../records/store.ts';
+import { type CdtRecordRow, withoutNulls } from '../../records/store.ts';
 
 /**
  * The CDT record queries beyond the kernel's one-record writes (001 "Generic CDT record"): the
  * wire view, the list with its filters and sorts, and the bulk change in one statement. Every
  * query is scoped by tenant, instance, patient and type name.
  */
-
-/** The wire record: `{id, patientId, cdtId, version, jsonBody, cdtName}`, cdtName last (PROD-SHAPES). */
-export interface CdtRecordView {
-  id: string;
-  patientId: string;
-  cdtId: string;
-  version: number | null;
-  jsonBody: Record<string, unknown>;
-  cdtName: string;
-}
-
-/**
- * A row as the API shows it. `fieldNames` are the type's fields (null when unset); with `only`,
- * jsonBody carries the system keys and just those custom fields.
- */
-export function cdtRecordView(row: CdtRecordRow, fieldNames: readonly string[], only?: readonly string[]): CdtRecordView {
-  const values = row.values as Record<string, unknown>;
-  const shown = only
-    ? Object.fromEntries(only.filter((name) => Object.hasOwn(values, name)).map((name) => [name, values[name]]))
-    : values;
-  return {
-    id: row.id,
-    patientId: row.patient_id,
-    cdtId: cdtIdOf(row.instance_id, row.cdt_name),
-    version: row.version,
-    jsonBody: jsonBody(row, only ?? fieldNames, shown),
-    cdtName: row.cdt_name,
-  };
-}
 
 function scoped(db: Kysely<DB>, scope: Scope, patientId: string, cdtName: string) {
   return db

@@ -1,0 +1,59 @@
+import { type Kysely, sql } from 'kysely';
+
+/**
+ * Files: the record of every stored blob (the bytes live in the blob store, never here), and the
+ * queue of blobs to remove. A trigger queues a blob whenever its row goes, however it goes (the
+ * owner's delete, a cascade from the patient), in the same transaction; the store sweeps the
+ * queue after the write commits and periodically, so no blob outlives its row for long and none
+ * is removed while its row may still roll back.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql`
+    CREATE TABLE files (
+      tenant_id uuid NOT NULL,
+      instance_id uuid NOT NULL,
+      id uuid NOT NULL,
+      owner_kind text NOT NULL,
+      owner_id uuid NOT NULL,
+      patient_id uuid,
+      original_name text NOT NULL,
+      content_type text NOT NULL,
+      size bigint NOT NULL,
+      storage_key text NOT NULL,
+      sha256 text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      created_by uuid,
+      created_by_name text,
+      PRIMARY KEY (tenant_id, id),
+      UNIQUE (tenant_id, storage_key),
+      FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE CASCADE
+    );
+    CREATE INDEX files_owner_idx ON files (tenant_id, owner_kind, owner_id, created_at, id);
+    CREATE INDEX files_patient_idx ON files (tenant_id, patient_id) WHERE patient_id IS NOT NULL;
+
+    CREATE TABLE file_removals (
+      tenant_id uuid NOT NULL,
+      storage_key text NOT NULL,
+      queued_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (tenant_id, storage_key)
+    );
+    CREATE INDEX file_removals_queued_idx ON file_removals (queued_at);
+
+    CREATE FUNCTION queue_file_removal() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO file_removals (tenant_id, storage_key) VALUES (OLD.tenant_id, OLD.storage_key)
+      ON CONFLICT DO NOTHING;
+      RETURN OLD;
+    END $$;
+    CREATE TRIGGER files_queue_removal AFTER DELETE ON files
+      FOR EACH ROW EXECUTE FUNCTION queue_file_removal();
+  `.execute(db);
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`
+    DROP TABLE files;
+    DROP FUNCTION queue_file_removal();
+    DROP TABLE file_removals;
+  `.execute(db);
+}

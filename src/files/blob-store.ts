@@ -1,0 +1,26 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * Where file bytes live: the local filesystem (the default) or S3-compatible object storage. The
+ * bytes stream in and out; no driver holds a whole file in memory. Keys are the `storageKey` of
+ * the file entry (`<tenant>/<instance>/patients/<pid>/documents/<uuid>`).
+ */
+export interface BlobStore {
+  readonly driver: 'local' | 's3';
+  /** Stores the stream under the key; a failed or aborted stream leaves nothing behind. */
+  put(key: string, body: Readable, contentType: string): Promise<void>;
+  /** The bytes, or the inclusive byte range of them. */
+  get(key: string, range?: ByteRange): Promise<Readable>;
+  /** Removes the keys; a key that is already gone is not an error. */
+  remove(keys: readonly string[]): Promise<void>;
+  /**
+   * A URL the client can fetch for the next `seconds` without a token, when the store can sign
+   * one itself (S3 presigns); null when Cairn serves the link (the filesystem).
+   */
+  presign(key: string, seconds: number, download: { contentType: string; fileName: string }): Promise<string | null>;
+}
+
+export interface ByteRange {
+  start: number;
+  end: number;
+}

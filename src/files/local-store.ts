@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream, promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { BlobStore, ByteRange } from './blob-store.ts';
+
+/**
+ * Blobs as files under a root folder (`CAIRN_DATA_DIR/files`). A blob is written to a temporary
+ * name beside its place and renamed when complete, so a reader never sees half a file and a
+ * failed upload leaves only a temporary file, which is removed at once.
+ */
+export class LocalBlobStore implements BlobStore {
+  readonly driver = 'local' as const;
+
+  constructor(private readonly root: string) {}
+
+  private pathOf(key: string): string {
+    const full = path.resolve(this.root, key);
+    // Keys are made by Cairn, never by clients; this only guards against a bug escaping the root.
+    if (!full.startsWith(this.root + path.sep)) throw new Error('storage key outside the store');
+    return full;
+  }
+
+  async put(key: string, body: Readable): Promise<void> {
+    const target = this.pathOf(key);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    const partial = `${target}.${randomUUID()}.part`;
+    try {
+      await pipeline(body, createWriteStream(partial, { flags: 'wx' }));
+      await fs.rename(partial, target);
+    } catch (error) {
+      await fs.rm(partial, { force: true });
+      throw error;
+    }
+  }
+
+  async get(key: string, range?: ByteRange): Promise<Readable> {
+    const stream = createReadStream(this.pathOf(key), range ? { start: range.start, end: range.end } : {});
+    // Open before answering, so a missing blob is an error here rather than mid-response.
+    await new Promise<void>((resolve, reject) => {
+      stream.once('open', () => resolve());
+      stream.once('error', reject);
+    });
+    return stream;
+  }
+
+  async remove(keys: readonly string[]): Promise<void> {
+    await Promise.all(keys.map((key) => fs.rm(this.pathOf(key), { force: true })));
+  }
+
+  async presign(): Promise<null> {
+    return null;
+  }
+}

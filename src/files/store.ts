@@ -1,0 +1,86 @@
+import type { Kysely } from 'kysely';
+import type { DB, Row } from '../db/schema.ts';
+import type { Scope } from '../db/scope.ts';
+import type { Actor } from '../events/audit.ts';
+import type { StoredFile } from './upload.ts';
+
+/** The `files` rows: what is stored where, for whom. Every query names the tenant and instance. */
+
+export type FileRow = Row<'files'>;
+
+export interface FileOwner {
+  kind: string;
+  id: string;
+  patientId?: string;
+}
+
+export async function insertFiles(
+  trx: Kysely<DB>,
+  scope: Scope,
+  owner: FileOwner,
+  actor: Actor,
+  files: readonly StoredFile[],
+): Promise<FileRow[]> {
+  if (files.length === 0) return [];
+  return trx
+    .insertInto('files')
+    .values(
+      files.map((file) => ({
+        tenant_id: scope.tenantId,
+        instance_id: scope.instanceId,
+        id: file.id,
+        owner_kind: owner.kind,
+        owner_id: owner.id,
+        patient_id: owner.patientId ?? null,
+        original_name: file.originalName,
+        content_type: file.contentType,
+        size: file.size,
+        storage_key: file.storageKey,
+        sha256: file.sha256,
+        created_by: actor.id,
+        created_by_name: actor.name,
+      })),
+    )
+    .returningAll()
+    .execute();
+}
+
+/** The files of some owners of one kind, oldest first. */
+export function filesOf(db: Kysely<DB>, scope: Scope, kind: string, ownerIds: readonly string[]): Promise<FileRow[]> {
+  if (ownerIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('files')
+    .selectAll()
+    .where('tenant_id', '=', scope.tenantId)
+    .where('owner_kind', '=', kind)
+    .where('owner_id', 'in', ownerIds)
+    .where('instance_id', '=', scope.instanceId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export function findFile(db: Kysely<DB>, scope: Scope, id: string): Promise<FileRow | undefined> {
+  return db
+    .selectFrom('files')
+    .selectAll()
+    .where('tenant_id', '=', scope.tenantId)
+    .where('id', '=', id)
+    .where('instance_id', '=', scope.instanceId)
+    .executeTakeFirst();
+}
+
+/** Deletes rows; the table's trigger queues their blobs for removal in the same transaction. */
+export async function deleteFiles(trx: Kysely<DB>, scope: Scope, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await trx.deleteFrom('files').where('tenant_id', '=', scope.tenantId).where('id', 'in', ids).execute();
+}
+
+export async function deleteFilesOf(trx: Kysely<DB>, scope: Scope, kind: string, ownerId: string): Promise<void> {
+  await trx
+    .deleteFrom('files')
+    .where('tenant_id', '=', scope.tenantId)
+    .where('owner_kind', '=', kind)
+    .where('owner_id', '=', ownerId)
+    .execute();
+}

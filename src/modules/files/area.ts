@@ -1,0 +1,9 @@
+import type { Area } from '../../http/area.ts';
+import { filesPermissions } from './catalog.ts';
+import routes from './routes.ts';
+
+export const area: Area = {
+  name: 'files',
+  routes,
+  permissions: filesPermissions,
+};
