@@ -18,6 +18,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { type Cluster, freePort, startCluster } from '../src/test/postgres-cluster.ts';
+import { benchFiles } from './files.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
 
 const quick = process.argv.includes('--quick');
@@ -307,6 +308,8 @@ async function main() {
       }
     }
     const report = summarize(measured, seedTimes, (Date.now() - started) / 1000);
+    log('== files');
+    report.text += await benchFiles();
     process.stdout.write(report.text);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     fs.mkdirSync(path.join(root, 'bench/results'), { recursive: true });
