@@ -179,6 +179,10 @@ function ownValue(op: Operation, param: ParameterObject): string {
     pdtName: () => fixtures.names.pdt,
     cdtName: () => fixtures.names.cdt,
     dictionaryName: () => fixtures.names.dictionary,
+    summaryId: () => ids.documentSummary,
+    fileId: () => ids.documentFile,
+    docType: () => fixtures.names.documentType,
+    assessmentRecordId: () => ids.assessmentRecord,
   };
   const known = byName[param.name];
   if (known) return known();

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { sql } from 'kysely';
 import type { Formation } from '../formation/schemas.ts';
+import { multipart, sampleFile } from './files.ts';
 import { type Response, type TestApp, type TestTenant, testFormation } from './harness.ts';
 
 /**
@@ -32,7 +33,11 @@ export type FixtureKind =
   | 'pdtRecord'
   | 'contact'
   | 'cdtRecord'
-  | 'dictionaryRecord';
+  | 'dictionaryRecord'
+  | 'documentSummary'
+  | 'documentFile'
+  | 'documentTypeRecord'
+  | 'assessmentRecord';
 
 export interface Fixtures {
   ids: Record<FixtureKind, string>;
@@ -40,7 +45,15 @@ export interface Fixtures {
   alternateKeys: string[];
   username: string;
   /** Formation names the fixtures use. */
-  names: { program: string; goalTemplate: string; pdt: string; cdt: string; dictionary: string };
+  names: {
+    program: string;
+    goalTemplate: string;
+    pdt: string;
+    cdt: string;
+    dictionary: string;
+    documentType: string;
+    assessment: string;
+  };
   /** A text every fixture of the tenant carries, to spot its data in another tenant's answers. */
   marker: string;
   /** The bodies that made the fixtures, by operation (`POST /{tenantName}/...`): bodies known to be good. */
@@ -156,6 +169,33 @@ export async function seedFixtures(t: TestTenant, tag: string, formation: Format
     rows: [{ id: cdtRecord.id, jsonBody: cdtValues }],
   });
 
+  const documentType = 'doc-type-others';
+  const summary = await call('POST', `${P}/document-summary`, `${patientUrl}/document-summary`, {
+    type: documentType,
+    sourceId: randomUUID(),
+    sourceType: marker,
+    sourceName: marker,
+  });
+  const summaryUrl = `${patientUrl}/document-summary/${summary.id}`;
+  const upload = multipart([{ name: `${marker}.png`, content: sampleFile('png') }]);
+  const [documentFile] = created(
+    await t.api.request('POST', `${summaryUrl}/files`, upload.body, upload.headers),
+    'document file',
+  );
+  const documentTypeRecord = await call(
+    'POST',
+    `${P}/document-summary/{summaryId}/{docType}`,
+    `${summaryUrl}/${documentType}`,
+    {},
+  );
+  await call('PUT', `${P}/document-summary/{summaryId}`, summaryUrl, { type: documentType });
+
+  const assessment = formation.assessments![0]!.name;
+  const assessmentRecord = await call('POST', `${P}/assessment-records`, `${patientUrl}/assessment-records`, {
+    assessmentName: assessment,
+    folderId: marker,
+  });
+
   // Writes that change a fixture or nothing, for the operations no fixture is made by.
   await call('PUT', `${I}/formations/draft`, `${t.base}/formations/draft`, formation);
   bodies[`POST ${A}/api_clients/{clientName}`] = { secret: t.adminClient.secret };
@@ -191,10 +231,14 @@ export async function seedFixtures(t: TestTenant, tag: string, formation: Format
       contact: contact.id,
       cdtRecord: cdtRecord.id,
       dictionaryRecord: dictionaryBody.records[0].id,
+      documentSummary: summary.id,
+      documentFile: documentFile.id,
+      documentTypeRecord: documentTypeRecord.id,
+      assessmentRecord: assessmentRecord.id,
     },
     alternateKeys: [username, email, externalId, mrn, externalGuid],
     username,
-    names: { program, goalTemplate, pdt: pdt.name, cdt: cdt.name, dictionary: dictionary.name },
+    names: { program, goalTemplate, pdt: pdt.name, cdt: cdt.name, dictionary: dictionary.name, documentType, assessment },
     marker,
     bodies,
   };

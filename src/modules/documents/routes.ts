@@ -1,11 +1,12 @@
 import { requestOrigin } from '../../files/links.ts';
+import { contentTypes, documentFiles } from '../../files/rules.ts';
 import { contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
 import { CdtRecord } from '../../records/cdt-view.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody } from '../../wire/schemas.ts';
-import { FileBytes } from '../files/index.ts';
+import { fileBytes } from '../files/index.ts';
 import { addFiles, createSummary, deleteSummary, downloadFile, getSummary, listSummaries, updateSummary } from './operations.ts';
 import {
   DocumentSummary,
@@ -25,6 +26,7 @@ import { createTypeRecord, deleteTypeRecord, getTypeRecord, replaceTypeRecord } 
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const tags = ['Documents'];
+const DocumentBytes = fileBytes(documentFiles.extensions.map((extension) => contentTypes[extension]!));
 const path = '/:tenantName/:instanceName/patients/:patientId/document-summary';
 
 /** 001 "Documents" and DECISIONS §7: a patient's document summaries, their files and type records. */
@@ -153,7 +155,7 @@ const documentRoutes: AreaPlugin = async (app) => {
         tags,
         summary: "A file's bytes, with its content type; HTTP Range supported (206, 416)",
         params: SummaryFileParams,
-        response: { 200: FileBytes, 206: FileBytes, ...errors, 416: ErrorBody },
+        response: { 200: DocumentBytes, 206: DocumentBytes, ...errors, 416: ErrorBody },
       },
     },
     async (request, reply) => {

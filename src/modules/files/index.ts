@@ -1,2 +1,2 @@
 /** What other areas may use of the files area: the wire shape of a file entry. */
-export { FileBytes, FileEntry, LinkedFileEntry } from './schemas.ts';
+export { FileEntry, fileBytes, LinkedFileEntry } from './schemas.ts';

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { contentTypes } from '../../files/rules.ts';
 import { InstanceParams, Nullable, Uuid } from '../../wire/schemas.ts';
 
 /** The wire contract of files (002 "File entry"; PROD-SHAPES "Document summary" files). */
@@ -27,5 +28,18 @@ export const LinkQuery = Type.Object({
   signature: Type.String({ maxLength: 100 }),
 });
 
-/** A binary answer, for the API docs: the bytes are streamed, not serialized. */
-export const FileBytes = Type.Unsafe<unknown>({ type: 'string', format: 'binary', description: 'The file' });
+const Bytes = Type.Unsafe<unknown>({ type: 'string', format: 'binary' });
+
+/**
+ * A binary answer in each media type the files may have, for the API docs: the bytes are
+ * streamed, never serialized.
+ */
+export function fileBytes(mediaTypes: readonly string[]) {
+  return {
+    description: 'The file, in the content type it was stored with',
+    content: Object.fromEntries([...new Set(mediaTypes)].map((type) => [type, { schema: Bytes }])),
+  };
+}
+
+/** Every type a file of any area may have. */
+export const FileBytes = fileBytes(Object.values(contentTypes));
