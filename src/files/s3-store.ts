@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { PassThrough, pipeline, type Readable } from 'node:stream';
 import { DeleteObjectsCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -31,9 +31,14 @@ export class S3BlobStore implements BlobStore {
   }
 
   async put(key: string, body: Readable, contentType: string): Promise<void> {
+    // `Upload` takes a `size` or `length` property of the body for its byte count, and refuses to
+    // complete when the parts sent do not add up to it: upload.ts's checking stream has a `size`
+    // (0 when the upload starts), so every file over one part failed. The SDK gets a plain stream
+    // of the same bytes instead, of unknown length; `pipeline` carries the body's error into it.
+    const source = pipeline(body, new PassThrough(), () => {});
     const upload = new Upload({
       client: this.client,
-      params: { Bucket: this.settings.bucket, Key: key, Body: body, ContentType: contentType },
+      params: { Bucket: this.settings.bucket, Key: key, Body: source, ContentType: contentType },
       partSize: 5 * 1024 * 1024,
       queueSize: 2,
       leavePartsOnError: false,
@@ -62,12 +67,24 @@ export class S3BlobStore implements BlobStore {
   async remove(keys: readonly string[]): Promise<void> {
     for (let start = 0; start < keys.length; start += DELETE_BATCH) {
       const batch = keys.slice(start, start + DELETE_BATCH);
-      await this.client.send(
+      const output = await this.client.send(
         new DeleteObjectsCommand({
           Bucket: this.settings.bucket,
           Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
         }),
       );
+      // DeleteObjects answers 200 even when keys were not removed (AccessDenied, SlowDown, …): it
+      // lists them in Errors. A missing key is not among them (S3 counts it as deleted).
+      const failed = output.Errors ?? [];
+      if (failed.length > 0) {
+        const first = failed[0]!;
+        throw Object.assign(
+          new Error(
+            `S3 did not remove ${failed.length} of ${batch.length} objects: ${first.Key}: ${first.Code} ${first.Message ?? ''}`.trim(),
+          ),
+          { code: first.Code ?? 'S3_DELETE_FAILED', keys: failed.map((error) => error.Key) },
+        );
+      }
     }
   }
 
@@ -88,5 +105,7 @@ export class S3BlobStore implements BlobStore {
 /** `attachment` with the name in RFC 6266 form, safe for any characters in it. */
 export function contentDisposition(fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+  // RFC 8187's attr-char has no ' ( ) *, which encodeURIComponent leaves as they are.
+  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
