@@ -107,7 +107,10 @@ export async function buildApp({ config, database, clock, blobs }: AppOptions): 
 const SWEEP_EVERY_MS = 60_000;
 
 function sweepFileRemovals(app: FastifyInstance, services: Services): void {
-  const timer = setInterval(() => services.files.sweepSoon(app.log), SWEEP_EVERY_MS).unref();
+  const timer = setInterval(
+    () => services.files.sweepSoon(app.log, { queuedBefore: new Date(Date.now() - SWEEP_EVERY_MS) }),
+    SWEEP_EVERY_MS,
+  ).unref();
   app.addHook('onClose', async () => clearInterval(timer));
 }
 

@@ -35,6 +35,11 @@ export function fileEntry(row: FileRow): FileEntry {
   };
 }
 
+export interface SweepScope {
+  tenantId?: string;
+  queuedBefore?: Date;
+}
+
 /** How many queued blob removals one sweep takes. */
 const SWEEP_BATCH = 500;
 
@@ -65,24 +70,24 @@ export class FileService {
     return { ...fileEntry(row), url: presigned ?? `${origin}${this.links.sign(target, now)}`, thumbnailUrl: null };
   }
 
-  /** Sweeps now without waiting: called after a write that deleted files has committed. */
-  sweepSoon(log: { warn(object: object, message: string): void }): void {
-    this.sweep().catch((error: Error) => log.warn({ code: (error as { code?: string }).code }, 'file sweep failed'));
+  /** Sweeps a tenant's queue now without waiting: called after a write that deleted files has committed. */
+  sweepSoon(log: { warn(object: object, message: string): void }, only: SweepScope = {}): void {
+    this.sweep(only).catch((error: Error) => log.warn({ code: (error as { code?: string }).code }, 'file sweep failed'));
   }
 
-  /** Removes the queued blobs, a batch at a time; a blob that fails stays queued for the next sweep. */
-  async sweep(): Promise<number> {
+  /**
+   * Removes the queued blobs, a batch at a time; a blob that fails stays queued for the next
+   * sweep. A request sweeps its own tenant's queue; the periodic sweep takes what has waited
+   * longer than a request's sweep would have.
+   */
+  async sweep(only: SweepScope = {}): Promise<number> {
     let removed = 0;
     for (;;) {
       const count = await this.db.transaction().execute(async (trx) => {
-        const queued = await trx
-          .selectFrom('file_removals')
-          .select(['tenant_id', 'storage_key'])
-          .orderBy('queued_at')
-          .limit(SWEEP_BATCH)
-          .forUpdate()
-          .skipLocked()
-          .execute();
+        let query = trx.selectFrom('file_removals').select(['tenant_id', 'storage_key']);
+        if (only.tenantId) query = query.where('tenant_id', '=', only.tenantId);
+        if (only.queuedBefore) query = query.where('queued_at', '<', only.queuedBefore);
+        const queued = await query.orderBy('queued_at').limit(SWEEP_BATCH).forUpdate().skipLocked().execute();
         if (queued.length === 0) return 0;
         await this.blobs.remove(queued.map((row) => row.storage_key));
         for (const row of queued) {

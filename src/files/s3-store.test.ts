@@ -397,7 +397,7 @@ describe('document files on S3 over HTTP', async () => {
     assert.equal((await keys(`${t.tenant.name}/`)).length, 3);
 
     assert.equal((await t.api.delete(`${base}/${summaryId}`)).status, 200);
-    await app.services.files.sweep();
+    await app.services.files.sweep({ tenantId: t.tenant.id });
     assert.deepEqual(await keys(`${t.tenant.name}/`), [kept.body[0].storageKey]);
   });
 });

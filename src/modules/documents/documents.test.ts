@@ -256,7 +256,7 @@ describe('document files', () => {
     const kept = await t.api.put(`${base}/${summary.id}`, { type: 'doc-type-others', files: [entries[1]] });
     assert.equal(kept.status, 200, kept.text);
     assert.deepEqual(kept.body.jsonBody.files, [entries[1]]);
-    await app.services.files.sweep();
+    await app.services.files.sweep({ tenantId: t.tenant.id });
     const stored = filesUnder(filesRoot).filter((file) => file.startsWith(t.tenant.name));
     assert.ok(!stored.some((file) => file.endsWith(entries[0].id)), 'the removed file is gone from the store');
     assert.ok(stored.some((file) => file.endsWith(entries[1].id)));
@@ -280,10 +280,10 @@ describe('document files', () => {
     const mine = () => filesUnder(filesRoot).filter((file) => file.startsWith(t.tenant.name));
     assert.equal(mine().length, 2);
     assert.equal((await t.api.delete(`${base}/${summary.id}`)).status, 200);
-    await app.services.files.sweep();
+    await app.services.files.sweep({ tenantId: t.tenant.id });
     assert.equal(mine().length, 1);
     assert.equal((await t.api.delete(`${t.base}/patients/${patientId}`)).status, 200);
-    await app.services.files.sweep();
+    await app.services.files.sweep({ tenantId: t.tenant.id });
     assert.equal(mine().length, 0);
   });
 

@@ -89,7 +89,7 @@ export async function updateSummary(ctx: Context, patientId: string, id: string,
     if (removed.length > 0) await auditFiles(ctx, trx, 'DOCUMENT_FILES_REMOVED', patientId, id, removed);
     return summaryView(updated, kept.map(fileEntry));
   });
-  ctx.services.files.sweepSoon(ctx.log);
+  ctx.services.files.sweepSoon(ctx.log, { tenantId: ctx.tenant.id });
   return view;
 }
 
@@ -117,7 +117,7 @@ export async function deleteSummary(ctx: Context, patientId: string, id: string)
     await deleteFilesOf(trx, ctx.scope, SUMMARY_FILES, id);
     await records.remove(trx, row);
   });
-  ctx.services.files.sweepSoon(ctx.log);
+  ctx.services.files.sweepSoon(ctx.log, { tenantId: ctx.tenant.id });
 }
 
 /**
