@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import parseRange from 'range-parser';
 import { ApiError } from '../wire/errors.ts';
 import type { BlobStore } from './blob-store.ts';
-import { contentDisposition } from './s3-store.ts';
+import { contentDisposition } from './disposition.ts';
 import type { FileRow } from './store.ts';
 
 /**
@@ -17,7 +17,7 @@ export async function sendFile(request: FastifyRequest, reply: FastifyReply, blo
     .header('content-type', file.content_type)
     .header('accept-ranges', 'bytes')
     .header('etag', `"${file.sha256}"`)
-    .header('content-disposition', contentDisposition(file.original_name).replace(/^attachment/, 'inline'));
+    .header('content-disposition', contentDisposition(file.original_name, 'inline'));
   const header = request.headers.range;
   const ranges = header ? parseRange(size, header, { combine: true }) : -2;
   if (ranges === -1) {

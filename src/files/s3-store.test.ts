@@ -12,7 +12,8 @@ import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/clie
 import type { FileStoreSettings } from '../config.ts';
 import { multipart, sampleFile } from '../test/files.ts';
 import { assertCode, createPatient, createTestTenant, startApp } from '../test/harness.ts';
-import { contentDisposition, S3BlobStore, type S3Settings } from './s3-store.ts';
+import { contentDisposition } from './disposition.ts';
+import { S3BlobStore, type S3Settings } from './s3-store.ts';
 
 /**
  * The S3 driver against a real S3-compatible server (s3rver) started here on a loopback port,

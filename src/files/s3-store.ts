@@ -4,6 +4,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { FileStoreSettings } from '../config.ts';
 import type { BlobStore, ByteRange } from './blob-store.ts';
+import { contentDisposition } from './disposition.ts';
 
 export type S3Settings = Extract<FileStoreSettings, { driver: 's3' }>;
 
@@ -100,12 +101,4 @@ export class S3BlobStore implements BlobStore {
       { expiresIn: seconds },
     );
   }
-}
-
-/** `attachment` with the name in RFC 6266 form, safe for any characters in it. */
-export function contentDisposition(fileName: string): string {
-  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  // RFC 8187's attr-char has no ' ( ) *, which encodeURIComponent leaves as they are.
-  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
