@@ -50,6 +50,7 @@ const SWEEP_BATCH = 500;
  */
 export class FileService {
   readonly links: FileLinks;
+  private readonly running = new Set<Promise<unknown>>();
 
   constructor(
     readonly blobs: BlobStore,
@@ -72,7 +73,10 @@ export class FileService {
 
   /** Sweeps a tenant's queue now without waiting: called after a write that deleted files has committed. */
   sweepSoon(log: { warn(object: object, message: string): void }, only: SweepScope = {}): void {
-    this.sweep(only).catch((error: Error) => log.warn({ code: (error as { code?: string }).code }, 'file sweep failed'));
+    const running = this.sweepQueue(only)
+      .catch((error: Error) => log.warn({ code: (error as { code?: string }).code }, 'file sweep failed'))
+      .finally(() => this.running.delete(running));
+    this.running.add(running);
   }
 
   /**
@@ -81,6 +85,13 @@ export class FileService {
    * longer than a request's sweep would have.
    */
   async sweep(only: SweepScope = {}): Promise<number> {
+    // A sweep in flight holds its rows locked, which this one would skip: wait for it first, so
+    // that when this returns every removal queued before it has been done or has failed.
+    await Promise.allSettled([...this.running]);
+    return this.sweepQueue(only);
+  }
+
+  private async sweepQueue(only: SweepScope): Promise<number> {
     let removed = 0;
     for (;;) {
       const count = await this.db.transaction().execute(async (trx) => {
