@@ -58,10 +58,15 @@ async function checkUsers(db: Db, tenantId: string, refs: { id: string; path: st
 }
 
 /** The task's patient, held against deletion until the write commits (a patient-scoped write). */
-async function checkPatient(trx: Db, scope: Scope, patientId: string, path: string): Promise<PatientRow> {
+/**
+ * The task's patient, held until the transaction ends. A patient in the path (a goal's task) that
+ * is gone is 404 like every patient-scoped write; one named in the body is bad input (400).
+ */
+async function checkPatient(trx: Db, scope: Scope, patientId: string, fromPath: boolean): Promise<PatientRow> {
   const patient = await lockPatient(trx, scope, patientId);
-  if (!patient) throw badField(path, `patient ${patientId} does not exist`);
-  return patient;
+  if (patient) return patient;
+  if (fromPath) throw new ApiError('PATIENT_NOT_FOUND', { patientId });
+  throw badField('body.patient.id', `patient ${patientId} does not exist`);
 }
 
 function uniqueIds(refs: { id: string }[] | null | undefined): string[] {
@@ -145,9 +150,7 @@ export async function createTask(ctx: Context, body: TaskCreateBody, origin: Tas
       ...watcherIds.map((id) => ({ id, path: 'body.watchers' })),
     ]);
     const patientId = origin.patientId ?? body.patient?.id ?? null;
-    const patient = patientId
-      ? await checkPatient(trx, scope, patientId, origin.patientId ? 'params.patientId' : 'body.patient.id')
-      : null;
+    const patient = patientId ? await checkPatient(trx, scope, patientId, origin.patientId !== undefined) : null;
     const [inserted] = await insertTasks(trx, [
       newTaskRow(scope, actor, {
         name: body.name,
@@ -240,7 +243,7 @@ export async function updateTask(ctx: Context, taskId: string, body: TaskPatchBo
       ...(body.assignee ? [{ id: body.assignee.id, path: 'body.assignee.id' }] : []),
       ...watcherIds.map((id) => ({ id, path: 'body.watchers' })),
     ]);
-    if (body.patient) await checkPatient(trx, scope, body.patient.id, 'body.patient.id');
+    if (body.patient) await checkPatient(trx, scope, body.patient.id, false);
 
     const set: UpdateObject<DB, 'tasks'> = {};
     if (body.name !== undefined) set.name = body.name;
