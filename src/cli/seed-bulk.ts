@@ -72,7 +72,7 @@ export async function seedBulk(services: Services, options: BulkOptions): Promis
   }
   // VACUUM sets the visibility map, as autovacuum would on a live database, so index-only scans
   // (care teams, counts) need not visit the table; ANALYZE gives the planner the new row counts.
-  await sql`VACUUM ANALYZE patients, patient_care_team, patient_programs, tasks, users, access_grants, user_territories`.execute(
+  await sql`VACUUM ANALYZE patients, patient_care_team, patient_programs, tasks, users, access_grants, user_territories, user_regions`.execute(
     db,
   );
   return { tenant, instance, seconds: (Date.now() - started) / 1000, rows };
@@ -199,6 +199,13 @@ async function seedUsers(db: Kysely<DB>, tenant: Tenant, instance: Instance, cou
         'instanceName', ${instance.name}::text, 'createdAt', now(), 'updatedAt', now(), 'createdBy', null, 'updatedBy', null))
       ELSE '[]'::jsonb END
     FROM generate_series(0, ${count - 1}::int) AS u
+    ON CONFLICT DO NOTHING
+  `.execute(db);
+  await sql`
+    INSERT INTO user_regions (tenant_id, instance_name, region, user_id)
+    SELECT DISTINCT ut.tenant_id, entry->>'instanceName', entry->>'name', ut.user_id
+    FROM user_territories ut, jsonb_array_elements(ut.territories) AS entry
+    WHERE ut.tenant_id = ${tenant.id}::uuid
     ON CONFLICT DO NOTHING
   `.execute(db);
   return count;

@@ -11,7 +11,6 @@ import type { Context } from '../../http/context.ts';
 import { pageObject, parseSort } from '../../http/pagination.ts';
 import { Records } from '../../records/handle.ts';
 import { requirePatient, withPatient } from '../../records/patient-scope.ts';
-import type { CdtRecordRow } from '../../records/store.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
 import { listCdtRecords, sortableCdtFields } from '../cdts/index.ts';
 import type { SummaryCreateInput, SummaryListQueryInput, SummaryUpdateInput } from './schemas.ts';

@@ -455,13 +455,35 @@ describe('POST /patients', () => {
     const westUser = await createUser(t, 'west-nurse', {
       territories: [{ name: 'west', territories: ['california'], instanceName: 'sandbox' }],
     });
-    await createUser(t, 'east-nurse', { territories: [{ name: 'east', territories: ['florida'], instanceName: 'sandbox' }] });
+    const eastUser = await createUser(t, 'east-nurse', {
+      territories: [{ name: 'east', territories: ['florida'], instanceName: 'sandbox' }],
+    });
     const patient = await createPatient(t, { patientRegion: 'west', patientTerritory: 'california' });
     assert.deepEqual(
       patient.territorialTeam.map((u: { id: string }) => u.id),
       [westUser.id],
     );
     assert.equal(patient.territorialTeam[0].pointOfContact, false);
+
+    // The team follows the users' territories as they change, and leaves deleted users out.
+    const teamOf = async () =>
+      ((await t.api.get(`${t.base}/patients/${patient.id}`)).body.territorialTeam as { username: string }[]).map(
+        (u) => u.username,
+      );
+    const moved = await t.api.put(`${t.admin}/user-territories/${eastUser.id}`, {
+      userId: eastUser.id,
+      territories: [
+        { name: 'east', territories: ['florida'], instanceName: 'sandbox' },
+        { name: 'west', territories: ['california'], instanceName: 'sandbox' },
+      ],
+    });
+    assert.equal(moved.status, 200, moved.text);
+    assert.deepEqual(await teamOf(), ['east-nurse', 'west-nurse']);
+    const left = await t.api.put(`${t.admin}/user-territories/${westUser.id}`, { userId: westUser.id, territories: [] });
+    assert.equal(left.status, 200, left.text);
+    assert.deepEqual(await teamOf(), ['east-nurse']);
+    assert.equal((await t.api.delete(`${t.admin}/users/east-nurse`)).status, 200);
+    assert.deepEqual(await teamOf(), []);
   });
 
   test('a duplicate MRN or externalId in the instance is 409 DUPLICATE_VALUE', async () => {

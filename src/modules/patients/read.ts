@@ -89,10 +89,10 @@ export function patientRelations(scope: RelationScope, alias = 'p', careTeamFrom
     sql`(SELECT coalesce(json_agg(t ORDER BY t.username, t.id), '[]') FROM (
         SELECT DISTINCT ON (u.id) u.id, u.username, u.first_name, u.last_name, u.email, u.enabled, ut.territories,
           ${rolesOf(scope.instanceId)} AS roles
-        FROM unnest(${p}.regions) AS r(name)
-        JOIN user_territories ut ON ut.tenant_id = ${p}.tenant_id
-          AND ut.territories @> jsonb_build_array(jsonb_build_object('name', r.name, 'instanceName', ${scope.instanceName}::text))
+        FROM user_regions ur
+        JOIN user_territories ut ON ut.tenant_id = ur.tenant_id AND ut.user_id = ur.user_id
         JOIN users u ON u.tenant_id = ut.tenant_id AND u.id = ut.user_id AND u.deleted_at IS NULL
+        WHERE ur.tenant_id = ${p}.tenant_id AND ur.instance_name = ${scope.instanceName}::text AND ur.region = ANY(${p}.regions)
         ORDER BY u.id) t) AS territorial_team`,
     // Per program: the running enrolment, else the latest finished one.
     sql`(SELECT coalesce(json_agg(e ORDER BY e.program_name), '[]') FROM (

@@ -160,7 +160,7 @@ export async function writeTerritories(
   actorId: string | null,
 ) {
   const now = new Date();
-  return trx
+  const record = await trx
     .insertInto('user_territories')
     .values({
       tenant_id: tenantId,
@@ -181,4 +181,21 @@ export async function writeTerritories(
     )
     .returningAll()
     .executeTakeFirstOrThrow();
+  // The region index follows the record, in the same transaction.
+  await trx.deleteFrom('user_regions').where('tenant_id', '=', tenantId).where('user_id', '=', userId).execute();
+  const regions = new Map(territories.map((entry) => [`${entry.instanceName}\u0000${entry.name}`, entry]));
+  if (regions.size > 0) {
+    await trx
+      .insertInto('user_regions')
+      .values(
+        [...regions.values()].map((entry) => ({
+          tenant_id: tenantId,
+          instance_name: entry.instanceName,
+          region: entry.name,
+          user_id: userId,
+        })),
+      )
+      .execute();
+  }
+  return record;
 }

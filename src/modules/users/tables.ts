@@ -24,8 +24,17 @@ export interface UserTerritoriesTable {
   updated_by: string | null;
 }
 
+/** Derived from the territories record, for finding the users of a region by index. */
+export interface UserRegionsTable {
+  tenant_id: string;
+  instance_name: string;
+  region: string;
+  user_id: string;
+}
+
 declare module '../../db/schema.ts' {
   interface DB {
     user_territories: UserTerritoriesTable;
+    user_regions: UserRegionsTable;
   }
 }
