@@ -57,10 +57,10 @@ async function checkUsers(db: Db, tenantId: string, refs: { id: string; path: st
   if (errors.length > 0) throw validationError(errors);
 }
 
-/** The task's patient, held against deletion until the write commits (a patient-scoped write). */
 /**
- * The task's patient, held until the transaction ends. A patient in the path (a goal's task) that
- * is gone is 404 like every patient-scoped write; one named in the body is bad input (400).
+ * The task's patient, held against deletion until the write commits (a patient-scoped write). A
+ * patient in the path (a goal's task) that is gone is 404 like every patient-scoped write; one
+ * named in the body is bad input (400).
  */
 async function checkPatient(trx: Db, scope: Scope, patientId: string, fromPath: boolean): Promise<PatientRow> {
   const patient = await lockPatient(trx, scope, patientId);
