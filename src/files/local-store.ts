@@ -8,7 +8,9 @@ import type { BlobStore, ByteRange } from './blob-store.ts';
 /**
  * Blobs as files under a root folder (`CAIRN_DATA_DIR/files`). A blob is written to a temporary
  * name beside its place and renamed when complete, so a reader never sees half a file and a
- * failed upload leaves only a temporary file, which is removed at once.
+ * failed upload leaves only a temporary file, which is removed at once. The bytes are flushed to
+ * the disk before the rename, and the rename before `put` returns: the row that names the blob
+ * commits after it, so a crash or power loss never leaves a committed file empty or missing.
  */
 export class LocalBlobStore implements BlobStore {
   readonly driver = 'local' as const;
@@ -24,13 +26,21 @@ export class LocalBlobStore implements BlobStore {
 
   async put(key: string, body: Readable): Promise<void> {
     const target = this.pathOf(key);
-    await fs.mkdir(path.dirname(target), { recursive: true });
+    const folder = path.dirname(target);
+    const created = await fs.mkdir(folder, { recursive: true });
     const partial = `${target}.${randomUUID()}.part`;
     try {
-      await pipeline(body, createWriteStream(partial, { flags: 'wx' }));
+      await pipeline(body, createWriteStream(partial, { flags: 'wx', flush: true }));
       await fs.rename(partial, target);
     } catch (error) {
       await fs.rm(partial, { force: true });
+      throw error;
+    }
+    try {
+      // The rename's folder, and each folder just made, with the entry naming it in its parent.
+      for (const made of foldersToSync(folder, created)) await syncFolder(made);
+    } catch (error) {
+      await fs.rm(target, { force: true });
       throw error;
     }
   }
@@ -52,4 +62,25 @@ export class LocalBlobStore implements BlobStore {
   async presign(): Promise<null> {
     return null;
   }
+}
+
+/** A rename is durable once its folder is flushed. */
+async function syncFolder(folder: string): Promise<void> {
+  const handle = await fs.open(folder, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function foldersToSync(folder: string, created: string | undefined): string[] {
+  const folders = [folder];
+  if (!created) return folders;
+  const top = path.dirname(created);
+  for (let current = folder; current !== top && path.dirname(current) !== current; ) {
+    current = path.dirname(current);
+    folders.push(current);
+  }
+  return folders;
 }
