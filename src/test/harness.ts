@@ -257,6 +257,23 @@ export async function newInstance(app: TestApp, tenant: Tenant, name: string): P
 export const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/** The keys of 000's page object (Spring's Page), sorted. */
+export const pageObjectKeys = [
+  'content',
+  'empty',
+  'first',
+  'last',
+  'number',
+  'numberOfElements',
+  'pageable',
+  'size',
+  'sort',
+  'totalElements',
+  'totalPages',
+];
+/** The keys of the `metaInfo` of the admin lists (users, audit data), sorted. */
+export const metaInfoKeys = ['firstPage', 'lastPage', 'numberOfElements', 'page', 'pageSize', 'totalElements', 'totalPages'];
+
 export function errorCode(response: Response): string | undefined {
   return (response.body as { errorCode?: string }[] | undefined)?.[0]?.errorCode;
 }

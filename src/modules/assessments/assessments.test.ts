@@ -11,6 +11,7 @@ import {
   createTestTenant,
   errorPaths,
   isoMillis,
+  pageObjectKeys,
   startApp,
   type TestTenant,
   testFormation,
@@ -654,19 +655,7 @@ describe('GET /patients/{patientId}/assessment-records (list)', () => {
       return response.body.content.map((record: { id: string }) => record.id);
     };
     const page = (await t.api.get(url)).body;
-    assert.deepEqual(Object.keys(page).sort(), [
-      'content',
-      'empty',
-      'first',
-      'last',
-      'number',
-      'numberOfElements',
-      'pageable',
-      'size',
-      'sort',
-      'totalElements',
-      'totalPages',
-    ]);
+    assert.deepEqual(Object.keys(page).sort(), pageObjectKeys);
     assert.equal(page.totalElements, 3);
     assert.deepEqual(
       page.content.map((record: { id: string }) => record.id),

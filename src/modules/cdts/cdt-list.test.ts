@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { assertCode, assertValidation, createTestTenant, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
+import {
+  assertCode,
+  assertValidation,
+  createTestTenant,
+  pageObjectKeys,
+  startApp,
+  type TestTenant,
+  testFormation,
+} from '../../test/harness.ts';
 
 /** GET /patients/{id}/cdts/{cdtName}: the page, sort, fields, filters and the created-at window. */
 
@@ -76,22 +84,7 @@ describe('GET /patients/{id}/cdts/{cdtName}', () => {
     assert.deepEqual(Object.keys(response.body), ['name', 'data']);
     assert.equal(response.body.name, 'vitals');
     const page = response.body.data;
-    assert.deepEqual(
-      Object.keys(page).sort(),
-      [
-        'content',
-        'empty',
-        'first',
-        'last',
-        'number',
-        'numberOfElements',
-        'pageable',
-        'size',
-        'sort',
-        'totalElements',
-        'totalPages',
-      ].sort(),
-    );
+    assert.deepEqual(Object.keys(page).sort(), pageObjectKeys);
     assert.equal(page.totalElements, 3);
     assert.equal(page.size, 20);
     assert.deepEqual(

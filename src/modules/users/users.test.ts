@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { Api, createTestTenant, errorCode, type Response, startApp, type TestTenant } from '../../test/harness.ts';
+import { Api, createTestTenant, errorCode, metaInfoKeys, type Response, startApp, type TestTenant } from '../../test/harness.ts';
 
 const app = await startApp();
 const anonymous = new Api(app.server, undefined);
 
 const UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const metaKeys = ['firstPage', 'lastPage', 'numberOfElements', 'page', 'pageSize', 'totalElements', 'totalPages'];
 
 /** Creates a user through the API; the body's username and email default to unique values. */
 async function createUser(t: TestTenant, body: Record<string, unknown> = {}) {
@@ -54,7 +53,7 @@ describe('GET /{tenant}/admin/users', () => {
     const all = await t.api.get(`${t.admin}/users`);
     assert.equal(all.status, 200);
     assert.deepEqual(Object.keys(all.body).sort(), ['data', 'metaInfo']);
-    assert.deepEqual(Object.keys(all.body.metaInfo).sort(), metaKeys);
+    assert.deepEqual(Object.keys(all.body.metaInfo).sort(), metaInfoKeys);
     assert.deepEqual(all.body.metaInfo, {
       page: 0,
       pageSize: 20,
