@@ -10,7 +10,6 @@ import { openDatabase } from '../src/db/database.ts';
 import { systemActor } from '../src/events/audit.ts';
 import type { Formation } from '../src/formation/schemas.ts';
 import { loadFormation } from '../src/formation/store.ts';
-import { mergeAreas } from '../src/http/area.ts';
 import type { Context } from '../src/http/context.ts';
 import { pageObject } from '../src/http/pagination.ts';
 import { createPatient } from '../src/modules/patients/operations.ts';
@@ -18,6 +17,7 @@ import { readPatient } from '../src/modules/patients/read.ts';
 import type { PatientInput } from '../src/modules/patients/schemas.ts';
 import { listPatients } from '../src/modules/patients/store.ts';
 import { patientViews } from '../src/modules/patients/views.ts';
+import { mergeAreas } from '../src/platform/area.ts';
 import { findInstanceByName, findTenantByName, type Instance } from '../src/tenancy/tenancy.ts';
 
 const workers = Number(process.env.WORKERS ?? 2);

@@ -3,19 +3,19 @@ import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import { areas } from './areas.ts';
+import { areas as allAreas } from './areas.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { DB } from './db/schema.ts';
 import type { BlobStore } from './files/blob-store.ts';
 import { registerAccessControl } from './http/access-hook.ts';
-import { type Catalogs, mergeAreas } from './http/area.ts';
 import { registerBrowserSecurity } from './http/browser-security.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import type { AccessTable } from './http/route-access.ts';
 import { type Clock, Services } from './http/services.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan, validatorCompiler } from './http/validation.ts';
+import { type Area, type Catalogs, mergeAreas } from './platform/area.ts';
 import { ApiError, documentCommonErrors, handleError, sendError } from './wire/errors.ts';
 import { isE164, isTimeZone, registerFormats } from './wire/formats.ts';
 
@@ -26,12 +26,14 @@ export interface AppOptions {
   clock?: Clock;
   /** Replaces the configured blob store. */
   blobs?: BlobStore;
+  /** The areas to serve: all of them (src/areas.ts) unless a test adds one of its own. */
+  areas?: readonly Area[];
 }
 
 export interface App {
   server: FastifyInstance;
   services: Services;
-  /** The areas' permissions, error codes and audit actions, merged. */
+  /** The areas' permissions, error codes, audit actions and events, merged. */
   catalogs: Catalogs;
   /** Each route's access rule, as its area declared it. */
   accessTable: AccessTable;
@@ -44,11 +46,10 @@ const logSerializers = {
 };
 
 /** Builds the HTTP app on an open, migrated database. `listen()` is the caller's choice. */
-export async function buildApp({ config, database, clock, blobs }: AppOptions): Promise<App> {
+export async function buildApp({ config, database, clock, blobs, areas = allAreas }: AppOptions): Promise<App> {
   registerFormats();
-  const catalogs = mergeAreas(areas);
+  const { catalogs, declarations } = mergeAreas(areas);
   const secret = config.jwtSecret || (await sharedJwtSecret(database.db));
-  const services = new Services({ config, database, secret, ...(clock ? { clock } : {}), ...(blobs ? { blobs } : {}) });
 
   const app = Fastify({
     logger: { level: config.logLevel, serializers: logSerializers },
@@ -62,6 +63,18 @@ export async function buildApp({ config, database, clock, blobs }: AppOptions): 
     // The serializer compiles schemas with its own Ajv, which must know Cairn's formats too.
     serializerOpts: { ajv: { formats: { e164: isE164, timezone: isTimeZone } } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const services = new Services({
+    config,
+    database,
+    secret,
+    jobKinds: declarations.jobKinds,
+    fileOwners: declarations.fileOwners,
+    log: app.log,
+    ...(clock ? { clock } : {}),
+    ...(blobs ? { blobs } : {}),
+  });
+  app.addHook('onClose', () => services.jobs.stop());
 
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(handleError);
@@ -86,7 +99,6 @@ export async function buildApp({ config, database, clock, blobs }: AppOptions): 
 
   // Multipart bodies are read by the upload routes as streams (files/upload.ts), never buffered.
   await app.register(multipart, { throwFileSizeLimit: true });
-  sweepFileRemovals(app, services);
 
   await registerBrowserSecurity(app, config);
   app.addHook('onSend', async (request, reply) => {
@@ -99,19 +111,8 @@ export async function buildApp({ config, database, clock, blobs }: AppOptions): 
   const accessTable: AccessTable = new Map();
   await registerOpenApi(app, catalogs, accessTable);
   registerAccessControl(app, services, accessTable);
-  for (const area of areas) await app.register(area.routes, { services });
+  for (const area of areas) if (area.routes) await app.register(area.routes, { services });
   return { server: app, services, catalogs, accessTable };
-}
-
-/** How often each process removes the blobs of deleted files that no request swept (a crash, a cascade). */
-const SWEEP_EVERY_MS = 60_000;
-
-function sweepFileRemovals(app: FastifyInstance, services: Services): void {
-  const timer = setInterval(
-    () => services.files.sweepSoon(app.log, { queuedBefore: new Date(Date.now() - SWEEP_EVERY_MS) }),
-    SWEEP_EVERY_MS,
-  ).unref();
-  app.addHook('onClose', async () => clearInterval(timer));
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { Area } from './http/area.ts';
 import { area as assessments } from './modules/assessments/area.ts';
 import { area as audit } from './modules/audit/area.ts';
 import { area as auth } from './modules/auth/area.ts';
@@ -15,6 +14,7 @@ import { area as pdts } from './modules/pdts/area.ts';
 import { area as programs } from './modules/programs/area.ts';
 import { area as tasks } from './modules/tasks/area.ts';
 import { area as users } from './modules/users/area.ts';
+import type { Area } from './platform/area.ts';
 
 /** Every area of the API, one folder each under src/modules: the one list a new area is added to. */
 export const areas: readonly Area[] = [

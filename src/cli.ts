@@ -6,12 +6,12 @@ import { cliServices, ensureDemoTenant, openMigrated } from './cli/bootstrap.ts'
 import { DEMO_PASSWORD, seedDemo } from './cli/demo-seed.ts';
 import { seedBulk } from './cli/seed-bulk.ts';
 import { serve } from './cli/serve.ts';
-import { envDocumentation, loadConfig } from './config.ts';
+import { loadConfig, settingsDocumentation } from './config.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { mergeAreas } from './http/area.ts';
 import { systemContext } from './http/context.ts';
 import { applyFormation } from './modules/formation/index.ts';
 import { saveUser, setPassword } from './modules/users/index.ts';
+import { mergeAreas, settingsSections } from './platform/area.ts';
 import { createApiClient, createInstance, createTenant } from './tenancy/store.ts';
 import { findInstanceByName, findTenantByName } from './tenancy/tenancy.ts';
 import { ApiError } from './wire/errors.ts';
@@ -34,7 +34,9 @@ Usage:
                                                 Scale data: coordinators, patients with care teams and programs, tasks
 
 Environment:
-${envDocumentation.map((entry) => `  ${entry.name.padEnd(28)} ${entry.description}${entry.default ? ` (default ${entry.default})` : ''}`).join('\n')}
+${settingsDocumentation(settingsSections(areas))
+  .map((entry) => `  ${entry.name.padEnd(28)} ${entry.description}${entry.default ? ` (default ${entry.default})` : ''}`)
+  .join('\n')}
 `;
 
 type Options = Record<string, string | boolean | string[] | undefined>;
@@ -94,7 +96,7 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(usage);
     return;
   }
-  const config = loadConfig();
+  const config = loadConfig(process.env, settingsSections(areas));
   if (command === 'serve') {
     const workers = Number(options.workers ?? 1);
     if (!Number.isInteger(workers) || workers < 1) fail('--workers takes a positive whole number');

@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
-import { ConfigError, envDocumentation, loadConfig } from './config.ts';
+import { readmeTables, settingsTables } from '../scripts/docs.ts';
+import { ConfigError, loadConfig, settingsOf } from './config.ts';
+import { tokenLimitSettings } from './modules/auth/settings.ts';
 
 test('defaults need no environment at all', () => {
   const config = loadConfig({});
   assert.equal(config.port, 3000);
   assert.equal(config.databaseUrl, '');
   assert.ok(config.dataDir.endsWith('data'));
-  assert.deepEqual(config.tokenLimit, { max: 100, failures: 10, windowSeconds: 300, blockSeconds: 300 });
+  assert.deepEqual(settingsOf(config, tokenLimitSettings), { max: 100, failures: 10, windowSeconds: 300, blockSeconds: 300 });
   assert.equal(config.corsOrigins, '*');
 });
 
@@ -25,8 +27,15 @@ test('values are converted and checked, and a bad one names itself', () => {
   assert.throws(() => loadConfig({ CAIRN_DEMO_CLIENT: 'key-only' }), /CAIRN_DEMO_SECRET/);
 });
 
-test('the README documents every setting', () => {
-  const readme = fs.readFileSync('README.md', 'utf8');
-  for (const entry of envDocumentation)
-    assert.ok(readme.includes(`| \`${entry.name}\` |`), `${entry.name} is missing from the README`);
+test("an area's section is read from the same environment, checked, and named when wrong", () => {
+  const config = loadConfig({ CAIRN_TOKEN_LIMIT: '7' });
+  assert.equal(settingsOf(config, tokenLimitSettings).max, 7);
+  assert.throws(
+    () => loadConfig({ CAIRN_TOKEN_LIMIT: 'many' }, [tokenLimitSettings]),
+    (error: Error) => error instanceof ConfigError && /CAIRN_TOKEN_LIMIT/.test(error.message),
+  );
+});
+
+test('the README lists every setting as the code declares it (npm run docs writes it)', () => {
+  assert.equal(readmeTables(fs.readFileSync('README.md', 'utf8')), settingsTables());
 });

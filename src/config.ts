@@ -1,10 +1,12 @@
 import path from 'node:path';
-import { type Static, Type } from 'typebox';
+import { type Static, type TObject, Type } from 'typebox';
 import { Value } from 'typebox/value';
 
 /**
- * Every setting Cairn reads from the environment, with its default. The README's
- * configuration table is generated from the same descriptions, so keep them short.
+ * The platform's own settings (server, database, security), with their defaults. Areas and the
+ * shared mechanisms declare theirs beside their code (`settingsSection`); the app validates every
+ * section at start-up, and the README's configuration table is written from the same
+ * declarations (`npm run docs`), so keep descriptions short.
  */
 const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'HTTP port.' }),
@@ -20,25 +22,6 @@ const EnvSchema = Type.Object({
     description: 'How long start-up waits for an unreachable PostgreSQL (retrying with backoff) before giving up.',
   }),
   CAIRN_DATA_DIR: Type.String({ default: './data', description: 'Where PGlite and local files live.' }),
-  CAIRN_FILE_STORE: Type.Union([Type.Literal('local'), Type.Literal('s3')], {
-    default: 'local',
-    description: 'Where file bytes live: local (CAIRN_DATA_DIR/files) or s3 (the CAIRN_S3_* settings).',
-  }),
-  CAIRN_S3_BUCKET: Type.String({ default: '', description: 'S3 bucket for files (CAIRN_FILE_STORE=s3).' }),
-  CAIRN_S3_REGION: Type.String({ default: 'us-east-1', description: 'S3 region.' }),
-  CAIRN_S3_ENDPOINT: Type.String({
-    default: '',
-    description: 'An S3-compatible server (MinIO, R2, Ceph), e.g. http://127.0.0.1:9000. Unset: AWS.',
-  }),
-  CAIRN_S3_ACCESS_KEY_ID: Type.String({
-    default: '',
-    description: "S3 access key. Unset: the AWS SDK's own chain (environment, role).",
-  }),
-  CAIRN_S3_SECRET_ACCESS_KEY: Type.String({ default: '', description: 'S3 secret key, with CAIRN_S3_ACCESS_KEY_ID.' }),
-  CAIRN_S3_FORCE_PATH_STYLE: Type.Boolean({
-    default: false,
-    description: 'Address the bucket in the path rather than the host name (most S3-compatible servers need it).',
-  }),
   CAIRN_DEMO: Type.Boolean({
     default: true,
     description: 'Create the demo tenant (demo/sandbox) and its API client on first start.',
@@ -48,14 +31,6 @@ const EnvSchema = Type.Object({
   CAIRN_JWT_SECRET: Type.String({
     default: '',
     description: 'HMAC key for tokens (32+ chars). Unset: a key generated once and kept in the database.',
-  }),
-  CAIRN_TOKEN_LIMIT: Type.Integer({ minimum: 1, default: 100, description: 'Token requests allowed per window.' }),
-  CAIRN_TOKEN_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 300, description: 'Token limit window.' }),
-  CAIRN_TOKEN_BLOCK_SECONDS: Type.Integer({ minimum: 1, default: 300, description: 'Block after the limit.' }),
-  CAIRN_TOKEN_FAILURE_LIMIT: Type.Integer({
-    minimum: 1,
-    default: 10,
-    description: 'Wrong secrets allowed per caller and source address per window; more block that address for that caller.',
   }),
   CAIRN_TRUST_PROXY: Type.String({
     default: '',
@@ -94,21 +69,59 @@ const EnvSchema = Type.Object({
   ),
 });
 
-export type Env = Static<typeof EnvSchema>;
+type Env = Static<typeof EnvSchema>;
 
-export type FileStoreSettings =
-  | { driver: 'local'; root: string }
-  | {
-      driver: 's3';
-      bucket: string;
-      region: string;
-      endpoint: string;
-      accessKeyId: string;
-      secretAccessKey: string;
-      forcePathStyle: boolean;
-    };
+/**
+ * A section of the configuration: some environment variables (each with its default and a short
+ * description, in a TypeBox object), and how they become the values the code uses. An area lists
+ * its section on its `Area`; code reads it with `settingsOf(config, section)`.
+ */
+export interface SettingsSection<T = unknown> {
+  /** Who declares it: the README groups its table by this. */
+  owner: string;
+  schema: TObject;
+  /** Turns the checked variables into values (the platform's are at hand); throws ConfigError for rules across variables. */
+  read(values: Record<string, unknown>, platform: PlatformConfig): T;
+}
 
-export interface Config {
+export function settingsSection<S extends TObject, T>(
+  owner: string,
+  schema: S,
+  read: (values: Static<S>, platform: PlatformConfig) => T,
+): SettingsSection<T> {
+  return { owner, schema, read: (values, platform) => read(values as Static<S>, platform) };
+}
+
+export class ConfigError extends Error {}
+
+/** The environment's values for a section: converted, defaulted and checked, every problem named. */
+function readSection<T>(
+  section: SettingsSection<T>,
+  env: Readonly<Record<string, string | undefined>>,
+  platform: PlatformConfig,
+): T {
+  const { schema } = section;
+  const known = Object.fromEntries(
+    Object.keys(schema.properties)
+      .filter((key) => env[key] !== undefined && env[key] !== '')
+      .map((key) => [key, env[key]]),
+  );
+  const withDefaults = Value.Default(schema, Value.Convert(schema, known));
+  if (!Value.Check(schema, withDefaults)) {
+    const problems = [...Value.Errors(schema, withDefaults)].map(
+      (error) => `${error.instancePath.slice(1) || 'environment'}: ${error.message}`,
+    );
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  return section.read(withDefaults as Record<string, unknown>, platform);
+}
+
+/** A rule across variables, named the way a schema problem is. */
+export function invalid(message: string): never {
+  throw new ConfigError(`Invalid configuration:\n  ${message}`);
+}
+
+export interface PlatformConfig {
   port: number;
   host: string;
   /** Empty: embedded PGlite. */
@@ -116,10 +129,8 @@ export interface Config {
   databasePoolSize: number;
   databaseWaitSeconds: number;
   dataDir: string;
-  files: FileStoreSettings;
   demo: { enabled: boolean; clientKey: string; secret: string };
   jwtSecret: string;
-  tokenLimit: { max: number; failures: number; windowSeconds: number; blockSeconds: number };
   /** Fastify's trustProxy: which proxies' forwarded headers give the client's address and scheme. */
   trustProxy: boolean | string[];
   hsts: boolean;
@@ -130,41 +141,17 @@ export interface Config {
   logLevel: Env['LOG_LEVEL'];
 }
 
-export const envDocumentation = Object.entries(EnvSchema.properties).map(([name, schema]) => ({
-  name,
-  default: String((schema as { default?: unknown }).default ?? ''),
-  description: String((schema as { description?: string }).description ?? ''),
-}));
+export interface Config extends PlatformConfig {
+  /** The environment the configuration was read from: sections read their variables from it. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Each section's values, read once (at start-up for the sections loadConfig was given). */
+  readonly sections: Map<SettingsSection, unknown>;
+}
 
-export class ConfigError extends Error {}
-
-/** Reads and validates the environment; a bad value stops start-up with a readable message. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const known = Object.fromEntries(
-    Object.keys(EnvSchema.properties)
-      .filter((key) => env[key] !== undefined && env[key] !== '')
-      .map((key) => [key, env[key]]),
-  );
-  const withDefaults = Value.Default(EnvSchema, Value.Convert(EnvSchema, known));
-  if (!Value.Check(EnvSchema, withDefaults)) {
-    const problems = [...Value.Errors(EnvSchema, withDefaults)].map(
-      (error) => `${error.instancePath.slice(1) || 'environment'}: ${error.message}`,
-    );
-    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
-  }
-  const e = withDefaults as Env;
-  if (e.CAIRN_JWT_SECRET && e.CAIRN_JWT_SECRET.length < 32) {
-    throw new ConfigError('Invalid configuration:\n  CAIRN_JWT_SECRET: must be at least 32 characters');
-  }
-  if (Boolean(e.CAIRN_DEMO_CLIENT) !== Boolean(e.CAIRN_DEMO_SECRET)) {
-    throw new ConfigError('Invalid configuration:\n  CAIRN_DEMO_CLIENT and CAIRN_DEMO_SECRET go together');
-  }
-  if (e.CAIRN_FILE_STORE === 's3' && !e.CAIRN_S3_BUCKET) {
-    throw new ConfigError('Invalid configuration:\n  CAIRN_S3_BUCKET: required when CAIRN_FILE_STORE is s3');
-  }
-  if (Boolean(e.CAIRN_S3_ACCESS_KEY_ID) !== Boolean(e.CAIRN_S3_SECRET_ACCESS_KEY)) {
-    throw new ConfigError('Invalid configuration:\n  CAIRN_S3_ACCESS_KEY_ID and CAIRN_S3_SECRET_ACCESS_KEY go together');
-  }
+const platformSettings = settingsSection('platform', EnvSchema, (e): PlatformConfig => {
+  if (e.CAIRN_JWT_SECRET && e.CAIRN_JWT_SECRET.length < 32) invalid('CAIRN_JWT_SECRET: must be at least 32 characters');
+  if (Boolean(e.CAIRN_DEMO_CLIENT) !== Boolean(e.CAIRN_DEMO_SECRET))
+    invalid('CAIRN_DEMO_CLIENT and CAIRN_DEMO_SECRET go together');
   const dataDir = path.resolve(e.CAIRN_DATA_DIR);
   const origins = e.CAIRN_CORS_ORIGINS.trim();
   return {
@@ -174,34 +161,49 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: e.DATABASE_POOL_SIZE,
     databaseWaitSeconds: e.DATABASE_WAIT_SECONDS,
     dataDir,
-    files:
-      e.CAIRN_FILE_STORE === 's3'
-        ? {
-            driver: 's3',
-            bucket: e.CAIRN_S3_BUCKET,
-            region: e.CAIRN_S3_REGION,
-            endpoint: e.CAIRN_S3_ENDPOINT,
-            accessKeyId: e.CAIRN_S3_ACCESS_KEY_ID,
-            secretAccessKey: e.CAIRN_S3_SECRET_ACCESS_KEY,
-            forcePathStyle: e.CAIRN_S3_FORCE_PATH_STYLE,
-          }
-        : { driver: 'local', root: path.join(dataDir, 'files') },
     demo: { enabled: e.CAIRN_DEMO, clientKey: e.CAIRN_DEMO_CLIENT, secret: e.CAIRN_DEMO_SECRET },
     jwtSecret: e.CAIRN_JWT_SECRET,
-    tokenLimit: {
-      max: e.CAIRN_TOKEN_LIMIT,
-      failures: e.CAIRN_TOKEN_FAILURE_LIMIT,
-      windowSeconds: e.CAIRN_TOKEN_WINDOW_SECONDS,
-      blockSeconds: e.CAIRN_TOKEN_BLOCK_SECONDS,
-    },
     trustProxy: parseTrustProxy(e.CAIRN_TRUST_PROXY),
     hsts: e.CAIRN_HSTS,
     bodyLimitBytes: e.CAIRN_BODY_LIMIT_BYTES,
-    corsOrigins: origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
+    corsOrigins: origins === '*' ? ('*' as const) : origins.split(',').map((origin) => origin.trim()),
     cacheTtlMs: e.CAIRN_CACHE_TTL_MS,
     workerHeapMb: e.CAIRN_WORKER_HEAP_MB,
     logLevel: e.LOG_LEVEL,
   };
+});
+
+/**
+ * Reads and validates the environment: the platform's settings and every section given (the
+ * areas' and mechanisms', which the CLI passes so a bad value stops start-up with a readable
+ * message). A section not given is read on first use.
+ */
+export function loadConfig(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  sections: readonly SettingsSection[] = [],
+): Config {
+  const snapshot = { ...env };
+  const config: Config = { ...readSection(platformSettings, snapshot, {} as PlatformConfig), env: snapshot, sections: new Map() };
+  for (const section of sections) config.sections.set(section, readSection(section, snapshot, config));
+  return config;
+}
+
+/** A section's values (typed by its declaration). */
+export function settingsOf<T>(config: Config, section: SettingsSection<T>): T {
+  if (!config.sections.has(section)) config.sections.set(section, readSection(section, config.env, config));
+  return config.sections.get(section) as T;
+}
+
+/** Every variable of the platform and of the sections given, for the README and `cairn --help`. */
+export function settingsDocumentation(sections: readonly SettingsSection[]) {
+  return [platformSettings, ...sections].flatMap((section) =>
+    Object.entries(section.schema.properties).map(([name, schema]) => ({
+      owner: section.owner,
+      name,
+      default: String((schema as { default?: unknown }).default ?? ''),
+      description: String((schema as { description?: string }).description ?? ''),
+    })),
+  );
 }
 
 function parseTrustProxy(value: string): Config['trustProxy'] {

@@ -4,17 +4,23 @@ import path from 'node:path';
 import { test } from 'node:test';
 
 /**
- * The layers point one way: entry points (cli) → app → modules → shared mechanisms → the model
- * (formation, tenancy, events) → the wire format → db. A file imports its own layer or lower; an
- * area reaches another only through that area's index.ts; and no imports form a cycle. Tests and
- * test support are outside the rule.
+ * The layers point one way: entry points (cli) → app → modules → the shared mechanisms → the model
+ * (formation, tenancy, events) → the wire format → db. The mechanisms are layered too: the
+ * platform (the Area and its merging) → records → the unit of work → http (the request context,
+ * services) → the leaf mechanisms (jobs, files, providers). A file imports its own layer or lower;
+ * an area reaches another only through that area's index.ts; and no imports form a cycle. Tests
+ * and test support are outside the rule.
  */
 
 const layers: [string, RegExp][] = [
   ['db', /^(db\/|config\.ts$)/],
   ['wire', /^wire\//],
   ['model', /^(formation|tenancy|events)\//],
-  ['mechanisms', /^(http|records|files|providers)\//],
+  ['leaf mechanisms', /^(jobs|files|providers)\//],
+  ['http', /^http\//],
+  ['work', /^work\//],
+  ['records', /^records\//],
+  ['platform', /^platform\//],
   ['modules', /^modules\//],
   ['app', /^(app|areas)\.ts$/],
   ['entry', /^(cli\.ts$|cli\/)/],

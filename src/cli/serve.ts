@@ -6,7 +6,8 @@ import { ensureDemoTenant, openMigrated, tokenHowTo } from './bootstrap.ts';
 
 /**
  * `cairn serve [--workers N]`. The primary migrates and bootstraps once; with N > 1 it then
- * forks N workers that share the port and the database, and replaces any that die.
+ * forks N workers that share the port and the database, and replaces any that die. Each serving
+ * process also runs job workers (CAIRN_JOB_WORKERS at once; 0 for an API-only node).
  */
 export async function serve(config: Config, workers: number): Promise<void> {
   if (workers > 1 && !config.databaseUrl) {
@@ -17,12 +18,13 @@ export async function serve(config: Config, workers: number): Promise<void> {
   const database = await openMigrated(config);
   const demo = config.demo.enabled ? await ensureDemoTenant(config, database) : undefined;
   if (workers <= 1) {
-    const { server } = await buildApp({ config, database });
+    const { server, services } = await buildApp({ config, database });
     stopOnSignals(async () => {
       await server.close();
       await database.close();
     });
     await server.listen({ port: config.port, host: config.host });
+    await services.jobs.start();
     if (demo) process.stdout.write(tokenHowTo(config, demo));
     return;
   }
@@ -79,12 +81,13 @@ function replacementPolicy() {
 
 async function runServer(config: Config): Promise<void> {
   const database = await openMigrated(config);
-  const { server } = await buildApp({ config, database });
+  const { server, services } = await buildApp({ config, database });
   stopOnSignals(async () => {
     await server.close();
     await database.close();
   });
   await server.listen({ port: config.port, host: config.host });
+  await services.jobs.start();
 }
 
 function stopOnSignals(stop: () => Promise<void>): void {

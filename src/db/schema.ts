@@ -132,6 +132,26 @@ export interface AuditEventsTable {
   changed_fields: string[] | null;
 }
 
+/** The outbox (events/outbox.ts): one row per event, written with the change it reports. */
+export interface EventsTable {
+  tenant_id: string;
+  id: string;
+  /** Commit order within the database, so consumers read a record's events in the order they happened. */
+  seq: Generated<number>;
+  instance_id: string | null;
+  event_entity: string;
+  event_subtype: string;
+  record_id: string | null;
+  patient_id: string | null;
+  actor_type: string;
+  actor_id: string | null;
+  request_id: string | null;
+  occurred_at: Timestamp;
+  data: Json<Record<string, unknown>>;
+  /** Set once the consumers (webhooks) have taken the event. */
+  dispatched_at: Date | null;
+}
+
 export interface PatientTerritory {
   name: string;
   territories: string[];
@@ -253,6 +273,7 @@ export interface DB {
   access_grants: AccessGrantsTable;
   users: UsersTable;
   audit_events: AuditEventsTable;
+  events: EventsTable;
   patients: PatientsTable;
   pdt_records: PdtRecordsTable;
   cdt_records: CdtRecordsTable;

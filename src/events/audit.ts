@@ -1,18 +1,16 @@
-import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { parameterBatches } from '../db/batches.ts';
-import type { DB, NewRow } from '../db/schema.ts';
+import type { NewRow } from '../db/schema.ts';
 
 /**
  * Who makes a change, for the audit log and the created/updated-by fields. Requests act as
- * their caller; the CLI acts as SYSTEM.
+ * their caller; the CLI and background work act as SYSTEM.
  */
 export interface Actor {
   tenantId: string;
   instanceId: string | null;
   type: 'API_CLIENT' | 'USER' | 'SYSTEM';
   id: string | null;
-  /** Shown as createdByName/updatedByName: `API_CLIENT:<name>`, a user's full name, or `SYSTEM:cli`. */
+  /** Shown as createdByName/updatedByName: `API_CLIENT:<name>`, a user's full name, or `SYSTEM:<what>`. */
   name: string;
   requestId: string | null;
   method: string | null;
@@ -21,8 +19,8 @@ export interface Actor {
 
 type Writer = Pick<Actor, 'id' | 'name'>;
 
-/** The stamp columns a new row of any record table gets: who created it, and when. */
-export function createdStamp(actor: Writer, at: Date = new Date()) {
+/** The stamp columns a new row of any record table gets: who created it, and when (the write's instant). */
+export function createdStamp(actor: Writer, at: Date) {
   return {
     created_at: at,
     updated_at: at,
@@ -49,17 +47,18 @@ export function authorshipView(row: {
 }
 
 /** The stamp columns a change to a row sets. */
-export function updatedStamp(actor: Writer, at: Date = new Date()) {
+export function updatedStamp(actor: Writer, at: Date) {
   return { updated_at: at, updated_by: actor.id, updated_by_name: actor.name };
 }
 
-export function systemActor(tenantId: string, instanceId: string | null = null): Actor {
+/** SYSTEM acting: `SYSTEM:cli` for the command line, `SYSTEM:jobs` for background work. */
+export function systemActor(tenantId: string, instanceId: string | null = null, name = 'SYSTEM:cli'): Actor {
   return {
     tenantId,
     instanceId,
     type: 'SYSTEM',
     id: null,
-    name: 'SYSTEM:cli',
+    name,
     requestId: null,
     method: null,
     route: null,
@@ -75,18 +74,25 @@ export function systemActor(tenantId: string, instanceId: string | null = null):
 export interface AuditActions {}
 export type AuditAction = keyof AuditActions & string;
 
-/** Action name → what it records, for the API docs. */
-export type AuditActionCatalog = Record<string, string>;
+/**
+ * Action name → what it records (the API docs) and the events it writes to the outbox beside the
+ * audit row (DECISIONS §9: every create, update and delete of a stored record is an event). An
+ * action names its events here, once, so no write emits them by hand.
+ */
+export type AuditActionCatalog = Record<string, { description: string; events: readonly string[] }>;
 
-const registered = new Map<string, string>();
+const registered = new Map<string, AuditActionCatalog[string]>();
 
-/** Makes actions known at run time (the app merges each area's once); recordAudit refuses others. */
+/** Makes actions known at run time (the app merges each area's once); a write refuses others. */
 export function registerAuditActions(catalog: AuditActionCatalog): void {
-  for (const [action, meaning] of Object.entries(catalog)) registered.set(action, meaning);
+  for (const [action, entry] of Object.entries(catalog)) registered.set(action, entry);
 }
 
-export function auditActionCatalog(): ReadonlyMap<string, string> {
-  return registered;
+/** The events an action writes; an undeclared action is a programming error. */
+export function eventsOfAction(action: string): readonly string[] {
+  const entry = registered.get(action);
+  if (!entry) throw new Error(`audit action ${action} is not declared by any area`);
+  return entry.events;
 }
 
 export interface AuditEntry {
@@ -97,18 +103,18 @@ export interface AuditEntry {
   patientId?: string | null;
   /** Names of the fields a change touched; never their values, which may be PHI. */
   changedFields?: string[];
+  /** Names (never values) that say what the record is, for its events: `{cdtName}`, `{pdtName}`. */
+  about?: Record<string, string>;
 }
 
-/** The audit rows of `entries`, checked against the declared actions. */
-export function auditRows(actor: Actor, entries: AuditEntry[]): NewRow<'audit_events'>[] {
-  const unknown = entries.find((entry) => !registered.has(entry.action));
-  if (unknown) throw new Error(`audit action ${unknown.action} is not declared by any area`);
-  const occurredAt = new Date();
-  return entries.map((entry) => ({
+/** The audit row of an entry, written with the change (the unit of work buffers and writes them). */
+export function auditRow(actor: Actor, entry: AuditEntry, at: Date): NewRow<'audit_events'> {
+  eventsOfAction(entry.action);
+  return {
     tenant_id: actor.tenantId,
     id: uuidv7(),
     instance_id: actor.instanceId,
-    occurred_at: occurredAt,
+    occurred_at: at,
     actor_type: actor.type,
     actor_id: actor.id,
     actor_name: actor.name,
@@ -120,14 +126,5 @@ export function auditRows(actor: Actor, entries: AuditEntry[]): NewRow<'audit_ev
     method: actor.method,
     route: actor.route,
     changed_fields: entry.changedFields ?? null,
-  }));
-}
-
-/**
- * Writes audit rows in the caller's transaction, so a change and its audit record commit or
- * roll back together. A write of one statement puts `auditRows` into its own statement instead.
- */
-export async function recordAudit(trx: Kysely<DB>, actor: Actor, entries: AuditEntry | AuditEntry[]): Promise<void> {
-  const rows = auditRows(actor, Array.isArray(entries) ? entries : [entries]);
-  for (const batch of parameterBatches(rows)) await trx.insertInto('audit_events').values(batch).execute();
+  };
 }

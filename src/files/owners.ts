@@ -1,15 +1,14 @@
 import type { Permission } from '../formation/permissions.ts';
+import type { FileRules } from './rules.ts';
 
 /**
- * What files can belong to, and the permission reading each owner needs, which reading its files
- * by id needs too. Chat, email, fax and call recordings join here as they come.
+ * What files can belong to, as each area declares on its `Area` (`files: { DOCUMENT_SUMMARY:
+ * {...} }`): the permission reading the owner needs, which reading its files by id needs too,
+ * and what an upload to it may hold.
  */
-export const fileOwners = {
-  DOCUMENT_SUMMARY: { readPermission: 'DOCUMENT_READ' },
-} as const satisfies Record<string, { readPermission: Permission }>;
-
-export type FileOwnerKind = keyof typeof fileOwners;
-
-export function readPermissionOf(kind: string): Permission | undefined {
-  return (fileOwners as Record<string, { readPermission: Permission }>)[kind]?.readPermission;
+export interface FileOwner {
+  readPermission: Permission;
+  rules: FileRules;
 }
+
+export type FileOwners = ReadonlyMap<string, FileOwner>;

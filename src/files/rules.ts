@@ -1,7 +1,8 @@
 /**
- * What an area accepts in an upload: the extensions (000 "Limits"), and the sizes Cairn chose
- * where 000 is silent (docs/decisions.md "Files"). The content must be of the type its extension
- * names, judged by its first bytes.
+ * What an upload to an owner of files may hold (each area declares its own, with its owner
+ * kind): the extensions (000 "Limits"), and the sizes Cairn chose where 000 is silent
+ * (docs/decisions.md "Files"). The content must be of the type its extension names, judged by its
+ * first bytes.
  */
 export interface FileRules {
   extensions: readonly string[];
@@ -9,8 +10,6 @@ export interface FileRules {
   maxFiles: number;
   maxTotalBytes: number;
 }
-
-const MB = 1024 * 1024;
 
 /** The media type each accepted extension must hold, by its magic bytes (`file-type`). */
 export const contentTypes: Record<string, string> = {
@@ -24,13 +23,8 @@ export const contentTypes: Record<string, string> = {
   ogg: 'audio/ogg',
 };
 
-/** 000: document files are jpg, jpeg, png or pdf; sizes are Cairn's choice (000 shows none). */
-export const documentFiles: FileRules = {
-  extensions: ['jpg', 'jpeg', 'png', 'pdf'],
-  maxFileBytes: 25 * MB,
-  maxFiles: 10,
-  maxTotalBytes: 100 * MB,
-};
+/** A megabyte, for the sizes areas declare. */
+export const MB = 1024 * 1024;
 
 export function extensionOf(fileName: string): string {
   const dot = fileName.lastIndexOf('.');

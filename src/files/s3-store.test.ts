@@ -9,11 +9,12 @@ import path from 'node:path';
 import { pipeline, Readable, Transform } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import type { FileStoreSettings } from '../config.ts';
 import { multipart, sampleFile } from '../test/files.ts';
 import { assertCode, createPatient, createTestTenant, startApp } from '../test/harness.ts';
 import { contentDisposition } from './disposition.ts';
+import { createBlobStore } from './files.ts';
 import { S3BlobStore, type S3Settings } from './s3-store.ts';
+import type { FileStoreSettings } from './settings.ts';
 
 /**
  * The S3 driver against a real S3-compatible server (s3rver) started here on a loopback port,
@@ -182,7 +183,7 @@ describe('S3BlobStore on a local S3 server', () => {
     assert.deepEqual(await keys('unit/remove/'), []);
   });
 
-  test('a key S3 reports it could not delete makes remove reject, so a sweep keeps it queued', async () => {
+  test('a key S3 reports it could not delete makes remove reject, so its removal job is retried', async () => {
     // DeleteObjects answers 200 and lists the keys it did not delete; this stand-in answers so.
     const refusing = http.createServer((request, response) => {
       request.resume();
@@ -285,7 +286,7 @@ describe('S3BlobStore on a local S3 server', () => {
 
 describe('document files on S3 over HTTP', async () => {
   const files: FileStoreSettings = settings;
-  const app = await startApp({ files });
+  const app = await startApp({}, { blobs: createBlobStore(files) });
 
   async function setup() {
     const t = await createTestTenant(app);
@@ -385,7 +386,7 @@ describe('document files on S3 over HTTP', async () => {
     assert.equal((await t.api.get(`${base}/${summaryId}`)).body.jsonBody.files, null);
   });
 
-  test('deleting the summary, then a sweep, removes its objects from the bucket', async () => {
+  test('deleting the summary, then its removal jobs, removes its objects from the bucket', async () => {
     const { t, base, summaryId } = await setup();
     const other = await t.api.post(base, { type: 'doc-type-others' });
     const uploaded = await upload(t, `${base}/${summaryId}/files`, [
@@ -398,7 +399,7 @@ describe('document files on S3 over HTTP', async () => {
     assert.equal((await keys(`${t.tenant.name}/`)).length, 3);
 
     assert.equal((await t.api.delete(`${base}/${summaryId}`)).status, 200);
-    await app.services.files.sweep({ tenantId: t.tenant.id });
+    await app.jobs.drain();
     assert.deepEqual(await keys(`${t.tenant.name}/`), [kept.body[0].storageKey]);
   });
 });

@@ -2,9 +2,9 @@ import { PassThrough, pipeline, type Readable } from 'node:stream';
 import { DeleteObjectsCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { FileStoreSettings } from '../config.ts';
 import type { BlobStore, ByteRange } from './blob-store.ts';
 import { contentDisposition } from './disposition.ts';
+import type { FileStoreSettings } from './settings.ts';
 
 export type S3Settings = Extract<FileStoreSettings, { driver: 's3' }>;
 

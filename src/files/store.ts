@@ -1,28 +1,28 @@
 import type { Kysely } from 'kysely';
 import type { DB, Row } from '../db/schema.ts';
 import type { Scope } from '../db/scope.ts';
-import type { Actor } from '../events/audit.ts';
+import type { Writing } from '../events/work.ts';
 import type { StoredFile } from './upload.ts';
 
 /** The `files` rows: what is stored where, for whom. Every query names the tenant and instance. */
 
 export type FileRow = Row<'files'>;
 
-export interface FileOwner {
+/** The record files belong to: its kind (an owner an area declares), id and patient. */
+export interface FileOwnerRef {
   kind: string;
   id: string;
   patientId?: string;
 }
 
 export async function insertFiles(
-  trx: Kysely<DB>,
+  w: Writing,
   scope: Scope,
-  owner: FileOwner,
-  actor: Actor,
+  owner: FileOwnerRef,
   files: readonly StoredFile[],
 ): Promise<FileRow[]> {
   if (files.length === 0) return [];
-  return trx
+  return w.db
     .insertInto('files')
     .values(
       files.map((file) => ({
@@ -37,8 +37,9 @@ export async function insertFiles(
         size: file.size,
         storage_key: file.storageKey,
         sha256: file.sha256,
-        created_by: actor.id,
-        created_by_name: actor.name,
+        created_at: w.now,
+        created_by: w.actor.id,
+        created_by_name: w.actor.name,
       })),
     )
     .returningAll()

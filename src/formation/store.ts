@@ -47,13 +47,21 @@ export async function saveDraft(
   tenantId: string,
   instanceId: string,
   document: Formation,
+  now: Date,
 ): Promise<FormationRow> {
   const json = JSON.stringify(document);
   return db
     .insertInto('formations')
-    .values({ tenant_id: tenantId, instance_id: instanceId, version: DRAFT_VERSION, document: json })
+    .values({
+      tenant_id: tenantId,
+      instance_id: instanceId,
+      version: DRAFT_VERSION,
+      document: json,
+      created_at: now,
+      updated_at: now,
+    })
     .onConflict((conflict) =>
-      conflict.columns(['tenant_id', 'instance_id', 'version']).doUpdateSet({ document: json, updated_at: new Date() }),
+      conflict.columns(['tenant_id', 'instance_id', 'version']).doUpdateSet({ document: json, updated_at: now }),
     )
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -68,6 +76,7 @@ export async function publishDraft(
   tenantId: string,
   instanceId: string,
   publishedByName: string,
+  now: Date,
 ): Promise<FormationRow> {
   await trx
     .selectFrom('instances')
@@ -85,7 +94,6 @@ export async function publishDraft(
     .where('instance_id', '=', instanceId)
     .executeTakeFirstOrThrow();
   const version = Math.max(Number(latest ?? 0), 0) + 1;
-  const now = new Date();
   const published = await trx
     .insertInto('formations')
     .values({

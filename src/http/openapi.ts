@@ -1,12 +1,19 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import type { Catalogs } from './area.ts';
 import { DOCS_CSP } from './browser-security.ts';
 import type { AccessTable } from './route-access.ts';
 
 /** The API docs' introduction: conventions, and the merged catalogs and access table, each in one list. */
-function description(catalogs: Catalogs, accessTable: AccessTable): string {
+/** What the docs list of the areas' catalogs (platform/area.ts merges them). */
+export interface DocumentedCatalogs {
+  errors: Record<string, { status: number }>;
+  permissions: Record<string, string>;
+  auditActions: Record<string, { description: string; events: readonly string[] }>;
+  events: Record<string, { description: string; subtypes: readonly string[] }>;
+}
+
+function description(catalogs: DocumentedCatalogs, accessTable: AccessTable): string {
   return `
 Cairn implements the Care Management Service API. Every route under \`/{tenantName}/\` needs
 \`Authorization: Bearer <token>\` from \`POST /auth/token\`; the token is valid for one hour.
@@ -41,10 +48,25 @@ ${[...accessTable]
 
 **Audit actions** (\`GET /{tenantName}/admin/audit-data\`, \`action\`):
 
-| Action | Records |
-|---|---|
+| Action | Records | Events |
+|---|---|---|
 ${Object.entries(catalogs.auditActions)
-  .map(([action, meaning]) => `| \`${action}\` | ${meaning} |`)
+  .map(
+    ([action, entry]) => `| \`${action}\` | ${entry.description} | ${entry.events.map((event) => `\`${event}\``).join(', ')} |`,
+  )
+  .join('\n')}
+
+**Events** (DECISIONS §9): every create, update and delete of a stored record writes an event in
+the same transaction, delivered to webhooks (\`/{tenantName}/admin/webhooks\`) at least once and in
+order per record, signed as Standard Webhooks says. Entities and their subtypes:
+
+| eventEntity | What | eventSubtype |
+|---|---|---|
+${Object.entries(catalogs.events)
+  .map(
+    ([entity, entry]) =>
+      `| \`${entity}\` | ${entry.description} | ${entry.subtypes.map((subtype) => `\`${subtype}\``).join(', ')} |`,
+  )
   .join('\n')}
 `;
 }
@@ -58,7 +80,11 @@ type OpenApiDocument = {
  * OpenAPI 3.1 generated from the route schemas, at /openapi.json, with interactive docs at /docs.
  * The document is made on first request, once every area's routes have declared their access.
  */
-export async function registerOpenApi(app: FastifyInstance, catalogs: Catalogs, accessTable: AccessTable): Promise<void> {
+export async function registerOpenApi(
+  app: FastifyInstance,
+  catalogs: DocumentedCatalogs,
+  accessTable: AccessTable,
+): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

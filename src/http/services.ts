@@ -1,11 +1,16 @@
 import type { Kysely } from 'kysely';
-import type { Config } from '../config.ts';
+import { type Config, settingsOf } from '../config.ts';
 import type { Database, DatabaseKind } from '../db/database.ts';
 import type { DB } from '../db/schema.ts';
 import type { BlobStore } from '../files/blob-store.ts';
 import { createBlobStore, FileService } from '../files/files.ts';
+import type { FileOwners } from '../files/owners.ts';
+import { fileStoreSettings } from '../files/settings.ts';
 import type { Formation } from '../formation/schemas.ts';
 import { loadFormation } from '../formation/store.ts';
+import type { JobKind } from '../jobs/kinds.ts';
+import { JobRunner } from '../jobs/runner.ts';
+import { jobSettings } from '../jobs/settings.ts';
 import type { Caller } from '../tenancy/access.ts';
 import { type Access, loadAccess } from '../tenancy/access.ts';
 import { findInstanceByName, findTenantByName, type Instance, type Tenant } from '../tenancy/tenancy.ts';
@@ -28,7 +33,14 @@ export interface ServiceOptions {
   clock?: Clock;
   /** Replaces the configured blob store (tests of a store's failures). */
   blobs?: BlobStore;
+  /** The job kinds the areas declared (platform/area.ts merges them). */
+  jobKinds?: ReadonlyMap<string, JobKind<Services>>;
+  /** What files can belong to, as the areas declared it. */
+  fileOwners?: FileOwners;
+  log?: { warn(object: object, message: string): void };
 }
+
+const silent = { warn: () => {} };
 
 /**
  * What every operation needs besides its request, built once per app (buildApp) and reached
@@ -43,19 +55,33 @@ export class Services {
   readonly pageTokens: PageTokens;
   readonly clock: Clock;
   readonly files: FileService;
+  readonly fileOwners: FileOwners;
+  /** This process's job workers: started by `cairn serve`, woken by writes, drained by tests. */
+  readonly jobs: JobRunner<Services>;
   private readonly tenants: ReadThroughCache<Tenant>;
   private readonly instances: ReadThroughCache<Instance>;
   private readonly formations: ReadThroughCache<{ document: Formation }>;
   private readonly access: ReadThroughCache<Access>;
 
-  constructor({ config, database, secret, clock = systemClock, blobs }: ServiceOptions) {
+  constructor({
+    config,
+    database,
+    secret,
+    clock = systemClock,
+    blobs,
+    jobKinds = new Map(),
+    fileOwners = new Map(),
+    log = silent,
+  }: ServiceOptions) {
     this.config = config;
-    this.tokens = new TokenService(secret);
+    this.tokens = new TokenService(secret, clock);
     this.pageTokens = new PageTokens(secret);
     this.clock = clock;
     this.db = database.db;
     this.dbKind = database.kind;
-    this.files = new FileService(blobs ?? createBlobStore(config.files), secret, this.db);
+    this.files = new FileService(blobs ?? createBlobStore(settingsOf(config, fileStoreSettings)), secret);
+    this.fileOwners = fileOwners;
+    this.jobs = new JobRunner({ db: this.db, clock, kinds: jobKinds, env: this, settings: settingsOf(config, jobSettings), log });
     const ttl = config.cacheTtlMs;
     this.tenants = new ReadThroughCache(ttl, (name) => findTenantByName(this.db, name));
     this.instances = new ReadThroughCache(ttl, (key) => {

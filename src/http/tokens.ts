@@ -21,14 +21,17 @@ export class TokenService {
    * client reuses for an hour, so checking its signature once per node is enough; this keeps
    * the HMAC (WebCrypto, ~5% of a request's CPU) off the hot path.
    */
-  private readonly verified = new LRUCache<string, Caller>({ max: 50_000 });
+  private readonly verified = new LRUCache<string, { caller: Caller; expiresAt: number }>({ max: 50_000 });
 
-  constructor(secret: string) {
+  constructor(
+    secret: string,
+    private readonly clock: { now(): Date },
+  ) {
     this.key = new TextEncoder().encode(secret);
   }
 
   async issue(caller: Caller): Promise<IssuedToken> {
-    const issuedAt = Math.floor(Date.now() / 1000);
+    const issuedAt = Math.floor(this.clock.now().getTime() / 1000);
     const expiresAt = issuedAt + TOKEN_LIFETIME_SECONDS;
     const token = await new SignJWT({ tid: caller.tenantId, typ: caller.type, nam: caller.name })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -43,13 +46,15 @@ export class TokenService {
 
   /** DECISIONS §2: an expired token is TOKEN_EXPIRED; anything else wrong is NOT_VALID_JSON_WEB_TOKEN. */
   async verify(token: string): Promise<Caller> {
+    const now = this.clock.now();
     const known = this.verified.get(token);
-    if (known) return known;
+    if (known && known.expiresAt > now.getTime()) return known.caller;
     try {
       const { payload } = await jwtVerify(token, this.key, {
         issuer: ISSUER,
         audience: AUDIENCE,
         algorithms: ['HS256'],
+        currentDate: now,
       });
       const { sub, tid, typ, nam } = payload;
       if (typeof sub !== 'string' || typeof tid !== 'string' || (typ !== 'API_CLIENT' && typ !== 'USER')) {
@@ -57,8 +62,9 @@ export class TokenService {
       }
       const caller: Caller = { id: sub, tenantId: tid, type: typ, name: typeof nam === 'string' ? nam : '' };
       // Kept until the token's own expiry, after which the cache forgets it and jose says TOKEN_EXPIRED.
-      const ttl = typeof payload.exp === 'number' ? payload.exp * 1000 - Date.now() : 0;
-      if (ttl > 0) this.verified.set(token, caller, { ttl });
+      const expiresAt = typeof payload.exp === 'number' ? payload.exp * 1000 : 0;
+      const ttl = expiresAt - now.getTime();
+      if (ttl > 0) this.verified.set(token, { caller, expiresAt }, { ttl });
       return caller;
     } catch (error) {
       if (error instanceof errors.JWTExpired) throw new ApiError('TOKEN_EXPIRED');

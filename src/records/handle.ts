@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { type AuditAction, recordAudit } from '../events/audit.ts';
+import type { AuditAction } from '../events/audit.ts';
+import type { Work } from '../events/work.ts';
 import { pickFieldValues, recordValueProblems } from '../formation/field-types.ts';
 import type { Context } from '../http/context.ts';
 import { ApiError, type FieldError, validationError } from '../wire/errors.ts';
@@ -109,51 +110,46 @@ export class Records<K extends RecordKind = RecordKind> {
     return row;
   }
 
-  /** A new record of checked values, with its audit row. */
+  /** A new record of checked values, with its audit row and event. */
   async create(
-    trx: Kysely<DB>,
+    w: Work,
     values: Record<string, unknown>,
     options: { patientId?: string; source?: RecordSource; id?: string } = {},
   ): Promise<RecordRows[K]> {
-    const row = await insertRecord(trx, this.kind, this.ctx.scope, this.name, this.ctx.actor, {
-      values,
-      version: this.version,
-      ...options,
-    });
-    await this.audit(trx, 'CREATED', { id: row.id, patientId: options.patientId, changedFields: Object.keys(values) });
+    const row = await insertRecord(w, this.kind, this.ctx.scope, this.name, { values, version: this.version, ...options });
+    this.changed(w, 'CREATED', { id: row.id, patientId: options.patientId, changedFields: Object.keys(values) });
     return row;
   }
 
-  /** Applies checked changes (a null clears the field) to a record, with its audit row. */
-  async change(trx: Kysely<DB>, row: RecordRows[K], changes: Record<string, unknown>): Promise<RecordRows[K]> {
-    const updated = await writeRecordValues(trx, this.kind, row, this.ctx.actor, mergedValues(row.values, changes), this.version);
-    await this.audit(trx, 'UPDATED', { id: row.id, patientId: patientOf(row), changedFields: Object.keys(changes) });
+  /** Applies checked changes (a null clears the field) to a record, with its audit row and event. */
+  async change(w: Work, row: RecordRows[K], changes: Record<string, unknown>): Promise<RecordRows[K]> {
+    const updated = await writeRecordValues(w, this.kind, row, mergedValues(row.values, changes), this.version);
+    this.changed(w, 'UPDATED', { id: row.id, patientId: patientOf(row), changedFields: Object.keys(changes) });
     return updated;
   }
 
-  /** Replaces a record's values whole (fields left out are removed), with its audit row. */
-  async replace(trx: Kysely<DB>, row: RecordRows[K], values: Record<string, unknown>): Promise<RecordRows[K]> {
-    const updated = await writeRecordValues(trx, this.kind, row, this.ctx.actor, values, this.version);
-    await this.audit(trx, 'UPDATED', { id: row.id, patientId: patientOf(row), changedFields: Object.keys(values) });
+  /** Replaces a record's values whole (fields left out are removed), with its audit row and event. */
+  async replace(w: Work, row: RecordRows[K], values: Record<string, unknown>): Promise<RecordRows[K]> {
+    const updated = await writeRecordValues(w, this.kind, row, values, this.version);
+    this.changed(w, 'UPDATED', { id: row.id, patientId: patientOf(row), changedFields: Object.keys(values) });
     return updated;
   }
 
-  /** Deletes a CDT record, or marks a PDT record or dictionary value deleted; with its audit row. */
-  async remove(trx: Kysely<DB>, row: RecordRows[K], changedFields?: string[]): Promise<RecordRows[K]> {
-    const removed = await removeRecord(trx, this.kind, row, this.ctx.actor);
-    await this.audit(trx, 'DELETED', { id: row.id, patientId: patientOf(row), changedFields });
+  /** Deletes a CDT record, or marks a PDT record or dictionary value deleted; with its audit row and event. */
+  async remove(w: Work, row: RecordRows[K], changedFields?: string[]): Promise<RecordRows[K]> {
+    const removed = await removeRecord(w, this.kind, row);
+    this.changed(w, 'DELETED', { id: row.id, patientId: patientOf(row), changedFields });
     return removed;
   }
 
-  /** Audit rows for records of the type, in one insert. */
-  audit(trx: Kysely<DB>, action: 'CREATED' | 'UPDATED' | 'DELETED', ...entries: AuditedRecord[]): Promise<void> {
-    return recordAudit(
-      trx,
-      this.ctx.actor,
+  /** Records changes of records of the type (audit rows and events), named by the type. */
+  changed(w: Work, action: 'CREATED' | 'UPDATED' | 'DELETED', ...entries: AuditedRecord[]): void {
+    w.changed(
       entries.map(({ id, patientId, changedFields }) => ({
         action: `${this.spec.actionPrefix}_${action}` as AuditAction,
         entityType: this.spec.entityType,
         entityId: id,
+        about: { [this.spec.nameKey]: this.name },
         ...(patientId ? { patientId } : {}),
         ...(changedFields ? { changedFields } : {}),
       })),

@@ -2,8 +2,10 @@ import type { Kysely } from 'kysely';
 import { lockKey } from '../db/locks.ts';
 import type { DB, Row } from '../db/schema.ts';
 import type { Scope } from '../db/scope.ts';
+import type { Work } from '../events/work.ts';
 import type { Context } from '../http/context.ts';
 import { ApiError } from '../wire/errors.ts';
+import { type WriteOptions, write } from '../work/write.ts';
 
 export type PatientRow = Row<'patients'>;
 
@@ -21,7 +23,7 @@ export async function requirePatient(ctx: Context, patientId: string, db: Kysely
   return row;
 }
 
-export interface PatientWriteOptions {
+export interface PatientWriteOptions extends WriteOptions {
   /**
    * Writers naming the same key under one patient run one after another (an advisory lock), for
    * rules that span rows: one enrolment per program, one record of a SINGLE_RECORD type.
@@ -29,18 +31,23 @@ export interface PatientWriteOptions {
   serialize?: string;
 }
 
+/** A write (the unit of work) under a patient, held as described above. */
 export async function withPatient<T>(
   ctx: Context,
   patientId: string,
-  work: (trx: Kysely<DB>, patient: PatientRow) => Promise<T>,
+  work: (w: Work, patient: PatientRow) => Promise<T>,
   options: PatientWriteOptions = {},
 ): Promise<T> {
-  return ctx.db.transaction().execute(async (trx) => {
-    const patient = await lockPatient(trx, ctx.scope, patientId);
-    if (!patient) throw new ApiError('PATIENT_NOT_FOUND', { patientId });
-    if (options.serialize) await lockKey(trx, `${ctx.scope.tenantId}/patient/${patient.id}/${options.serialize}`);
-    return work(trx, patient);
-  });
+  return write(
+    ctx,
+    async (w) => {
+      const patient = await lockPatient(w.db, ctx.scope, patientId);
+      if (!patient) throw new ApiError('PATIENT_NOT_FOUND', { patientId });
+      if (options.serialize) await lockKey(w.db, `${ctx.scope.tenantId}/patient/${patient.id}/${options.serialize}`);
+      return work(w, patient);
+    },
+    options,
+  );
 }
 
 /**

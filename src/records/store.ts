@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
 import type { DB, Row } from '../db/schema.ts';
 import type { Scope } from '../db/scope.ts';
-import { type Actor, createdStamp, updatedStamp } from '../events/audit.ts';
+import type { Writing } from '../events/work.ts';
 import { fullValue } from './json-body.ts';
 import type { RecordKind } from './types.ts';
 
@@ -63,14 +63,13 @@ export interface NewRecord {
 }
 
 export async function insertRecord<K extends RecordKind>(
-  trx: Kysely<DB>,
+  w: Writing,
   kind: K,
   scope: Scope,
   typeName: string,
-  actor: Actor,
   record: NewRecord,
 ): Promise<RecordRows[K]> {
-  const now = new Date();
+  const { db: trx, now } = w;
   const id = record.id ?? uuidv7();
   const base = { tenant_id: scope.tenantId, instance_id: scope.instanceId, id };
   if (kind === 'CDT') {
@@ -87,7 +86,7 @@ export async function insertRecord<K extends RecordKind>(
         source_type: record.source?.type ?? null,
         source_id: record.source?.id ?? null,
         source_name: record.source?.name ?? null,
-        ...createdStamp(actor, now),
+        ...w.created(),
       })
       .returningAll()
       .executeTakeFirstOrThrow()) as RecordRows[K];
@@ -103,7 +102,7 @@ export async function insertRecord<K extends RecordKind>(
         deleted: false,
         external_guid: uuidv7(),
         external_id: record.externalId ?? null,
-        ...createdStamp(actor, now),
+        ...w.created(),
       })
       .returningAll()
       .executeTakeFirstOrThrow()) as RecordRows[K];
@@ -179,18 +178,18 @@ function locked<Q extends { forUpdate(): Q; forShare(): Q }>(query: Q, lookup: R
 
 /** Replaces a record's values (already merged by the caller), stamping the change. */
 export async function writeRecordValues<K extends RecordKind>(
-  trx: Kysely<DB>,
+  w: Writing,
   kind: K,
   row: RecordRows[K],
-  actor: Actor,
   values: Record<string, unknown>,
   version: number | null,
 ): Promise<RecordRows[K]> {
+  const trx = w.db;
   const key = { tenant: row.tenant_id, id: row.id };
   if (kind === 'CDT') {
     return (await trx
       .updateTable('cdt_records')
-      .set({ values: JSON.stringify(withoutNulls(values)), version, ...updatedStamp(actor) })
+      .set({ values: JSON.stringify(withoutNulls(values)), version, ...w.updated() })
       .where('tenant_id', '=', key.tenant)
       .where('id', '=', key.id)
       .returningAll()
@@ -200,7 +199,7 @@ export async function writeRecordValues<K extends RecordKind>(
   if (kind === 'PDT') {
     return (await trx
       .updateTable('pdt_records')
-      .set({ ...set, ...updatedStamp(actor) })
+      .set({ ...set, ...w.updated() })
       .where('tenant_id', '=', key.tenant)
       .where('id', '=', key.id)
       .returningAll()
@@ -208,7 +207,7 @@ export async function writeRecordValues<K extends RecordKind>(
   }
   return (await trx
     .updateTable('dictionary_records')
-    .set({ ...set, updated_at: new Date() })
+    .set({ ...set, updated_at: w.now })
     .where('tenant_id', '=', key.tenant)
     .where('id', '=', key.id)
     .returningAll()
@@ -219,12 +218,8 @@ export async function writeRecordValues<K extends RecordKind>(
  * Removes a record: CDT records are deleted; PDT records and dictionary values are marked
  * deleted (DECISIONS §8), and answered as they now are.
  */
-export async function removeRecord<K extends RecordKind>(
-  trx: Kysely<DB>,
-  kind: K,
-  row: RecordRows[K],
-  actor: Actor,
-): Promise<RecordRows[K]> {
+export async function removeRecord<K extends RecordKind>(w: Writing, kind: K, row: RecordRows[K]): Promise<RecordRows[K]> {
+  const trx = w.db;
   if (kind === 'CDT') {
     await trx.deleteFrom('cdt_records').where('tenant_id', '=', row.tenant_id).where('id', '=', row.id).execute();
     return row;
@@ -232,7 +227,7 @@ export async function removeRecord<K extends RecordKind>(
   if (kind === 'PDT') {
     return (await trx
       .updateTable('pdt_records')
-      .set({ deleted: true, ...updatedStamp(actor) })
+      .set({ deleted: true, ...w.updated() })
       .where('tenant_id', '=', row.tenant_id)
       .where('id', '=', row.id)
       .returningAll()
@@ -240,7 +235,7 @@ export async function removeRecord<K extends RecordKind>(
   }
   return (await trx
     .updateTable('dictionary_records')
-    .set({ deleted: true, updated_at: new Date() })
+    .set({ deleted: true, updated_at: w.now })
     .where('tenant_id', '=', row.tenant_id)
     .where('id', '=', row.id)
     .returningAll()

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { parameterBatches } from '../db/batches.ts';
 import type { DB, GrantType, PrincipalType } from '../db/schema.ts';
@@ -115,31 +115,41 @@ export async function createApiClient(
   if (secret.length < 16) throw new TenancyInputError('A client secret needs at least 16 characters');
   const id = uuidv7();
   const secretHash = await hashSecret(secret);
-  await db.transaction().execute(async (trx) => {
-    const taken = await trx
-      .selectFrom('api_client_keys')
-      .select('client_key')
-      .where('client_key', '=', clientKey)
-      .executeTakeFirst();
-    if (taken) throw new TenancyInputError('That client key is already in use');
-    const sameName = await trx
-      .selectFrom('api_clients')
-      .select('id')
-      .where('tenant_id', '=', tenant.id)
-      .where('name', '=', input.name)
-      .executeTakeFirst();
-    if (sameName) throw new TenancyInputError(`Client "${input.name}" already exists in ${tenant.name}`);
-    await trx
-      .insertInto('api_clients')
-      .values({ tenant_id: tenant.id, id, name: input.name, client_key: clientKey, secret_hash: secretHash })
-      .execute();
-    await trx.insertInto('api_client_keys').values({ client_key: clientKey, tenant_id: tenant.id, client_id: id }).execute();
-    await replaceGrants(
-      trx,
-      tenant.id,
-      { type: 'API_CLIENT', id },
-      input.roles.map((role) => ({ instanceId: role.instanceId, type: 'SECURITY_ROLE', name: role.role, primaryRole: true })),
-    );
-  });
+  const grants = input.roles.map((role) => ({
+    tenant_id: tenant.id,
+    principal_id: id,
+    principal_type: 'API_CLIENT' as const,
+    instance_id: role.instanceId,
+    grant_type: 'SECURITY_ROLE' as const,
+    name: role.role,
+    primary_role: true,
+  }));
+  // One statement, so all or nothing without a transaction: the client, its server-wide key,
+  // and its roles. A key or name already taken is a unique violation, told apart by constraint.
+  try {
+    await sql`
+      WITH client AS (${db
+        .insertInto('api_clients')
+        .values({ tenant_id: tenant.id, id, name: input.name, client_key: clientKey, secret_hash: secretHash })}),
+      ${
+        grants.length > 0
+          ? sql`roles AS (${db
+              .insertInto('access_grants')
+              .values(grants)
+              .onConflict((conflict) => conflict.doNothing())}),`
+          : sql``
+      }
+      key AS (${db.insertInto('api_client_keys').values({ client_key: clientKey, tenant_id: tenant.id, client_id: id })})
+      SELECT 1`.execute(db);
+  } catch (error) {
+    const constraint =
+      (error as { code?: string; constraint?: string }).code === '23505' && (error as { constraint?: string }).constraint;
+    if (constraint === 'api_client_keys_pkey' || constraint === 'api_clients_tenant_id_client_key_key') {
+      throw new TenancyInputError('That client key is already in use');
+    }
+    if (constraint === 'api_clients_tenant_id_name_key')
+      throw new TenancyInputError(`Client "${input.name}" already exists in ${tenant.name}`);
+    throw error;
+  }
   return { id, name: input.name, clientKey, secret };
 }

@@ -13,11 +13,12 @@ import { migrateToLatest } from '../db/migrate.ts';
 import type { BlobStore } from '../files/blob-store.ts';
 import { allPermissions, type Permission } from '../formation/permissions.ts';
 import type { Formation } from '../formation/schemas.ts';
-import { type Catalogs, mergeAreas } from '../http/area.ts';
 import { systemContext } from '../http/context.ts';
 import type { AccessTable } from '../http/route-access.ts';
 import type { Clock, Services } from '../http/services.ts';
+import type { JobRunner } from '../jobs/runner.ts';
 import { applyFormation } from '../modules/formation/operations.ts';
+import { type Area, type Catalogs, mergeAreas } from '../platform/area.ts';
 import { createApiClient, createInstance, createTenant } from '../tenancy/store.ts';
 import type { Instance, Tenant } from '../tenancy/tenancy.ts';
 
@@ -54,29 +55,40 @@ export interface TestApp {
   /** Each route's access rule, as its area declared it. */
   accessTable: AccessTable;
   catalogs: Catalogs;
+  /**
+   * The app's job workers, which tests never start: `await app.jobs.drain()` runs the background
+   * work a test's writes made (webhook deliveries, blob removals) to its end, deterministically.
+   */
+  jobs: JobRunner<Services>;
 }
 
 /**
  * Builds an app on the shared database; closed when the file's tests end. Its files go to a
  * folder of its own, removed with it.
  */
-export async function startApp(
-  overrides: Partial<Config> = {},
-  options: { blobs?: BlobStore; clock?: Clock } = {},
-): Promise<TestApp> {
-  const filesRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-files-'));
+export async function startApp(overrides: Partial<Config> = {}, options: StartOptions = {}): Promise<TestApp> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-data-'));
+  const { env = {}, ...app } = options;
   const config = {
-    ...loadConfig({ CAIRN_DEMO: 'false', LOG_LEVEL: 'silent' }),
-    files: { driver: 'local' as const, root: filesRoot },
+    ...loadConfig({ CAIRN_DEMO: 'false', LOG_LEVEL: 'silent', CAIRN_DATA_DIR: dataDir, ...env }),
     ...overrides,
   };
-  const { server, services, accessTable, catalogs } = await buildApp({ config, database: await database(), ...options });
+  const { server, services, accessTable, catalogs } = await buildApp({ config, database: await database(), ...app });
   await server.ready();
   after(async () => {
     await server.close();
-    fs.rmSync(filesRoot, { recursive: true, force: true });
+    fs.rmSync(dataDir, { recursive: true, force: true });
   });
-  return { server, services, config, accessTable, catalogs };
+  return { server, services, config, accessTable, catalogs, jobs: services.jobs };
+}
+
+export interface StartOptions {
+  blobs?: BlobStore;
+  clock?: Clock;
+  /** Environment variables of the areas' and mechanisms' settings (`CAIRN_TOKEN_LIMIT: '3'`). */
+  env?: Record<string, string>;
+  /** The areas to serve, when a test adds its own. */
+  areas?: readonly Area[];
 }
 
 /** Closes the shared database once every test in the file is done. */

@@ -1,5 +1,5 @@
-import type { Area } from '../../http/area.ts';
-import { assessmentsAuditActions, assessmentsErrors, assessmentsPermissions } from './catalog.ts';
+import type { Area } from '../../platform/area.ts';
+import { assessmentsAuditActions, assessmentsErrors, assessmentsEvents, assessmentsPermissions } from './catalog.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
@@ -8,4 +8,5 @@ export const area: Area = {
   permissions: assessmentsPermissions,
   errors: assessmentsErrors,
   auditActions: assessmentsAuditActions,
+  events: assessmentsEvents,
 };

@@ -1,3 +1,5 @@
+import type { AuditActionCatalog } from '../../events/audit.ts';
+import type { EventCatalog, SubtypesOf } from '../../events/outbox.ts';
 import type { NamesOf } from '../../wire/errors.ts';
 
 /** What the assessments area adds to the shared catalogs, beside its routes (merged in src/areas.ts). */
@@ -16,13 +18,27 @@ export const assessmentsErrors = {
   },
 } as const;
 
+/** The events its records are (DECISIONS §9). */
+export const assessmentsEvents = {
+  ASSESSMENT: {
+    description: 'Assessment records',
+    subtypes: ['ASSESSMENT_CREATED', 'ASSESSMENT_UPDATED', 'ASSESSMENT_DELETED', 'ASSESSMENT_COMPLETED'],
+  },
+} as const satisfies EventCatalog;
+
 export const assessmentsAuditActions = {
-  ASSESSMENT_RECORD_CREATED: 'An assessment record was created',
-  ASSESSMENT_RECORD_UPDATED: 'An assessment record or its answers were changed',
-  ASSESSMENT_RECORD_COMPLETED: 'An assessment record was completed for the first time',
-  ASSESSMENT_RECORD_RECOMPLETED: 'An assessment record that had been completed was completed again',
-  ASSESSMENT_RECORD_DELETED: 'An assessment record was deleted',
-} as const;
+  ASSESSMENT_RECORD_CREATED: { description: 'An assessment record was created', events: ['ASSESSMENT_CREATED'] },
+  ASSESSMENT_RECORD_UPDATED: { description: 'An assessment record or its answers were changed', events: ['ASSESSMENT_UPDATED'] },
+  ASSESSMENT_RECORD_COMPLETED: {
+    description: 'An assessment record was completed for the first time',
+    events: ['ASSESSMENT_COMPLETED'],
+  },
+  ASSESSMENT_RECORD_RECOMPLETED: {
+    description: 'An assessment record that had been completed was completed again',
+    events: ['ASSESSMENT_COMPLETED'],
+  },
+  ASSESSMENT_RECORD_DELETED: { description: 'An assessment record was deleted', events: ['ASSESSMENT_DELETED'] },
+} as const satisfies AuditActionCatalog;
 
 declare module '../../formation/permissions.ts' {
   interface Permissions extends NamesOf<typeof assessmentsPermissions> {}
@@ -32,4 +48,7 @@ declare module '../../wire/errors.ts' {
 }
 declare module '../../events/audit.ts' {
   interface AuditActions extends NamesOf<typeof assessmentsAuditActions> {}
+}
+declare module '../../events/outbox.ts' {
+  interface EventSubtypes extends SubtypesOf<typeof assessmentsEvents> {}
 }

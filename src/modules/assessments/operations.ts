@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Updateable } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../db/schema.ts';
-import { type Actor, type AuditEntry, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
+import type { Actor, AuditEntry } from '../../events/audit.ts';
 import type { Context } from '../../http/context.ts';
 import { pageObject, parseSort } from '../../http/pagination.ts';
 import { requirePatient, withPatient } from '../../records/patient-scope.ts';
@@ -117,6 +117,7 @@ function audit(action: AuditEntry['action'], row: AssessmentRecordRow, changedFi
     entityType: 'ASSESSMENT',
     entityId: row.id,
     patientId: row.patient_id,
+    about: { assessmentName: row.assessment_name },
     ...(changedFields ? { changedFields } : {}),
   };
 }
@@ -169,11 +170,11 @@ export async function createRecord(
   }
   const model = assessmentModel(definition);
   const { actor, scope } = ctx;
-  const row = await withPatient(ctx, patientId, async (trx) => {
-    const now = new Date();
+  const row = await withPatient(ctx, patientId, async (w) => {
+    const now = w.now;
     const status: AssessmentStatus = body.status ?? 'NEW';
     const done = status === 'COMPLETED' ? completion(undefined, model, {}, actor, now, 1) : undefined;
-    const inserted = await insertAssessmentRecord(trx, {
+    const inserted = await insertAssessmentRecord(w.db, {
       tenant_id: scope.tenantId,
       instance_id: scope.instanceId,
       id: uuidv7(),
@@ -189,10 +190,10 @@ export async function createRecord(
       expiration_date: body.expirationDate ? readInstant(body.expirationDate) : null,
       encounter_id: body.encounterId ?? null,
       external_guid: randomUUID(),
-      ...createdStamp(actor, now),
+      ...w.created(),
       ...done?.changes,
     });
-    await recordAudit(trx, actor, [
+    w.changed([
       audit(
         'ASSESSMENT_RECORD_CREATED',
         inserted,
@@ -216,14 +217,15 @@ export async function updateRecord(
   body: AssessmentRecordPutBody,
 ): Promise<AssessmentRecordView> {
   const { actor } = ctx;
-  const row = await withPatient(ctx, patientId, async (trx) => {
+  const row = await withPatient(ctx, patientId, async (w) => {
+    const trx = w.db;
     const existing = await requireRecord(trx, ctx, patientId, id);
     if (body.assessmentName !== undefined && body.assessmentName !== existing.assessment_name) {
       throw badField('body.assessmentName', `the record answers "${existing.assessment_name}"; it cannot change`);
     }
     const model = await currentModel(ctx, existing.assessment_name);
     const answers = existing.answers as Record<string, unknown>;
-    const now = new Date();
+    const now = w.now;
     const version = existing.version + 1;
     const changes: Changes = { ...writableChanges(body), ...(model ? fromFormation(model, answers) : {}) };
     const entries: AuditEntry[] = [];
@@ -237,7 +239,7 @@ export async function updateRecord(
     } else if (body.status !== undefined) {
       changes.status = body.status;
     }
-    const updated = await updateAssessmentRecord(trx, existing, { ...changes, ...updatedStamp(actor, now) });
+    const updated = await updateAssessmentRecord(trx, existing, { ...changes, ...w.updated() });
     entries.unshift(
       audit(
         'ASSESSMENT_RECORD_UPDATED',
@@ -245,7 +247,7 @@ export async function updateRecord(
         writableKeys.filter((key) => body[key] !== undefined),
       ),
     );
-    await recordAudit(trx, actor, entries);
+    w.changed(entries);
     return updated;
   });
   return assessmentRecordView(row, ctx.timezone);
@@ -265,8 +267,8 @@ export async function saveAnswers(
   id: string,
   body: Record<string, unknown>,
 ): Promise<AssessmentRecordView> {
-  const { actor } = ctx;
-  const row = await withPatient(ctx, patientId, async (trx) => {
+  const row = await withPatient(ctx, patientId, async (w) => {
+    const trx = w.db;
     const existing = await requireRecord(trx, ctx, patientId, id);
     const model = await currentModel(ctx, existing.assessment_name);
     if (!model) {
@@ -287,22 +289,18 @@ export async function saveAnswers(
       answers: JSON.stringify(answers),
       ...fromFormation(model, answers),
       status,
-      ...updatedStamp(actor),
+      ...w.updated(),
     });
-    await recordAudit(
-      trx,
-      actor,
-      audit('ASSESSMENT_RECORD_UPDATED', updated, status === existing.status ? ['answers'] : ['answers', 'status']),
-    );
+    w.changed(audit('ASSESSMENT_RECORD_UPDATED', updated, status === existing.status ? ['answers'] : ['answers', 'status']));
     return updated;
   });
   return assessmentRecordView(row, ctx.timezone);
 }
 
 export async function deleteRecord(ctx: Context, patientId: string, id: string): Promise<void> {
-  await withPatient(ctx, patientId, async (trx) => {
-    const existing = await requireRecord(trx, ctx, patientId, id);
-    await deleteAssessmentRecord(trx, existing);
-    await recordAudit(trx, ctx.actor, audit('ASSESSMENT_RECORD_DELETED', existing));
+  await withPatient(ctx, patientId, async (w) => {
+    const existing = await requireRecord(w.db, ctx, patientId, id);
+    await deleteAssessmentRecord(w.db, existing);
+    w.changed(audit('ASSESSMENT_RECORD_DELETED', existing));
   });
 }

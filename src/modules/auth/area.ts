@@ -1,9 +1,11 @@
-import type { Area } from '../../http/area.ts';
+import type { Area } from '../../platform/area.ts';
 import { authErrors } from './catalog.ts';
 import routes from './routes.ts';
+import { tokenLimitSettings } from './settings.ts';
 
 export const area: Area = {
   name: 'auth',
   routes,
   errors: authErrors,
+  settings: tokenLimitSettings,
 };

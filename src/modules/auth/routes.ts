@@ -1,8 +1,10 @@
 import { Type } from 'typebox';
+import { settingsOf } from '../../config.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { spendVerificationTime, verifySecret } from '../../tenancy/secrets.ts';
 import { ApiError, badField, ErrorBody } from '../../wire/errors.ts';
 import { DateTime } from '../../wire/schemas.ts';
+import { tokenLimitSettings } from './settings.ts';
 import { type ClientForLogin, findClientByKey, findClientInTenant, findUserForLogin } from './store.ts';
 import {
   assertSourceNotBlocked,
@@ -38,7 +40,8 @@ const limits =
  * a wrong secret is INVALID_CLIENT_CREDENTIALS, so a client does not loop refreshing.
  */
 const authRoutes: AreaPlugin = async (app, { services }) => {
-  const { db, config, tokens } = services;
+  const { db, tokens } = services;
+  const limit = settingsOf(services.config, tokenLimitSettings);
 
   /**
    * The order that keeps both limits honest: a source blocked for this caller is refused before
@@ -48,10 +51,10 @@ const authRoutes: AreaPlugin = async (app, { services }) => {
   async function checked(subject: TokenSubject | undefined, source: string, matches: () => Promise<boolean>): Promise<boolean> {
     await assertSourceNotBlocked(db, subject ?? UNKNOWN_SUBJECT, source);
     if (!(await matches())) {
-      await recordWrongSecret(db, subject ?? UNKNOWN_SUBJECT, source, config.tokenLimit);
+      await recordWrongSecret(db, subject ?? UNKNOWN_SUBJECT, source, limit);
       return false;
     }
-    if (subject) await consumeTokenRequest(db, subject, config.tokenLimit);
+    if (subject) await consumeTokenRequest(db, subject, limit);
     return true;
   }
 

@@ -26,7 +26,17 @@ describe('token limit (000: more than 100 in 5 minutes blocks for 5 minutes)', (
   });
 
   test('the block ends after its time; wrong secrets do not count toward it', async () => {
-    const app = await startApp({ tokenLimit: { max: 3, failures: 10, windowSeconds: 60, blockSeconds: 1 } });
+    const app = await startApp(
+      {},
+      {
+        env: {
+          CAIRN_TOKEN_LIMIT: '3',
+          CAIRN_TOKEN_FAILURE_LIMIT: '10',
+          CAIRN_TOKEN_WINDOW_SECONDS: '60',
+          CAIRN_TOKEN_BLOCK_SECONDS: '1',
+        },
+      },
+    );
     const t = await createTestTenant(app);
     const anonymous = new Api(app.server, undefined);
     const good = { apiClient: t.adminClient.clientKey, secret: t.adminClient.secret };
@@ -38,7 +48,17 @@ describe('token limit (000: more than 100 in 5 minutes blocks for 5 minutes)', (
   });
 });
 
-const guarded = await startApp({ tokenLimit: { max: 100, failures: 3, windowSeconds: 60, blockSeconds: 300 } });
+const guarded = await startApp(
+  {},
+  {
+    env: {
+      CAIRN_TOKEN_LIMIT: '100',
+      CAIRN_TOKEN_FAILURE_LIMIT: '3',
+      CAIRN_TOKEN_WINDOW_SECONDS: '60',
+      CAIRN_TOKEN_BLOCK_SECONDS: '300',
+    },
+  },
+);
 
 describe('wrong secrets (limited per caller and source address)', () => {
   const app = guarded;

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
-import type { Config } from '../../config.ts';
 import type { DB } from '../../db/schema.ts';
 import { ApiError } from '../../wire/errors.ts';
+import type { TokenLimit } from './settings.ts';
 
 /** Whose token requests are counted: an API client or a user. */
 export interface TokenSubject {
@@ -22,7 +22,7 @@ export const UNKNOWN_SUBJECT: TokenSubject = { tenantId: NIL, principalId: NIL }
  *   that address is blocked for that caller for the block time. Guessing stays slow, and someone
  *   who knows a client's key cannot lock the real client out from elsewhere.
  */
-export async function consumeTokenRequest(db: Kysely<DB>, subject: TokenSubject, limit: Config['tokenLimit']): Promise<void> {
+export async function consumeTokenRequest(db: Kysely<DB>, subject: TokenSubject, limit: TokenLimit): Promise<void> {
   const retryAfter = await consume(db, subject, '', limit.max, limit);
   if (retryAfter > 0) throw tooManyRequests(retryAfter, 'Too many token requests');
 }
@@ -41,12 +41,7 @@ export async function assertSourceNotBlocked(db: Kysely<DB>, subject: TokenSubje
 }
 
 /** Counts one wrong secret from `source`; the attempt that reaches the limit starts the block. */
-export async function recordWrongSecret(
-  db: Kysely<DB>,
-  subject: TokenSubject,
-  source: string,
-  limit: Config['tokenLimit'],
-): Promise<void> {
+export async function recordWrongSecret(db: Kysely<DB>, subject: TokenSubject, source: string, limit: TokenLimit): Promise<void> {
   await consume(db, subject, source, limit.failures, limit);
   // Rows of addresses that have gone quiet would otherwise pile up, one per address ever seen.
   await db
@@ -62,13 +57,7 @@ export async function recordWrongSecret(
 }
 
 /** Adds one request to the window; answers the seconds left of a block (0 when not blocked). */
-async function consume(
-  db: Kysely<DB>,
-  subject: TokenSubject,
-  source: string,
-  max: number,
-  limit: Config['tokenLimit'],
-): Promise<number> {
+async function consume(db: Kysely<DB>, subject: TokenSubject, source: string, max: number, limit: TokenLimit): Promise<number> {
   const window = sql`make_interval(secs => ${limit.windowSeconds})`;
   const recentInWindow = sql`ARRAY(SELECT t FROM unnest(l.recent) AS t WHERE t > now() - ${window})`;
   const result = await sql<{ retry_after: number | null }>`

@@ -101,7 +101,7 @@ async function createGoal(t: TestTenant, patientId: string, goalTemplateName = '
 }
 
 describe('GET /patients/{id}/care-plan', () => {
-  test('is made on first access, then the same plan is read; not audited', async () => {
+  test('is made on first access (audited and an event, as any create), then the same plan is read', async () => {
     const t = await tenant();
     const patient = await createPatient(t);
     const first = await t.api.get(`${t.base}/patients/${patient.id}/care-plan`);
@@ -122,7 +122,11 @@ describe('GET /patients/{id}/care-plan', () => {
     assert.match(plan.createdAt, isoMillis);
     assert.equal(plan.createdByName, `API_CLIENT:${t.adminClient.name}`);
     assert.deepEqual((await t.api.get(`${t.base}/patients/${patient.id}/care-plan`)).body, plan);
-    assert.equal((await auditOf(t, { entityType: 'CARE_PLAN' })).length, 0);
+    const made = await auditOf(t, { entityType: 'CARE_PLAN' });
+    assert.deepEqual(
+      made.map((entry: { action: string; entityId: string }) => [entry.action, entry.entityId]),
+      [['CARE_PLAN_CREATED', plan.id]],
+    );
   });
 
   test('404 for an unknown patient, 400 for a malformed id, 401, 403 without CARE_PLAN_READ', async () => {
@@ -169,8 +173,11 @@ describe('POST|PUT /patients/{id}/care-plan/overview', () => {
     assert.equal(cleared.body.overview, null);
 
     const events = await auditOf(t, { patientId: patient.id, entityType: 'CARE_PLAN' });
-    assert.equal(events.length, 3);
-    assert.ok(events.every((e) => e.action === 'CARE_PLAN_OVERVIEW_UPDATED' && e.entityId === plan.id));
+    assert.equal(events.length, 4);
+    assert.equal(events.filter((e) => e.action === 'CARE_PLAN_CREATED' && e.entityId === plan.id).length, 1);
+    assert.ok(
+      events.every((e) => ['CARE_PLAN_CREATED', 'CARE_PLAN_OVERVIEW_UPDATED'].includes(e.action) && e.entityId === plan.id),
+    );
   });
 
   test('400 for a missing or wrong overview, 404, 401, 403 without CARE_PLAN_UPDATE', async () => {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../db/schema.ts';
-import { createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
+import type { Work } from '../../events/work.ts';
 import type { Context } from '../../http/context.ts';
 import type { Paging } from '../../http/pagination.ts';
 import { requirePatient, withPatient } from '../../records/patient-scope.ts';
@@ -28,7 +28,7 @@ import {
 } from './store.ts';
 import { carePlanView, goalCommentView, goalView, overviewView } from './views.ts';
 
-/** Care plan reads and writes; each write runs in one transaction with its audit rows. */
+/** Care plan reads and writes; each write is one unit of work with its audit rows and events. */
 
 type Db = Kysely<DB>;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -42,17 +42,24 @@ async function requireGoal(db: Db, instance: Instance, patientId: string, goalId
 
 /** The care plan is made on first read, so a read is a write under the patient here. */
 export async function getCarePlan(ctx: Context, patientId: string) {
-  return withPatient(ctx, patientId, async (trx, patient) =>
-    carePlanView(await ensureCarePlan(trx, ctx.scope.tenantId, patient.id, ctx.actor)),
-  );
+  return withPatient(ctx, patientId, async (w, patient) => carePlanView(await carePlanOf(w, ctx.scope.tenantId, patient.id)));
+}
+
+/** The patient's care plan, made (and recorded as made) if it is the first time. */
+async function carePlanOf(w: Work, tenantId: string, patientId: string) {
+  const { row, created } = await ensureCarePlan(w, tenantId, patientId);
+  if (created) w.changed({ action: 'CARE_PLAN_CREATED', entityType: 'CARE_PLAN', entityId: row.id, patientId });
+  return row;
 }
 
 /** POST and PUT .../care-plan/overview: both set the overview and answer the inner overview object. */
 export async function saveOverview(ctx: Context, patientId: string, overview: string | null) {
-  const { instance, actor } = ctx;
-  const row = await withPatient(ctx, patientId, async (trx) => {
-    const saved = await upsertOverview(trx, instance.tenantId, patientId, actor, overview);
-    await recordAudit(trx, actor, {
+  const { instance } = ctx;
+  const row = await withPatient(ctx, patientId, async (w) => {
+    const { created } = await ensureCarePlan(w, instance.tenantId, patientId);
+    const saved = await upsertOverview(w, instance.tenantId, patientId, overview);
+    if (created) w.changed({ action: 'CARE_PLAN_CREATED', entityType: 'CARE_PLAN', entityId: saved.id, patientId });
+    w.changed({
       action: 'CARE_PLAN_OVERVIEW_UPDATED',
       entityType: 'CARE_PLAN',
       entityId: saved.id,
@@ -83,8 +90,8 @@ export async function createGoal(ctx: Context, patientId: string, templateName: 
   const template = (formation.goalTemplates ?? []).find((candidate) => candidate.name === templateName);
   if (!template) throw badField('body.goalTemplateName', `no goal template "${templateName}" in the formation`);
   const taskTemplates = template.taskTemplates ?? [];
-  const row = await withPatient(ctx, patientId, async (trx) => {
-    const now = new Date();
+  const row = await withPatient(ctx, patientId, async (w) => {
+    const { db: trx, now } = w;
     const goal = await trx
       .insertInto('goals')
       .values({
@@ -97,7 +104,7 @@ export async function createGoal(ctx: Context, patientId: string, templateName: 
         priority: template.priority ?? 'LOW',
         status: 'ACTIVE',
         template_name: template.name,
-        ...createdStamp(actor, now),
+        ...w.created(),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -107,7 +114,7 @@ export async function createGoal(ctx: Context, patientId: string, templateName: 
     const tasks = await insertTasks(
       trx,
       taskTemplates.map((task, index) => ({
-        ...newTaskRow(ctx.scope, actor, {
+        ...newTaskRow(ctx.scope, actor, now, {
           name: task.taskName || task.name,
           description: task.description ?? null,
           dueDate: task.dueInDays === undefined ? null : new Date(now.getTime() + task.dueInDays * DAY_MS),
@@ -124,7 +131,7 @@ export async function createGoal(ctx: Context, patientId: string, templateName: 
         updated_at: new Date(now.getTime() + index),
       })),
     );
-    await recordAudit(trx, actor, [
+    w.changed([
       { action: 'GOAL_CREATED', entityType: 'GOAL', entityId: goal.id, patientId },
       ...tasks.map((task) => taskCreatedAudit(task)),
     ]);
@@ -149,8 +156,9 @@ export async function getGoalView(ctx: Context, patientId: string, goalId: strin
 }
 
 export async function updateGoal(ctx: Context, patientId: string, goalId: string, body: GoalPatchBody) {
-  const { instance, actor } = ctx;
-  const row = await withPatient(ctx, patientId, async (trx) => {
+  const { instance } = ctx;
+  const row = await withPatient(ctx, patientId, async (w) => {
+    const trx = w.db;
     const goal = await requireGoal(trx, instance, patientId, goalId, true);
     const changedFields = (['name', 'status', 'priority'] as const).filter((key) => body[key] !== undefined);
     const updated = await trx
@@ -159,13 +167,13 @@ export async function updateGoal(ctx: Context, patientId: string, goalId: string
         ...(body.name !== undefined ? { name: body.name } : {}),
         ...(body.status !== undefined ? { status: body.status } : {}),
         ...(body.priority !== undefined ? { priority: body.priority } : {}),
-        ...updatedStamp(actor),
+        ...w.updated(),
       })
       .where('tenant_id', '=', instance.tenantId)
       .where('id', '=', goal.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await recordAudit(trx, actor, { action: 'GOAL_UPDATED', entityType: 'GOAL', entityId: goal.id, patientId, changedFields });
+    w.changed({ action: 'GOAL_UPDATED', entityType: 'GOAL', entityId: goal.id, patientId, changedFields });
     return updated;
   });
   return goalView(row);
@@ -193,21 +201,21 @@ export async function goalComments(ctx: Context, patientId: string, goalId: stri
 }
 
 export async function addGoalComment(ctx: Context, patientId: string, goalId: string, text: string) {
-  const { instance, actor } = ctx;
-  const row = await withPatient(ctx, patientId, async (trx) => {
-    const goal = await requireGoal(trx, instance, patientId, goalId);
-    const comment = await trx
+  const { instance } = ctx;
+  const row = await withPatient(ctx, patientId, async (w) => {
+    const goal = await requireGoal(w.db, instance, patientId, goalId);
+    const comment = await w.db
       .insertInto('goal_comments')
       .values({
         tenant_id: instance.tenantId,
         id: uuidv7(),
         goal_id: goal.id,
         text,
-        ...createdStamp(actor),
+        ...w.created(),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await recordAudit(trx, actor, {
+    w.changed({
       action: 'GOAL_COMMENT_ADDED',
       entityType: 'GOAL',
       entityId: goal.id,

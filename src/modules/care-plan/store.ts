@@ -1,45 +1,49 @@
 import { type Kysely, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, Row } from '../../db/schema.ts';
-import { createdStamp, updatedStamp } from '../../events/audit.ts';
+import type { Writing } from '../../events/work.ts';
 import { offsetOf, type Paging } from '../../http/pagination.ts';
 
 export type CarePlanRow = Row<'care_plans'>;
 export type GoalRow = Row<'goals'>;
 export type GoalCommentRow = Row<'goal_comments'>;
 
-type Author = { id: string | null; name: string };
-
-/** A patient's care plan, made on first access (DECISIONS §7); a read that creates it is not audited. */
-export async function ensureCarePlan(db: Kysely<DB>, tenantId: string, patientId: string, actor: Author): Promise<CarePlanRow> {
-  await db
+/** A patient's care plan, made on first access (DECISIONS §7); `created` says whether this call made it. */
+export async function ensureCarePlan(
+  w: Writing,
+  tenantId: string,
+  patientId: string,
+): Promise<{ row: CarePlanRow; created: boolean }> {
+  const made = await w.db
     .insertInto('care_plans')
     .values({
       tenant_id: tenantId,
       patient_id: patientId,
       id: uuidv7(),
-      ...createdStamp(actor),
+      ...w.created(),
     })
     .onConflict((oc) => oc.columns(['tenant_id', 'patient_id']).doNothing())
-    .execute();
-  return db
+    .returningAll()
+    .executeTakeFirst();
+  if (made) return { row: made, created: true };
+  const row = await w.db
     .selectFrom('care_plans')
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('patient_id', '=', patientId)
     .executeTakeFirstOrThrow();
+  return { row, created: false };
 }
 
 /** Sets the overview, making the care plan if need be; the overview keeps who first wrote it. */
 export async function upsertOverview(
-  trx: Kysely<DB>,
+  w: Writing,
   tenantId: string,
   patientId: string,
-  actor: Author,
   overview: string | null,
 ): Promise<CarePlanRow> {
-  const now = new Date();
-  return trx
+  const { now, actor } = w;
+  return w.db
     .insertInto('care_plans')
     .values({
       tenant_id: tenantId,
@@ -50,7 +54,7 @@ export async function upsertOverview(
       overview_created_by_name: actor.name,
       overview_updated_at: now,
       overview_updated_by_name: actor.name,
-      ...createdStamp(actor, now),
+      ...w.created(),
     })
     .onConflict((oc) =>
       oc.columns(['tenant_id', 'patient_id']).doUpdateSet({
@@ -59,7 +63,7 @@ export async function upsertOverview(
         overview_created_by_name: sql`CASE WHEN care_plans.overview_created_at IS NULL THEN excluded.overview_created_by_name ELSE care_plans.overview_created_by_name END`,
         overview_updated_at: now,
         overview_updated_by_name: actor.name,
-        ...updatedStamp(actor, now),
+        ...w.updated(),
       }),
     )
     .returningAll()

@@ -21,6 +21,7 @@ import {
   testFormation,
   uuidShape,
 } from '../../test/harness.ts';
+import { write } from '../../work/write.ts';
 import { listCdtRecords } from './store.ts';
 
 /** CDT record routes: POST, GET, PATCH and DELETE of one record, the bulk PATCH, and tenancy. */
@@ -498,9 +499,7 @@ describe('the generic store, for system types outside the formation', () => {
         ],
       }),
     );
-    const row = await app.services.db
-      .transaction()
-      .execute((trx) => summaries.create(trx, { type: 'doc-type-others', files: null }, { patientId, source }));
+    const row = await write(ctx, (w) => summaries.create(w, { type: 'doc-type-others', files: null }, { patientId, source }));
     const view = cdtRecordView(row, ['type', 'files']);
     assert.equal(view.cdtName, '_document_summary');
     assert.equal(view.version, null);

@@ -56,11 +56,11 @@ export async function createRecord(
   return withPatient(
     ctx,
     patientId,
-    async (trx) => {
+    async (w) => {
       const values = records.values(body);
       if (single) {
         // DECISIONS §6: a SINGLE_RECORD type holds at most one record per patient.
-        const existing = await firstCdtRecordId(trx, ctx.scope, patientId, cdtName);
+        const existing = await firstCdtRecordId(w.db, ctx.scope, patientId, cdtName);
         if (existing) {
           throw new ApiError(
             'DUPLICATE_VALUE',
@@ -69,7 +69,7 @@ export async function createRecord(
           );
         }
       }
-      return cdtRecordView(await records.create(trx, values, { patientId }), fieldNames);
+      return cdtRecordView(await records.create(w, values, { patientId }), fieldNames);
     },
     serialize,
   );
@@ -83,17 +83,17 @@ export async function updateRecord(
   body: Record<string, unknown>,
 ): Promise<CdtRecordView> {
   const records = await Records.of(ctx, 'CDT', cdtName);
-  return withPatient(ctx, patientId, async (trx) => {
-    const row = await records.require(trx, id, { patientId, forUpdate: true });
+  return withPatient(ctx, patientId, async (w) => {
+    const row = await records.require(w.db, id, { patientId, forUpdate: true });
     const changes = records.values(body, { partial: true });
-    return cdtRecordView(await records.change(trx, row, changes), records.type.fieldNames);
+    return cdtRecordView(await records.change(w, row, changes), records.type.fieldNames);
   });
 }
 
 export async function deleteRecord(ctx: Context, patientId: string, cdtName: string, id: string): Promise<void> {
   const records = await Records.of(ctx, 'CDT', cdtName);
-  await withPatient(ctx, patientId, async (trx) => {
-    await records.remove(trx, await records.require(trx, id, { patientId, forUpdate: true }));
+  await withPatient(ctx, patientId, async (w) => {
+    await records.remove(w, await records.require(w.db, id, { patientId, forUpdate: true }));
   });
 }
 
@@ -107,9 +107,9 @@ type RowOutcome = { change: CdtValuesChange } | { error: ApiError };
 export async function bulkUpdateRecords(ctx: Context, patientId: string, cdtName: string, body: CdtBulkPatchBody) {
   const records = await Records.of(ctx, 'CDT', cdtName);
   const notFound = (id: string) => records.notFound(id, { patientId });
-  return withPatient(ctx, patientId, async (trx) => {
+  return withPatient(ctx, patientId, async (w) => {
     const ids = [...new Set(body.rows.map((row) => row.id).filter((id) => uuidPattern.test(id)))];
-    const existing = new Set((await findCdtRecords(trx, ctx.scope, patientId, cdtName, ids)).map((row) => row.id));
+    const existing = new Set((await findCdtRecords(w.db, ctx.scope, patientId, cdtName, ids)).map((row) => row.id));
     const seen = new Set<string>();
     const outcomes: RowOutcome[] = body.rows.map((row, index) => {
       const path = `body.rows.${index}`;
@@ -123,10 +123,10 @@ export async function bulkUpdateRecords(ctx: Context, patientId: string, cdtName
     });
     const changes = outcomes.flatMap((outcome) => ('change' in outcome ? [outcome.change] : []));
     // Written in one statement; the kernel's audit names each record written.
-    const written = await updateCdtRecordValues(trx, ctx.scope, patientId, cdtName, ctx.actor, records.version, changes);
+    const written = await updateCdtRecordValues(w, ctx.scope, patientId, cdtName, records.version, changes);
     const updated = new Map<string, CdtRecordRow>(written.map((row) => [row.id, row]));
-    await records.audit(
-      trx,
+    records.changed(
+      w,
       'UPDATED',
       ...changes
         .filter((change) => updated.has(change.id))

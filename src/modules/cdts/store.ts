@@ -1,7 +1,7 @@
 import { type Kysely, type SqlBool, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';
-import type { Actor } from '../../events/audit.ts';
+import type { Writing } from '../../events/work.ts';
 import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
 import { type CdtRecordRow, withoutNulls } from '../../records/store.ts';
 
@@ -102,14 +102,14 @@ export interface CdtValuesChange {
  * (records that no longer exist are simply absent). Ids must be distinct.
  */
 export async function updateCdtRecordValues(
-  db: Kysely<DB>,
+  w: Writing,
   scope: Scope,
   patientId: string,
   cdtName: string,
-  actor: Actor,
   version: number | null,
   changes: CdtValuesChange[],
 ): Promise<CdtRecordRow[]> {
+  const { actor } = w;
   if (changes.length === 0) return [];
   const payload = changes.map((change) => ({
     id: change.id,
@@ -120,7 +120,7 @@ export async function updateCdtRecordValues(
     UPDATE cdt_records AS c
     SET values = (c.values || u.patch) - u.removed,
         version = ${version},
-        updated_at = ${new Date()},
+        updated_at = ${w.now},
         updated_by = ${actor.id},
         updated_by_name = ${actor.name}
     FROM jsonb_to_recordset(${JSON.stringify(payload)}::jsonb) AS u(id uuid, patch jsonb, removed text[])
@@ -129,6 +129,6 @@ export async function updateCdtRecordValues(
       AND c.patient_id = ${patientId}
       AND c.cdt_name = ${cdtName}
       AND c.id = u.id
-    RETURNING c.*`.execute(db);
+    RETURNING c.*`.execute(w.db);
   return result.rows;
 }

@@ -1,5 +1,5 @@
-import type { Area } from '../../http/area.ts';
-import { contactsAuditActions, contactsErrors, contactsPermissions } from './catalog.ts';
+import type { Area } from '../../platform/area.ts';
+import { contactsAuditActions, contactsErrors, contactsEvents, contactsPermissions } from './catalog.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
@@ -8,4 +8,5 @@ export const area: Area = {
   permissions: contactsPermissions,
   errors: contactsErrors,
   auditActions: contactsAuditActions,
+  events: contactsEvents,
 };

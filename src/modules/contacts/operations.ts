@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, RowUpdate } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';
-import { createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
 import { fieldValueProblem } from '../../formation/field-types.ts';
 import type { Formation, PdtDefinition } from '../../formation/schemas.ts';
 import type { Context } from '../../http/context.ts';
@@ -123,11 +122,12 @@ export async function getContact(ctx: Context, patientId: string, contactId: str
 }
 
 export async function createContact(ctx: Context, patientId: string, body: ContactInputBody) {
-  const { scope, actor } = ctx;
+  const { scope } = ctx;
   const formation = await ctx.formation();
   const pdtRecordId = body.pdtRecordId ? body.pdtRecordId.toLowerCase() : null;
   const id = uuidv7();
-  const row = await withPatient(ctx, patientId, async (trx, patient) => {
+  const row = await withPatient(ctx, patientId, async (w, patient) => {
+    const trx = w.db;
     const linked = pdtRecordId ? await contactableRecord(trx, scope, formation, pdtRecordId) : undefined;
     const columns = columnsOf(body);
     fillFromRecord(body, columns, linked);
@@ -141,11 +141,11 @@ export async function createContact(ctx: Context, patientId: string, body: Conta
         id,
         patient_id: patient.id,
         pdt_record_id: pdtRecordId,
-        ...createdStamp(actor),
+        ...w.created(),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await recordAudit(trx, actor, {
+    w.changed({
       action: 'CONTACT_CREATED',
       entityType: 'CONTACT',
       entityId: id,
@@ -159,10 +159,11 @@ export async function createContact(ctx: Context, patientId: string, body: Conta
 
 /** 001: PATCH changes the fields given. `pdtRecordId` is write-once: another value is a 400. */
 export async function updateContact(ctx: Context, patientId: string, contactId: string, body: ContactInputBody) {
-  const { scope, actor } = ctx;
+  const { scope } = ctx;
   const formation = await ctx.formation();
   const ref = { ...scope, patientId };
-  const row = await withPatient(ctx, patientId, async (trx) => {
+  const row = await withPatient(ctx, patientId, async (w) => {
+    const trx = w.db;
     const existing = await findContact(trx, ref, contactId, { forUpdate: true });
     if (!existing) throw new ApiError('CONTACT_NOT_FOUND', { patientId, contactId });
     const requested = body.pdtRecordId === undefined ? undefined : (body.pdtRecordId?.toLowerCase() ?? null);
@@ -178,12 +179,12 @@ export async function updateContact(ctx: Context, patientId: string, contactId: 
     fillFromRecord(body, columns, linked);
     const updated = await trx
       .updateTable('contacts')
-      .set({ ...columns, ...updatedStamp(actor) })
+      .set({ ...columns, ...w.updated() })
       .where('tenant_id', '=', scope.tenantId)
       .where('id', '=', existing.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await recordAudit(trx, actor, {
+    w.changed({
       action: 'CONTACT_UPDATED',
       entityType: 'CONTACT',
       entityId: existing.id,

@@ -1,4 +1,4 @@
-import type { Area } from '../../http/area.ts';
+import type { Area } from '../../platform/area.ts';
 import { dictionariesAuditActions, dictionariesPermissions } from './catalog.ts';
 import routes from './routes.ts';
 

@@ -1,3 +1,4 @@
+import type { AuditActionCatalog } from '../../events/audit.ts';
 import type { NamesOf } from '../../wire/errors.ts';
 
 /** What the dictionaries area adds to the shared catalogs, beside its routes (merged in src/areas.ts). */
@@ -8,9 +9,9 @@ export const dictionariesPermissions = {
 } as const;
 
 export const dictionariesAuditActions = {
-  DICTIONARY_VALUES_ADDED: 'Values were added to a dictionary',
-  DICTIONARY_VALUES_REPLACED: "A dictionary's values were replaced",
-} as const;
+  DICTIONARY_VALUES_ADDED: { description: 'Values were added to a dictionary', events: ['DICTIONARY_CREATED'] },
+  DICTIONARY_VALUES_REPLACED: { description: "A dictionary's values were replaced", events: ['DICTIONARY_UPDATED'] },
+} as const satisfies AuditActionCatalog;
 
 declare module '../../formation/permissions.ts' {
   interface Permissions extends NamesOf<typeof dictionariesPermissions> {}

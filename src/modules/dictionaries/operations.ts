@@ -1,8 +1,8 @@
-import { recordAudit } from '../../events/audit.ts';
 import type { Context } from '../../http/context.ts';
 import { Records } from '../../records/handle.ts';
 import type { FieldError } from '../../wire/errors.ts';
 import { validationError } from '../../wire/errors.ts';
+import { write } from '../../work/write.ts';
 import { insertDictionaryRecords, listDictionaryRecords, lockDictionary, purgeDictionaryRecords } from './store.ts';
 import { type DictionaryRecordView, recordView, timezoneRecords, timezoneResponse, valuesResponse } from './views.ts';
 
@@ -30,16 +30,17 @@ export async function getValues(ctx: Context, name: string, showDeleted: boolean
 export async function writeValues(ctx: Context, name: string, bodies: Record<string, unknown>[], mode: 'add' | 'replace') {
   const records = (await Records.of(ctx, 'DICTIONARY', name)).writable();
   const values = checkedRecords(records, bodies);
-  const rows = await ctx.db.transaction().execute(async (trx) => {
-    await lockDictionary(trx, ctx.scope, name);
-    if (mode === 'replace') await purgeDictionaryRecords(trx, ctx.scope, name);
-    await insertDictionaryRecords(trx, ctx.scope, name, values);
-    await recordAudit(trx, ctx.actor, {
+  const rows = await write(ctx, async (w) => {
+    await lockDictionary(w.db, ctx.scope, name);
+    if (mode === 'replace') await purgeDictionaryRecords(w.db, ctx.scope, name);
+    await insertDictionaryRecords(w.db, ctx.scope, name, values, w.now);
+    w.changed({
       action: mode === 'replace' ? 'DICTIONARY_VALUES_REPLACED' : 'DICTIONARY_VALUES_ADDED',
       entityType: 'DICTIONARY',
       entityId: name,
+      about: { dictionaryName: name },
     });
-    return listDictionaryRecords(trx, ctx.scope, name);
+    return listDictionaryRecords(w.db, ctx.scope, name);
   });
   return valuesResponse(name, rows, false);
 }
@@ -57,18 +58,18 @@ export async function getRecord(ctx: Context, name: string, id: string): Promise
 /** PUT: the record's values become the body's; whether it is deleted does not change. */
 export async function putRecord(ctx: Context, name: string, id: string, body: Record<string, unknown>) {
   const records = (await Records.of(ctx, 'DICTIONARY', name)).writable();
-  return ctx.db.transaction().execute(async (trx) => {
-    const existing = await records.require(trx, id, { forUpdate: true });
+  return write(ctx, async (w) => {
+    const existing = await records.require(w.db, id, { forUpdate: true });
     const values = records.values(body, { path: 'body.values' });
-    return recordView(await records.replace(trx, existing, values));
+    return recordView(await records.replace(w, existing, values));
   });
 }
 
 /** DECISIONS §8: a soft delete answering the record with `deleted: true`; deleting it again changes nothing. */
 export async function deleteRecord(ctx: Context, name: string, id: string): Promise<DictionaryRecordView> {
   const records = (await Records.of(ctx, 'DICTIONARY', name)).writable();
-  return ctx.db.transaction().execute(async (trx) => {
-    const existing = await records.require(trx, id, { forUpdate: true });
-    return recordView(existing.deleted ? existing : await records.remove(trx, existing));
+  return write(ctx, async (w) => {
+    const existing = await records.require(w.db, id, { forUpdate: true });
+    return recordView(existing.deleted ? existing : await records.remove(w, existing));
   });
 }

@@ -28,8 +28,8 @@ export async function insertDictionaryRecords(
   scope: Scope,
   name: string,
   records: Record<string, unknown>[],
+  now: Date,
 ): Promise<void> {
-  const now = new Date();
   const rows = records.map((values) => ({
     tenant_id: scope.tenantId,
     instance_id: scope.instanceId,

@@ -1,5 +1,5 @@
-import type { Area } from '../../http/area.ts';
-import { documentsAuditActions, documentsPermissions } from './catalog.ts';
+import type { Area } from '../../platform/area.ts';
+import { documentFiles, documentsAuditActions, documentsPermissions } from './catalog.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
@@ -7,4 +7,5 @@ export const area: Area = {
   routes,
   permissions: documentsPermissions,
   auditActions: documentsAuditActions,
+  files: documentFiles,
 };

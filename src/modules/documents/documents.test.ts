@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import { filesUnder, multipart, sampleFile } from '../../test/files.ts';
 import {
@@ -16,7 +17,7 @@ import {
 
 let now = new Date();
 const app = await startApp({}, { clock: { now: () => now } });
-const filesRoot = (app.config.files as { root: string }).root;
+const filesRoot = path.join(app.config.dataDir, 'files');
 
 const formation = () =>
   testFormation({
@@ -256,7 +257,7 @@ describe('document files', () => {
     const kept = await t.api.put(`${base}/${summary.id}`, { type: 'doc-type-others', files: [entries[1]] });
     assert.equal(kept.status, 200, kept.text);
     assert.deepEqual(kept.body.jsonBody.files, [entries[1]]);
-    await app.services.files.sweep({ tenantId: t.tenant.id });
+    await app.jobs.drain();
     const stored = filesUnder(filesRoot).filter((file) => file.startsWith(t.tenant.name));
     assert.ok(!stored.some((file) => file.endsWith(entries[0].id)), 'the removed file is gone from the store');
     assert.ok(stored.some((file) => file.endsWith(entries[1].id)));
@@ -280,10 +281,10 @@ describe('document files', () => {
     const mine = () => filesUnder(filesRoot).filter((file) => file.startsWith(t.tenant.name));
     assert.equal(mine().length, 2);
     assert.equal((await t.api.delete(`${base}/${summary.id}`)).status, 200);
-    await app.services.files.sweep({ tenantId: t.tenant.id });
+    await app.jobs.drain();
     assert.equal(mine().length, 1);
     assert.equal((await t.api.delete(`${t.base}/patients/${patientId}`)).status, 200);
-    await app.services.files.sweep({ tenantId: t.tenant.id });
+    await app.jobs.drain();
     assert.equal(mine().length, 0);
   });
 

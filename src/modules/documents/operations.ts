@@ -1,14 +1,11 @@
 import type { FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
-import { recordAudit } from '../../events/audit.ts';
+import type { Work } from '../../events/work.ts';
 import { sendFile } from '../../files/download.ts';
 import { fileEntry } from '../../files/files.ts';
-import { documentFiles } from '../../files/rules.ts';
-import { deleteFiles, deleteFilesOf, type FileRow, filesOf, findFile, insertFiles } from '../../files/store.ts';
-import { keepFiles, receiveFiles } from '../../files/upload.ts';
+import { deleteFiles, deleteFilesOf, type FileRow, filesOf, findFile } from '../../files/store.ts';
 import type { Context } from '../../http/context.ts';
 import { pageObject, parseSort } from '../../http/pagination.ts';
+import { attachFiles } from '../../records/attachments.ts';
 import { Records } from '../../records/handle.ts';
 import { requirePatient, withPatient } from '../../records/patient-scope.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
@@ -21,8 +18,8 @@ import { summaryView, summaryViews } from './views.ts';
 /**
  * Document summaries (001 "Documents"): CDT records of `_document_summary` with files in the
  * files mechanism, and at most one document type record each. Writes hold the patient
- * (`withPatient`); blobs are written before the transaction and removed if it fails, and removed
- * files' blobs are swept once the transaction has committed.
+ * (`withPatient`); files are attached through `attachFiles`, and a removed file's blob goes by
+ * the job its row's delete enqueues.
  */
 
 export async function listSummaries(ctx: Context, patientId: string, query: SummaryListQueryInput) {
@@ -59,8 +56,8 @@ export async function createSummary(ctx: Context, patientId: string, body: Summa
   const values = records.values({ type: body.type });
   await requireDocumentType(ctx, body.type);
   const source = body.sourceId ? { type: body.sourceType ?? '', id: body.sourceId, name: body.sourceName ?? '' } : undefined;
-  return withPatient(ctx, patientId, async (trx) => {
-    const row = await records.create(trx, values, { patientId, ...(source ? { source } : {}) });
+  return withPatient(ctx, patientId, async (w) => {
+    const row = await records.create(w, values, { patientId, ...(source ? { source } : {}) });
     return summaryView(row, []);
   });
 }
@@ -69,7 +66,8 @@ export async function updateSummary(ctx: Context, patientId: string, id: string,
   const records = await Records.system(ctx, documentSummary);
   const values = records.values({ type: body.type });
   await requireDocumentType(ctx, body.type);
-  const view = await withPatient(ctx, patientId, async (trx) => {
+  return withPatient(ctx, patientId, async (w) => {
+    const trx = w.db;
     const row = await records.require(trx, id, { patientId, forUpdate: true });
     if ((row.values as { type?: string }).type !== body.type && (await typeRecordsOf(trx, ctx.scope, patientId, id)).length > 0) {
       throw validationError([
@@ -84,12 +82,10 @@ export async function updateSummary(ctx: Context, patientId: string, id: string,
       ctx.scope,
       removed.map((file) => file.id),
     );
-    const updated = await records.replace(trx, row, values);
-    if (removed.length > 0) await auditFiles(ctx, trx, 'DOCUMENT_FILES_REMOVED', patientId, id, removed);
+    const updated = await records.replace(w, row, values);
+    if (removed.length > 0) filesChanged(w, 'DOCUMENT_FILES_REMOVED', patientId, id, removed);
     return summaryView(updated, kept.map(fileEntry));
   });
-  ctx.services.files.sweepSoon(ctx.log, { tenantId: ctx.tenant.id });
-  return view;
 }
 
 /** The files a PUT keeps: each must be one of the summary's own (400 naming the entry otherwise). */
@@ -107,39 +103,32 @@ function keptFiles(files: readonly FileRow[], listed: readonly { id: string }[])
 
 export async function deleteSummary(ctx: Context, patientId: string, id: string): Promise<void> {
   const records = await Records.system(ctx, documentSummary);
-  await withPatient(ctx, patientId, async (trx) => {
-    const row = await records.require(trx, id, { patientId, forUpdate: true });
-    for (const typeRecord of await typeRecordsOf(trx, ctx.scope, patientId, id, { forUpdate: true })) {
+  await withPatient(ctx, patientId, async (w) => {
+    const row = await records.require(w.db, id, { patientId, forUpdate: true });
+    for (const typeRecord of await typeRecordsOf(w.db, ctx.scope, patientId, id, { forUpdate: true })) {
       const typeRecords = await Records.system(ctx, documentTypeRecord(typeRecord.cdt_name));
-      await typeRecords.remove(trx, typeRecord);
+      await typeRecords.remove(w, typeRecord);
     }
-    await deleteFilesOf(trx, ctx.scope, SUMMARY_FILES, id);
-    await records.remove(trx, row);
+    await deleteFilesOf(w.db, ctx.scope, SUMMARY_FILES, id);
+    await records.remove(w, row);
   });
-  ctx.services.files.sweepSoon(ctx.log, { tenantId: ctx.tenant.id });
 }
 
 /**
  * DECISIONS §7: files arrive as multipart parts named `files`. The summary is checked before any
- * byte is stored; the files are streamed to the store, then recorded with the summary's new
- * version in one transaction, and removed from the store if that fails.
+ * byte is stored; the files are recorded with the summary's new version in one write.
  */
 export async function addFiles(ctx: Context, request: FastifyRequest, patientId: string, id: string) {
   const records = await Records.system(ctx, documentSummary);
   await requirePatient(ctx, patientId);
   await records.require(ctx.db, id, { patientId });
-  const { blobs } = ctx.services.files;
-  const prefix = `${ctx.tenant.name}/${ctx.instance.name}/patients/${patientId}/documents`;
-  const stored = await receiveFiles(request, blobs, documentFiles, (fileId) => `${prefix}/${fileId}`);
-  return keepFiles(blobs, stored, () =>
-    withPatient(ctx, patientId, async (trx) => {
-      const row = await records.require(trx, id, { patientId, forUpdate: true });
-      const rows = await insertFiles(trx, ctx.scope, { kind: SUMMARY_FILES, id, patientId }, ctx.actor, stored);
-      await records.change(trx, row, {});
-      await auditFiles(ctx, trx, 'DOCUMENT_FILES_ADDED', patientId, id, rows);
-      return rows.map(fileEntry);
-    }),
-  );
+  const keyPrefix = `${ctx.tenant.name}/${ctx.instance.name}/patients/${patientId}/documents`;
+  return attachFiles(ctx, request, { kind: SUMMARY_FILES, id, patientId, keyPrefix }, async (w, files) => {
+    const row = await records.require(w.db, id, { patientId, forUpdate: true });
+    await records.change(w, row, {});
+    filesChanged(w, 'DOCUMENT_FILES_ADDED', patientId, id, files);
+    return files.map(fileEntry);
+  });
 }
 
 export async function downloadFile(
@@ -165,21 +154,19 @@ async function requireDocumentType(ctx: Context, name: string): Promise<void> {
   }
 }
 
-async function auditFiles(
-  ctx: Context,
-  trx: Kysely<DB>,
+function filesChanged(
+  w: Work,
   action: 'DOCUMENT_FILES_ADDED' | 'DOCUMENT_FILES_REMOVED',
   patientId: string,
   summaryId: string,
   files: readonly FileRow[],
-): Promise<void> {
-  await recordAudit(trx, ctx.actor, [
-    {
-      action,
-      entityType: 'CDT_RECORD',
-      entityId: summaryId,
-      patientId,
-      changedFields: files.map((file) => file.id),
-    },
-  ]);
+): void {
+  w.changed({
+    action,
+    entityType: 'CDT_RECORD',
+    entityId: summaryId,
+    patientId,
+    changedFields: files.map((file) => file.id),
+    about: { cdtName: DOCUMENT_SUMMARY },
+  });
 }

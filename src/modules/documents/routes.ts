@@ -1,5 +1,5 @@
 import { requestOrigin } from '../../files/links.ts';
-import { contentTypes, documentFiles } from '../../files/rules.ts';
+import { contentTypes } from '../../files/rules.ts';
 import { contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
@@ -7,6 +7,7 @@ import { CdtRecord } from '../../records/cdt-view.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody } from '../../wire/schemas.ts';
 import { fileBytes } from '../files/index.ts';
+import { documentFiles } from './catalog.ts';
 import { addFiles, createSummary, deleteSummary, downloadFile, getSummary, listSummaries, updateSummary } from './operations.ts';
 import {
   DocumentSummary,
@@ -26,7 +27,7 @@ import { createTypeRecord, deleteTypeRecord, getTypeRecord, replaceTypeRecord } 
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const tags = ['Documents'];
-const DocumentBytes = fileBytes(documentFiles.extensions.map((extension) => contentTypes[extension]!));
+const DocumentBytes = fileBytes(documentFiles.DOCUMENT_SUMMARY.rules.extensions.map((extension) => contentTypes[extension]!));
 const path = '/:tenantName/:instanceName/patients/:patientId/document-summary';
 
 /** 001 "Documents" and DECISIONS §7: a patient's document summaries, their files and type records. */

@@ -44,7 +44,8 @@ export async function createTypeRecord(
 ) {
   const { summaries, records } = await handles(ctx, docType);
   const values = records.values(body);
-  return withPatient(ctx, patientId, async (trx) => {
+  return withPatient(ctx, patientId, async (w) => {
+    const trx = w.db;
     const summary = await summaries.require(trx, summaryId, { patientId, forUpdate: true });
     const type = (summary.values as { type?: string }).type;
     if (type !== docType) {
@@ -59,7 +60,7 @@ export async function createTypeRecord(
       );
     }
     const source = { type: 'DOCUMENT_SUMMARY', id: summaryId, name: DOCUMENT_SUMMARY };
-    return cdtRecordView(await records.create(trx, values, { patientId, source }), records.type.fieldNames);
+    return cdtRecordView(await records.create(w, values, { patientId, source }), records.type.fieldNames);
   });
 }
 
@@ -73,22 +74,24 @@ export async function replaceTypeRecord(
 ) {
   const { summaries, records } = await handles(ctx, docType);
   const values = records.values(body);
-  return withPatient(ctx, patientId, async (trx) => {
+  return withPatient(ctx, patientId, async (w) => {
+    const trx = w.db;
     await summaries.require(trx, summaryId, { patientId });
     const rows = await typeRecordsOf(trx, ctx.scope, patientId, summaryId, { forUpdate: true });
     const row = rows.find((record) => record.cdt_name === docType);
     if (!row) throw missing(records, patientId, summaryId);
-    return cdtRecordView(await records.replace(trx, row, values), records.type.fieldNames);
+    return cdtRecordView(await records.replace(w, row, values), records.type.fieldNames);
   });
 }
 
 export async function deleteTypeRecord(ctx: Context, patientId: string, summaryId: string, docType: string): Promise<void> {
   const { summaries, records } = await handles(ctx, docType);
-  await withPatient(ctx, patientId, async (trx) => {
+  await withPatient(ctx, patientId, async (w) => {
+    const trx = w.db;
     await summaries.require(trx, summaryId, { patientId });
     const rows = await typeRecordsOf(trx, ctx.scope, patientId, summaryId, { forUpdate: true });
     const row = rows.find((record) => record.cdt_name === docType);
     if (!row) throw missing(records, patientId, summaryId);
-    await records.remove(trx, row);
+    await records.remove(w, row);
   });
 }

@@ -6,7 +6,7 @@ import { systemType } from '../../records/types.ts';
 /** 001 "Document summary": a CDT record of this system type, which the generic CDT routes cannot edit. */
 export const DOCUMENT_SUMMARY = '_document_summary';
 
-/** What files of a summary are, in the `files` table (files/owners.ts). */
+/** What files of a summary are, in the `files` table (the owner kind the area declares, catalog.ts). */
 export const SUMMARY_FILES = 'DOCUMENT_SUMMARY';
 
 export const documentSummary = systemType({

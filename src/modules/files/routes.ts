@@ -1,6 +1,5 @@
 import { sendFile } from '../../files/download.ts';
 import { LINK_PATH, requestOrigin } from '../../files/links.ts';
-import { readPermissionOf } from '../../files/owners.ts';
 import { findFile } from '../../files/store.ts';
 import { contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -28,7 +27,7 @@ const fileRoutes: AreaPlugin = async (app, { services }) => {
     async (request) => {
       const ctx = contextOf(request);
       const file = await findFile(ctx.db, ctx.scope, request.params.fileId);
-      const permission = file && readPermissionOf(file.owner_kind);
+      const permission = file && services.fileOwners.get(file.owner_kind)?.readPermission;
       if (!file || !permission || !ctx.can(permission)) throw new ApiError('FILE_NOT_FOUND', { fileId: request.params.fileId });
       return services.files.withLink(file, requestOrigin(request), services.clock.now());
     },

@@ -1,5 +1,5 @@
-import type { Area } from '../../http/area.ts';
-import { formationAuditActions, formationErrors, formationPermissions } from './catalog.ts';
+import type { Area } from '../../platform/area.ts';
+import { formationAuditActions, formationErrors, formationEvents, formationPermissions } from './catalog.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
@@ -8,4 +8,5 @@ export const area: Area = {
   permissions: formationPermissions,
   errors: formationErrors,
   auditActions: formationAuditActions,
+  events: formationEvents,
 };

@@ -1,19 +1,19 @@
 import { Value } from 'typebox/value';
-import { recordAudit } from '../../events/audit.ts';
 import { type Formation, FormationDocument } from '../../formation/schemas.ts';
 import { type FormationRow, publishDraft, saveDraft } from '../../formation/store.ts';
 import { formationProblems } from '../../formation/validate.ts';
 import type { Context } from '../../http/context.ts';
 import { ApiError, validationError } from '../../wire/errors.ts';
+import { write } from '../../work/write.ts';
 import { lockOutProblems } from './lock-out.ts';
 
 export async function putDraft(ctx: Context, document: Formation): Promise<FormationRow> {
-  const { actor, scope } = ctx;
+  const { scope } = ctx;
   // Unknown keys inside items are ignored (DECISIONS §10): dropped, so no read can show them.
   const clean = Value.Clean(FormationDocument, structuredClone(document)) as Formation;
-  return ctx.db.transaction().execute(async (trx) => {
-    const row = await saveDraft(trx, scope.tenantId, scope.instanceId, clean);
-    await recordAudit(trx, actor, { action: 'FORMATION_DRAFT_SAVED', entityType: 'FORMATION', entityId: '-1' });
+  return write(ctx, async (w) => {
+    const row = await saveDraft(w.db, scope.tenantId, scope.instanceId, clean, w.now);
+    w.changed({ action: 'FORMATION_DRAFT_SAVED', entityType: 'FORMATION', entityId: '-1' });
     return row;
   });
 }
@@ -22,7 +22,8 @@ export async function putDraft(ctx: Context, document: Formation): Promise<Forma
 export async function publish(ctx: Context): Promise<FormationRow> {
   const { actor, scope } = ctx;
   const { instanceId } = scope;
-  const published = await ctx.db.transaction().execute(async (trx) => {
+  const published = await write(ctx, async (w) => {
+    const trx = w.db;
     const draft = await trx
       .selectFrom('formations')
       .select('document')
@@ -39,8 +40,8 @@ export async function publish(ctx: Context): Promise<FormationRow> {
     if (problems.length > 0) {
       throw new ApiError('FORMATION_INVALID', { errors: problems }, problems.map((p) => `${p.path}: ${p.message}`).join('; '));
     }
-    const row = await publishDraft(trx, actor.tenantId, instanceId, actor.name);
-    await recordAudit(trx, actor, { action: 'FORMATION_PUBLISHED', entityType: 'FORMATION', entityId: String(row.version) });
+    const row = await publishDraft(trx, actor.tenantId, instanceId, actor.name, w.now);
+    w.changed({ action: 'FORMATION_PUBLISHED', entityType: 'FORMATION', entityId: String(row.version) });
     return row;
   });
   ctx.services.forgetCachedAccess();

@@ -1,5 +1,5 @@
-import type { Area } from '../../http/area.ts';
-import { patientsAuditActions, patientsPermissions } from './catalog.ts';
+import type { Area } from '../../platform/area.ts';
+import { patientsAuditActions, patientsEvents, patientsPermissions } from './catalog.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
@@ -7,4 +7,5 @@ export const area: Area = {
   routes,
   permissions: patientsPermissions,
   auditActions: patientsAuditActions,
+  events: patientsEvents,
 };

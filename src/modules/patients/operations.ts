@@ -2,10 +2,10 @@ import { type Kysely, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, NewRow, RowUpdate } from '../../db/schema.ts';
 import { PREPARED } from '../../db/sql.ts';
-import { auditRows, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
 import type { Context } from '../../http/context.ts';
 import { missingUserIds } from '../../tenancy/users.ts';
 import { ApiError, validationError } from '../../wire/errors.ts';
+import { write, writeStatement } from '../../work/write.ts';
 import type { LookupType, PatientRow } from './read.ts';
 import { type PatientReadRow, patientRelations, type RelationScope, readPatient, readPatients } from './read.ts';
 import { checkTerritories, derivedTerritories, normalizeCareTeam } from './rules.ts';
@@ -24,7 +24,7 @@ import {
 import { type PatientView, patientViews } from './views.ts';
 import { patientWrite } from './write.ts';
 
-/** The patient writes: each runs in one transaction with its audit rows. */
+/** The patient writes: each is one unit of work, with its audit rows and events. */
 
 async function requireUsers(db: Kysely<DB>, tenantId: string, userIds: string[], path: string) {
   const missing = await missingUserIds(db, tenantId, userIds);
@@ -50,89 +50,92 @@ export async function getPatient(ctx: Context, key: string, type: LookupType): P
 }
 
 export async function createPatient(ctx: Context, body: PatientInput) {
-  const { scope, actor } = ctx;
-  const write = patientWrite(body, await ctx.formation());
-  if (write.careTeam)
+  const { scope } = ctx;
+  const input = patientWrite(body, await ctx.formation());
+  if (input.careTeam)
     await requireUsers(
       ctx.db,
       scope.tenantId,
-      write.careTeam.map((m) => m.userId),
+      input.careTeam.map((m) => m.userId),
       'body.careTeam',
     );
   const id = uuidv7();
-  const patient = ctx.db
-    .insertInto('patients')
-    .values({
-      ...write.columns,
-      first_name: write.columns.first_name ?? '',
-      last_name: write.columns.last_name ?? '',
-      search_text: write.columns.search_text ?? '',
-      external_guid: write.columns.external_guid ?? uuidv7(),
-      tenant_id: scope.tenantId,
-      instance_id: scope.instanceId,
-      id,
-      ...createdStamp(actor),
-    } as unknown as NewRow<'patients'>)
-    .returningAll();
-  const members = write.careTeam ?? [];
-  const careTeam =
-    members.length > 0 &&
-    ctx.db
-      .insertInto('patient_care_team')
-      .values(careTeamRows(scope.tenantId, [id], members))
-      .returningAll();
-  const audit = ctx.db
-    .insertInto('audit_events')
-    .values(
-      auditRows(actor, [
-        { action: 'PATIENT_CREATED', entityType: 'PATIENT', entityId: id, patientId: id, changedFields: write.changedFields },
-      ]),
-    );
+  const members = input.careTeam ?? [];
   // One statement, so one round trip and its own transaction: the patient, its care team, its
-  // audit row, and the patient read back with its relations (the care team from the statement's
-  // own CTE, as a statement does not see what it inserts).
-  const { rows } = await sql<PatientReadRow>`${sql.raw(PREPARED)}
-    WITH p AS (${patient}),
-    ${careTeam ? sql`ct AS (${careTeam}),` : sql``}
-    audit AS (${audit})
-    SELECT p.*, ${sql.join(patientRelations(relationScope(ctx), 'p', careTeam ? 'ct' : 'patient_care_team'))} FROM p
-  `.execute(ctx.db);
+  // audit row and event, and the patient read back with its relations (the care team from the
+  // statement's own CTE, as a statement does not see what it inserts).
+  const rows = await writeStatement<PatientReadRow>(ctx, (w) => {
+    const patient = ctx.db
+      .insertInto('patients')
+      .values({
+        ...input.columns,
+        first_name: input.columns.first_name ?? '',
+        last_name: input.columns.last_name ?? '',
+        search_text: input.columns.search_text ?? '',
+        external_guid: input.columns.external_guid ?? uuidv7(),
+        tenant_id: scope.tenantId,
+        instance_id: scope.instanceId,
+        id,
+        ...w.created(),
+      } as unknown as NewRow<'patients'>)
+      .returningAll();
+    const careTeam =
+      members.length > 0 &&
+      ctx.db
+        .insertInto('patient_care_team')
+        .values(careTeamRows(scope.tenantId, [id], members))
+        .returningAll();
+    w.changed({
+      action: 'PATIENT_CREATED',
+      entityType: 'PATIENT',
+      entityId: id,
+      patientId: id,
+      changedFields: input.changedFields,
+    });
+    return sql<PatientReadRow>`${sql.raw(PREPARED)}
+      WITH p AS (${patient}),
+      ${careTeam ? sql`ct AS (${careTeam}),` : sql``}
+      ${w.pendingWrites()}
+      SELECT p.*, ${sql.join(patientRelations(relationScope(ctx), 'p', careTeam ? 'ct' : 'patient_care_team'))} FROM p
+    `;
+  });
   const [view] = await patientViews(ctx, rows);
   return view!;
 }
 
 export async function updatePatient(ctx: Context, key: string, type: LookupType, body: PatientInput) {
-  const { scope, actor } = ctx;
+  const { scope } = ctx;
   const formation = await ctx.formation();
-  const row = await ctx.db.transaction().execute(async (trx) => {
+  const row = await write(ctx, async (w) => {
+    const trx = w.db;
     const existing = await findPatient(trx, scope, key, type, { forUpdate: true });
     if (!existing) throw new ApiError('PATIENT_NOT_FOUND', { id: key, type });
-    const write = patientWrite(body, formation, existing);
+    const input = patientWrite(body, formation, existing);
     // Inside a transaction every query must use trx: PGlite has a single connection.
-    if (write.careTeam)
+    if (input.careTeam)
       await requireUsers(
         trx,
         scope.tenantId,
-        write.careTeam.map((m) => m.userId),
+        input.careTeam.map((m) => m.userId),
         'body.careTeam',
       );
     const updated = await trx
       .updateTable('patients')
       .set({
-        ...write.columns,
-        ...updatedStamp(actor),
+        ...input.columns,
+        ...w.updated(),
       } as RowUpdate<'patients'>)
       .where('tenant_id', '=', scope.tenantId)
       .where('id', '=', existing.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (write.careTeam) await replaceCareTeams(trx, scope.tenantId, [existing.id], write.careTeam);
-    await recordAudit(trx, actor, {
+    if (input.careTeam) await replaceCareTeams(trx, scope.tenantId, [existing.id], input.careTeam);
+    w.changed({
       action: 'PATIENT_UPDATED',
       entityType: 'PATIENT',
       entityId: existing.id,
       patientId: existing.id,
-      changedFields: write.changedFields,
+      changedFields: input.changedFields,
     });
     return readPatient(trx, relationScope(ctx), updated.id);
   });
@@ -141,12 +144,14 @@ export async function updatePatient(ctx: Context, key: string, type: LookupType,
 }
 
 export async function deletePatient(ctx: Context, key: string, type: LookupType) {
-  const { scope, actor } = ctx;
-  await ctx.db.transaction().execute(async (trx) => {
-    const existing = await findPatient(trx, scope, key, type, { forUpdate: true });
+  const { scope } = ctx;
+  await write(ctx, async (w) => {
+    const existing = await findPatient(w.db, scope, key, type, { forUpdate: true });
     if (!existing) throw new ApiError('PATIENT_NOT_FOUND', { id: key, type });
-    await trx.deleteFrom('patients').where('tenant_id', '=', scope.tenantId).where('id', '=', existing.id).execute();
-    await recordAudit(trx, actor, {
+    // Everything about the patient goes with it (foreign keys cascade); its files' blobs are
+    // removed by jobs the files table's trigger enqueues in this transaction.
+    await w.db.deleteFrom('patients').where('tenant_id', '=', scope.tenantId).where('id', '=', existing.id).execute();
+    w.changed({
       action: 'PATIENT_DELETED',
       entityType: 'PATIENT',
       entityId: existing.id,
@@ -161,7 +166,7 @@ export async function deletePatient(ctx: Context, key: string, type: LookupType)
  * point of contact gets its first member as one.
  */
 export async function bulkUpdatePatients(ctx: Context, body: PatientBulkPatchBody) {
-  const { scope, actor } = ctx;
+  const { scope } = ctx;
   const formation = await ctx.formation();
   const ids = [...new Set(body.ids)];
   const missing = await missingPatientIds(ctx.db, scope, ids);
@@ -183,7 +188,8 @@ export async function bulkUpdatePatients(ctx: Context, body: PatientBulkPatchBod
 
   const changedFields = Object.keys(body).filter((key) => key !== 'ids');
   const { tenantId } = scope;
-  const rows = await ctx.db.transaction().execute(async (trx) => {
+  const rows = await write(ctx, async (w) => {
+    const trx = w.db;
     const current = await trx
       .selectFrom('patients')
       .select(['id', 'patient_region', 'patient_territory', 'patient_territories'])
@@ -200,10 +206,8 @@ export async function bulkUpdatePatients(ctx: Context, body: PatientBulkPatchBod
     }
     await removeCareTeamMembers(trx, tenantId, ids, body.careTeamRemovals ?? []);
     await ensurePointOfContact(trx, tenantId, ids);
-    await touchPatients(trx, tenantId, ids, actor);
-    await recordAudit(
-      trx,
-      actor,
+    await touchPatients(w, tenantId, ids);
+    w.changed(
       ids.map((id) => ({ action: 'PATIENT_UPDATED', entityType: 'PATIENT', entityId: id, patientId: id, changedFields })),
     );
     return readPatients(trx, relationScope(ctx), [...new Set(body.ids)]);

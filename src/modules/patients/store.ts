@@ -3,7 +3,7 @@ import { parameterBatches } from '../../db/batches.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';
 import { likeContains } from '../../db/sql.ts';
-import { updatedStamp } from '../../events/audit.ts';
+import type { Writing } from '../../events/work.ts';
 import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
 import type { Caller } from '../../tenancy/access.ts';
 import { readInstant } from '../../wire/schemas.ts';
@@ -259,16 +259,7 @@ export async function ensurePointOfContact(trx: Kysely<DB>, tenantId: string, pa
   `.execute(trx);
 }
 
-export function touchPatients(
-  trx: Kysely<DB>,
-  tenantId: string,
-  patientIds: string[],
-  actor: { id: string | null; name: string },
-) {
-  return trx
-    .updateTable('patients')
-    .set({ ...updatedStamp(actor) })
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', patientIds)
-    .execute();
+/** The patients changed (their care team did): stamped as updated by the write. */
+export function touchPatients(w: Writing, tenantId: string, patientIds: string[]) {
+  return w.db.updateTable('patients').set(w.updated()).where('tenant_id', '=', tenantId).where('id', 'in', patientIds).execute();
 }

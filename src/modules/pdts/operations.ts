@@ -2,11 +2,12 @@ import type { Context } from '../../http/context.ts';
 import { dataAndMeta, type Paging, type SortKey } from '../../http/pagination.ts';
 import { Records } from '../../records/handle.ts';
 import { ApiError } from '../../wire/errors.ts';
+import { write } from '../../work/write.ts';
 import { patientViews, relationScope } from '../patients/index.ts';
 import { lastUpdatedAt, listPdtRecords, type PdtRecordFilter, patientsOfPdtRecord } from './store.ts';
 import { pdtRecordView } from './views.ts';
 
-/** PDT records through the records kernel; each write runs in one transaction with its audit row. */
+/** PDT records through the records kernel; each write is one unit of work with its audit row and event. */
 
 export async function listPdt(ctx: Context, pdtName: string, filter: PdtRecordFilter, paging: Paging, sort: SortKey[]) {
   const { type } = await Records.of(ctx, 'PDT', pdtName);
@@ -33,7 +34,7 @@ export async function getPdtRecord(ctx: Context, pdtName: string, pdtId: string)
 export async function createPdtRecord(ctx: Context, pdtName: string, body: Record<string, unknown>) {
   const records = await Records.of(ctx, 'PDT', pdtName);
   const values = records.values(body);
-  const row = await ctx.db.transaction().execute((trx) => records.create(trx, values));
+  const row = await write(ctx, (w) => records.create(w, values));
   return pdtRecordView(row, records.type);
 }
 
@@ -41,12 +42,12 @@ export async function createPdtRecord(ctx: Context, pdtName: string, body: Recor
 export async function updatePdtRecord(ctx: Context, pdtName: string, pdtId: string, body: Record<string, unknown>) {
   const records = await Records.of(ctx, 'PDT', pdtName);
   const changes = records.values(body, { partial: true });
-  const row = await ctx.db.transaction().execute(async (trx) => {
-    const existing = await records.require(trx, pdtId, { forUpdate: true });
+  const row = await write(ctx, async (w) => {
+    const existing = await records.require(w.db, pdtId, { forUpdate: true });
     if (existing.deleted) {
       throw new ApiError('BAD_REQUEST', { pdtName, pdtId, deleted: true }, 'The PDT record is deleted and can no longer change');
     }
-    return records.change(trx, existing, changes);
+    return records.change(w, existing, changes);
   });
   return pdtRecordView(row, records.type);
 }
@@ -54,9 +55,9 @@ export async function updatePdtRecord(ctx: Context, pdtName: string, pdtId: stri
 /** DECISIONS §8: a soft delete answering 200 with the record; deleting it again changes nothing. */
 export async function deletePdtRecord(ctx: Context, pdtName: string, pdtId: string) {
   const records = await Records.of(ctx, 'PDT', pdtName);
-  const row = await ctx.db.transaction().execute(async (trx) => {
-    const existing = await records.require(trx, pdtId, { forUpdate: true });
-    return existing.deleted ? existing : records.remove(trx, existing, ['deleted']);
+  const row = await write(ctx, async (w) => {
+    const existing = await records.require(w.db, pdtId, { forUpdate: true });
+    return existing.deleted ? existing : records.remove(w, existing, ['deleted']);
   });
   return pdtRecordView(row, records.type);
 }

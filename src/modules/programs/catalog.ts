@@ -1,3 +1,5 @@
+import type { AuditActionCatalog } from '../../events/audit.ts';
+import type { EventCatalog, SubtypesOf } from '../../events/outbox.ts';
 import type { NamesOf } from '../../wire/errors.ts';
 
 /** What the programs area adds to the shared catalogs, beside its routes (merged in src/areas.ts). */
@@ -16,12 +18,20 @@ export const programsErrors = {
   },
 } as const;
 
+/** The events its records are (DECISIONS §9). */
+export const programsEvents = {
+  PROGRAM: {
+    description: "A patient's enrolment in a program (created on enrolment, deleted on unassignment)",
+    subtypes: ['PROGRAM_CREATED', 'PROGRAM_UPDATED', 'PROGRAM_DELETED', 'PROGRAM_PHASE_CHANGED'],
+  },
+} as const satisfies EventCatalog;
+
 export const programsAuditActions = {
-  PROGRAM_ENROLLED: 'A patient was enrolled in a program',
-  PROGRAM_UPDATED: "An enrolment's status changed",
-  PROGRAM_PHASE_CHANGED: 'An enrolment entered a phase',
-  PROGRAM_UNASSIGNED: 'An enrolment was removed',
-} as const;
+  PROGRAM_ENROLLED: { description: 'A patient was enrolled in a program', events: ['PROGRAM_CREATED'] },
+  PROGRAM_UPDATED: { description: "An enrolment's status changed", events: ['PROGRAM_UPDATED'] },
+  PROGRAM_PHASE_CHANGED: { description: 'An enrolment entered a phase', events: ['PROGRAM_UPDATED', 'PROGRAM_PHASE_CHANGED'] },
+  PROGRAM_UNASSIGNED: { description: 'An enrolment was removed', events: ['PROGRAM_DELETED'] },
+} as const satisfies AuditActionCatalog;
 
 declare module '../../formation/permissions.ts' {
   interface Permissions extends NamesOf<typeof programsPermissions> {}
@@ -31,4 +41,7 @@ declare module '../../wire/errors.ts' {
 }
 declare module '../../events/audit.ts' {
   interface AuditActions extends NamesOf<typeof programsAuditActions> {}
+}
+declare module '../../events/outbox.ts' {
+  interface EventSubtypes extends SubtypesOf<typeof programsEvents> {}
 }

@@ -1,8 +1,7 @@
-import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { DB } from '../../db/schema.ts';
 import type { PatientScope } from '../../db/scope.ts';
-import { type Actor, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
+import type { Actor } from '../../events/audit.ts';
+import type { Work } from '../../events/work.ts';
 import type { Formation, ProgramDefinition } from '../../formation/schemas.ts';
 import type { Context } from '../../http/context.ts';
 import { withPatient } from '../../records/patient-scope.ts';
@@ -22,7 +21,7 @@ import {
 import type { ProgramPhase } from './tables.ts';
 import { placeholderView, programOf, programView } from './views.ts';
 
-/** The program writes: each runs in one transaction with its audit rows. */
+/** The program writes: each is one unit of work with its audit rows and events. */
 
 type PhaseDefinition = ProgramDefinition['phases'][number];
 
@@ -99,15 +98,16 @@ export async function patchProgram(
   return withPatient(
     ctx,
     patientId,
-    async (trx) => {
+    async (w) => {
+      const trx = w.db;
       const program = requireProgram(formation, programName);
       const asked = body.phaseName ? requirePhase(program, body.phaseName) : undefined;
       const running = await runningEnrolment(trx, ref, programName);
       if (body.assigned === false) {
-        if (running) await unassign(trx, actor, running);
+        if (running) await unassign(w, running);
         return placeholderView(program);
       }
-      const now = new Date();
+      const now = w.now;
       if (!running) {
         const phase = asked ?? program.phases.find((candidate) => candidate.type === 'START') ?? program.phases[0]!;
         const entry = phaseEntry(phase, actor, instance, now);
@@ -121,18 +121,19 @@ export async function patchProgram(
           status: statusOnEntering(phase, body.status, 'IN_PROGRESS'),
           current_phase: JSON.stringify(entry),
           path_history: phasesJson([entry]),
-          ...createdStamp(actor, now),
+          ...w.created(),
         });
-        await recordAudit(trx, actor, {
+        w.changed({
           action: 'PROGRAM_ENROLLED',
           entityType: 'PATIENT_PROGRAM',
           entityId: id,
           patientId,
           changedFields: ['status', 'currentPhase', 'pathHistory'],
+          about: { programName },
         });
         return programView(inserted, formation);
       }
-      return programView(await changeEnrolment(trx, instance, actor, running, asked, body.status ?? undefined, now), formation);
+      return programView(await changeEnrolment(w, instance, running, asked, body.status ?? undefined), formation);
     },
     SERIAL,
   );
@@ -145,17 +146,17 @@ export async function changePhase(
   programName: string,
   phaseName: string,
 ): Promise<PatientProgramView> {
-  const { instance, actor } = ctx;
+  const { instance } = ctx;
   const formation = await ctx.formation();
   const ref = refOf(ctx, patientId);
   const row = await withPatient(
     ctx,
     patientId,
-    async (trx) => {
-      const running = await runningEnrolment(trx, ref, programName);
+    async (w) => {
+      const running = await runningEnrolment(w.db, ref, programName);
       if (!running) throw notRunning(programName, patientId);
       const phase = requirePhase(programOf(formation, programName), phaseName);
-      return changeEnrolment(trx, instance, actor, running, phase, undefined, new Date());
+      return changeEnrolment(w, instance, running, phase, undefined);
     },
     SERIAL,
   );
@@ -167,13 +168,11 @@ export async function changePhase(
  * asking for the phase it is already in is not a change. Nothing changed: nothing is written.
  */
 async function changeEnrolment(
-  trx: Kysely<DB>,
+  w: Work,
   instance: Instance,
-  actor: Actor,
   running: EnrolmentRow,
   phase: PhaseDefinition | undefined,
   status: ProgramStatus | undefined,
-  now: Date,
 ): Promise<EnrolmentRow> {
   const entering = phase && phase.name !== running.current_phase.name ? phase : undefined;
   const nextStatus = entering ? statusOnEntering(entering, status, running.status as ProgramStatus) : (status ?? running.status);
@@ -182,29 +181,31 @@ async function changeEnrolment(
     ...(nextStatus !== running.status ? ['status'] : []),
   ];
   if (changedFields.length === 0) return running;
-  const entry = entering ? phaseEntry(entering, actor, instance, now) : undefined;
-  const updated = await updateEnrolment(trx, instance.tenantId, running.id, {
+  const entry = entering ? phaseEntry(entering, w.actor, instance, w.now) : undefined;
+  const updated = await updateEnrolment(w.db, instance.tenantId, running.id, {
     status: nextStatus,
     ...(entry ? { current_phase: JSON.stringify(entry), path_history: phasesJson([...running.path_history, entry]) } : {}),
-    ...updatedStamp(actor, now),
+    ...w.updated(),
   });
-  await recordAudit(trx, actor, {
+  w.changed({
     action: entering ? 'PROGRAM_PHASE_CHANGED' : 'PROGRAM_UPDATED',
     entityType: 'PATIENT_PROGRAM',
     entityId: running.id,
     patientId: running.patient_id,
     changedFields,
+    about: { programName: running.program_name, ...(entering ? { phaseName: entering.name } : {}) },
   });
   return updated;
 }
 
-async function unassign(trx: Kysely<DB>, actor: Actor, row: EnrolmentRow): Promise<void> {
-  await deleteEnrolment(trx, row.tenant_id, row.id);
-  await recordAudit(trx, actor, {
+async function unassign(w: Work, row: EnrolmentRow): Promise<void> {
+  await deleteEnrolment(w.db, row.tenant_id, row.id);
+  w.changed({
     action: 'PROGRAM_UNASSIGNED',
     entityType: 'PATIENT_PROGRAM',
     entityId: row.id,
     patientId: row.patient_id,
+    about: { programName: row.program_name },
   });
 }
 
@@ -217,12 +218,12 @@ export async function unassignProgram(ctx: Context, patientId: string, key: stri
   await withPatient(
     ctx,
     patientId,
-    async (trx) => {
+    async (w) => {
       const isId = uuidPattern.test(key);
       const row =
-        (isId ? await enrolmentById(trx, ref, key.toLowerCase()) : undefined) ?? (await runningEnrolment(trx, ref, key));
+        (isId ? await enrolmentById(w.db, ref, key.toLowerCase()) : undefined) ?? (await runningEnrolment(w.db, ref, key));
       if (!row) throw isId ? noEnrolment(key, patientId) : notRunning(key, patientId);
-      await unassign(trx, ctx.actor, row);
+      await unassign(w, row);
     },
     SERIAL,
   );

@@ -1,5 +1,5 @@
-import type { Area } from '../../http/area.ts';
-import { tasksAuditActions, tasksErrors, tasksPermissions } from './catalog.ts';
+import type { Area } from '../../platform/area.ts';
+import { tasksAuditActions, tasksErrors, tasksEvents, tasksPermissions } from './catalog.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
@@ -8,4 +8,5 @@ export const area: Area = {
   permissions: tasksPermissions,
   errors: tasksErrors,
   auditActions: tasksAuditActions,
+  events: tasksEvents,
 };

@@ -1,3 +1,5 @@
+import type { AuditActionCatalog } from '../../events/audit.ts';
+import type { EventCatalog, SubtypesOf } from '../../events/outbox.ts';
 import type { NamesOf } from '../../wire/errors.ts';
 
 /** What the tasks area adds to the shared catalogs, beside its routes (merged in src/areas.ts). */
@@ -13,14 +15,22 @@ export const tasksErrors = {
   TASK_WATCHER_NOT_FOUND: { status: 404, componentType: 'TASK', message: 'The user does not watch this task' },
 } as const;
 
+/** The events its records are (DECISIONS §9). */
+export const tasksEvents = {
+  TASK: {
+    description: 'Tasks, their watchers and comments included',
+    subtypes: ['TASK_CREATED', 'TASK_UPDATED', 'TASK_STATUS_CHANGED'],
+  },
+} as const satisfies EventCatalog;
+
 export const tasksAuditActions = {
-  TASK_CREATED: 'A task was created',
-  TASK_UPDATED: 'A task was changed',
-  TASK_WATCHER_ADDED: 'A watcher was added to a task',
-  TASK_WATCHER_REMOVED: 'A watcher was removed from a task',
-  TASK_COMMENT_ADDED: 'A comment was added to a task',
-  TASK_COMMENT_DELETED: 'A task comment was deleted',
-} as const;
+  TASK_CREATED: { description: 'A task was created', events: ['TASK_CREATED'] },
+  TASK_UPDATED: { description: 'A task was changed', events: ['TASK_UPDATED'] },
+  TASK_WATCHER_ADDED: { description: 'A watcher was added to a task', events: ['TASK_UPDATED'] },
+  TASK_WATCHER_REMOVED: { description: 'A watcher was removed from a task', events: ['TASK_UPDATED'] },
+  TASK_COMMENT_ADDED: { description: 'A comment was added to a task', events: ['TASK_UPDATED'] },
+  TASK_COMMENT_DELETED: { description: 'A task comment was deleted', events: ['TASK_UPDATED'] },
+} as const satisfies AuditActionCatalog;
 
 declare module '../../formation/permissions.ts' {
   interface Permissions extends NamesOf<typeof tasksPermissions> {}
@@ -30,4 +40,7 @@ declare module '../../wire/errors.ts' {
 }
 declare module '../../events/audit.ts' {
   interface AuditActions extends NamesOf<typeof tasksAuditActions> {}
+}
+declare module '../../events/outbox.ts' {
+  interface EventSubtypes extends SubtypesOf<typeof tasksEvents> {}
 }

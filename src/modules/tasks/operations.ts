@@ -2,12 +2,14 @@ import type { InsertObject, Kysely, UpdateObject } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';
-import { type Actor, type AuditAction, type AuditEntry, createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
+import { type Actor, type AuditAction, type AuditEntry, createdStamp } from '../../events/audit.ts';
+import type { Work } from '../../events/work.ts';
 import type { Context } from '../../http/context.ts';
 import { lockPatient, type PatientRow } from '../../records/patient-scope.ts';
 import { missingUserIds } from '../../tenancy/users.ts';
 import { ApiError, badField, type FieldError, validationError } from '../../wire/errors.ts';
 import { readInstant } from '../../wire/schemas.ts';
+import { write } from '../../work/write.ts';
 import type { TaskRow } from './read.ts';
 import { readTasks } from './read.ts';
 import type { TaskCreateBody, TaskPatchBody, TaskView } from './schemas.ts';
@@ -24,7 +26,7 @@ import {
 } from './store.ts';
 import { patientName, taskViews } from './views.ts';
 
-/** The task writes, each in one transaction with its audit rows. Care plans create goal tasks through here too. */
+/** The task writes, each one unit of work with its audit rows and events. Care plans create goal tasks through here too. */
 
 type Db = Kysely<DB>;
 
@@ -79,10 +81,11 @@ export interface TaskOrigin {
   goalId?: string;
 }
 
-/** The columns of a new task; the caller supplies the identity and authorship. */
+/** The columns of a new task, created by `actor` at `at`. */
 export function newTaskRow(
   scope: Scope,
   actor: Actor,
+  at: Date,
   fields: {
     name: string;
     description?: string | null;
@@ -100,7 +103,6 @@ export function newTaskRow(
     watchersType?: string | null;
   },
 ): InsertObject<DB, 'tasks'> {
-  const now = new Date();
   const description = fields.description ?? null;
   return {
     tenant_id: scope.tenantId,
@@ -123,7 +125,7 @@ export function newTaskRow(
     // 001: watchersType defaults to POINT_OF_CONTACT.
     watchers_type: fields.watchersType || 'POINT_OF_CONTACT',
     search_text: searchTextOf(fields.name, description),
-    ...createdStamp(actor, now),
+    ...createdStamp(actor, at),
   };
 }
 
@@ -143,7 +145,8 @@ export function taskCreatedAudit(row: TaskRow, changedFields?: string[]): AuditE
  */
 export async function createTask(ctx: Context, body: TaskCreateBody, origin: TaskOrigin = {}): Promise<TaskView> {
   const { scope, actor } = ctx;
-  const row = await ctx.db.transaction().execute(async (trx) => {
+  const row = await write(ctx, async (w) => {
+    const trx = w.db;
     const watcherIds = uniqueIds(body.watchers);
     await checkUsers(trx, scope.tenantId, [
       { id: body.assignee.id, path: 'body.assignee.id' },
@@ -152,7 +155,7 @@ export async function createTask(ctx: Context, body: TaskCreateBody, origin: Tas
     const patientId = origin.patientId ?? body.patient?.id ?? null;
     const patient = patientId ? await checkPatient(trx, scope, patientId, origin.patientId !== undefined) : null;
     const [inserted] = await insertTasks(trx, [
-      newTaskRow(scope, actor, {
+      newTaskRow(scope, actor, w.now, {
         name: body.name,
         description: body.description,
         dueDate: blankToNull(body.dueDate),
@@ -177,7 +180,7 @@ export async function createTask(ctx: Context, body: TaskCreateBody, origin: Tas
         ? { type: 'PATIENT', id: patient.id, name: patientName(patient) }
         : { type: actor.type, id: actor.id, name: actor.name };
       // Distinct instants keep the comments in the order given.
-      const start = Date.now();
+      const start = w.now.getTime();
       await trx
         .insertInto('task_comments')
         .values(
@@ -194,9 +197,7 @@ export async function createTask(ctx: Context, body: TaskCreateBody, origin: Tas
         )
         .execute();
     }
-    await recordAudit(
-      trx,
-      actor,
+    w.changed(
       taskCreatedAudit(
         task,
         [...patchKeys, 'comments'].filter((key) => Object.hasOwn(body, key)),
@@ -232,10 +233,22 @@ const patchKeys = [
   'watchersType',
 ] as const;
 
+/** A task whose status changed also says so on its own (DECISIONS §9: TASK_STATUS_CHANGED). */
+function statusChanged(w: Work, before: { status: string }, after: TaskRow): void {
+  if (before.status === after.status) return;
+  w.emit({
+    subtype: 'TASK_STATUS_CHANGED',
+    recordId: after.id,
+    patientId: after.patient_id,
+    data: { status: after.status, previousStatus: before.status },
+  });
+}
+
 /** PATCH /tasks/{id}: only the keys present change (000 convention 7). */
 export async function updateTask(ctx: Context, taskId: string, body: TaskPatchBody): Promise<TaskView> {
-  const { scope, actor } = ctx;
-  const row = await ctx.db.transaction().execute(async (trx) => {
+  const { scope } = ctx;
+  const row = await write(ctx, async (w) => {
+    const trx = w.db;
     const existing = await requireTask(trx, scope, taskId, true);
     const has = (key: (typeof patchKeys)[number]) => Object.hasOwn(body, key);
     const watcherIds = has('watchers') ? uniqueIds(body.watchers) : [];
@@ -269,19 +282,20 @@ export async function updateTask(ctx: Context, taskId: string, body: TaskPatchBo
     }
     const updated = await trx
       .updateTable('tasks')
-      .set({ ...set, ...updatedStamp(actor) })
+      .set({ ...set, ...w.updated() })
       .where('tenant_id', '=', scope.tenantId)
       .where('id', '=', existing.id)
       .returningAll()
       .executeTakeFirstOrThrow();
     if (has('watchers')) await replaceWatchers(trx, scope.tenantId, existing.id, watcherIds);
-    await recordAudit(trx, actor, {
+    w.changed({
       action: 'TASK_UPDATED',
       entityType: 'TASK',
       entityId: existing.id,
       patientId: updated.patient_id ?? existing.patient_id,
       changedFields: patchKeys.filter(has),
     });
+    statusChanged(w, existing, updated);
     return updated;
   });
   return viewOf(ctx.db, scope, row);
@@ -289,12 +303,13 @@ export async function updateTask(ctx: Context, taskId: string, body: TaskPatchBo
 
 /** 001 bulk status PATCH: all or nothing; any unknown id is a 404 naming the ids, and nothing changes. */
 export async function bulkUpdateStatus(ctx: Context, body: { taskIds: string[]; status: string }): Promise<TaskView[]> {
-  const { scope, actor } = ctx;
+  const { scope } = ctx;
   const ids = [...new Set(body.taskIds)];
-  const rows = await ctx.db.transaction().execute(async (trx) => {
+  const rows = await write(ctx, async (w) => {
+    const trx = w.db;
     const locked = await trx
       .selectFrom('tasks')
-      .select('id')
+      .select(['id', 'status'])
       .where('tenant_id', '=', scope.tenantId)
       .where('instance_id', '=', scope.instanceId)
       .where('id', 'in', ids)
@@ -308,14 +323,12 @@ export async function bulkUpdateStatus(ctx: Context, body: { taskIds: string[]; 
     }
     const updated = await trx
       .updateTable('tasks')
-      .set({ status: body.status, ...updatedStamp(actor) })
+      .set({ status: body.status, ...w.updated() })
       .where('tenant_id', '=', scope.tenantId)
       .where('id', 'in', ids)
       .returningAll()
       .execute();
-    await recordAudit(
-      trx,
-      actor,
+    w.changed(
       updated.map((row) => ({
         action: 'TASK_UPDATED',
         entityType: 'TASK',
@@ -324,6 +337,8 @@ export async function bulkUpdateStatus(ctx: Context, body: { taskIds: string[]; 
         changedFields: ['status'],
       })),
     );
+    const before = new Map(locked.map((row) => [row.id, row]));
+    for (const row of updated) statusChanged(w, before.get(row.id)!, row);
     return updated;
   });
   return taskViews(await readTasks(ctx.db, scope, rows.length > 0 ? ids : []));
@@ -331,40 +346,40 @@ export async function bulkUpdateStatus(ctx: Context, body: { taskIds: string[]; 
 
 /** PATCH /tasks/{id}/watchers {id}: idempotent; only an actual addition is audited. */
 export async function addWatcher(ctx: Context, taskId: string, userId: string): Promise<TaskView> {
-  const { scope, actor } = ctx;
-  const row = await ctx.db.transaction().execute(async (trx) => {
+  const { scope } = ctx;
+  const row = await write(ctx, async (w) => {
+    const trx = w.db;
     const task = await requireTask(trx, scope, taskId, true);
     await checkUsers(trx, scope.tenantId, [{ id: userId, path: 'body.id' }]);
     const added = await addWatchers(trx, scope.tenantId, task.id, [userId]);
     if (added.length === 0) return task;
-    await recordTaskChange(trx, scope, actor, task, 'TASK_WATCHER_ADDED', 'watchers');
+    await recordTaskChange(w, scope, task, 'TASK_WATCHER_ADDED', 'watchers');
     return requireTask(trx, scope, task.id);
   });
   return viewOf(ctx.db, scope, row);
 }
 
 export async function deleteWatcher(ctx: Context, taskId: string, userId: string) {
-  const { scope, actor } = ctx;
-  await ctx.db.transaction().execute(async (trx) => {
-    const task = await requireTask(trx, scope, taskId, true);
-    if (!(await removeWatcher(trx, scope.tenantId, task.id, userId))) {
+  const { scope } = ctx;
+  await write(ctx, async (w) => {
+    const task = await requireTask(w.db, scope, taskId, true);
+    if (!(await removeWatcher(w.db, scope.tenantId, task.id, userId))) {
       throw new ApiError('TASK_WATCHER_NOT_FOUND', { taskId, watcherId: userId });
     }
-    await recordTaskChange(trx, scope, actor, task, 'TASK_WATCHER_REMOVED', 'watchers');
+    await recordTaskChange(w, scope, task, 'TASK_WATCHER_REMOVED', 'watchers');
   });
 }
 
 /** A task's watchers or comments changed: the task counts as updated, and the change is audited. */
 async function recordTaskChange(
-  trx: Kysely<DB>,
+  w: Work,
   scope: Scope,
-  actor: Actor,
   task: { id: string; patient_id: string | null },
   action: AuditAction,
   field: 'watchers' | 'comments',
 ) {
-  await touchTask(trx, scope.tenantId, task.id, actor);
-  await recordAudit(trx, actor, {
+  await touchTask(w, scope.tenantId, task.id);
+  w.changed({
     action,
     entityType: 'TASK',
     entityId: task.id,
@@ -376,7 +391,8 @@ async function recordTaskChange(
 /** PATCH /tasks/{id}/comments {text}: a comment by the caller. */
 export async function addComment(ctx: Context, taskId: string, text: string): Promise<TaskView> {
   const { scope, actor } = ctx;
-  const row = await ctx.db.transaction().execute(async (trx) => {
+  const row = await write(ctx, async (w) => {
+    const trx = w.db;
     const task = await requireTask(trx, scope, taskId, true);
     await trx
       .insertInto('task_comments')
@@ -388,21 +404,22 @@ export async function addComment(ctx: Context, taskId: string, text: string): Pr
         author_type: actor.type,
         author_id: actor.id,
         author_name: actor.name,
+        created_at: w.now,
       })
       .execute();
-    await recordTaskChange(trx, scope, actor, task, 'TASK_COMMENT_ADDED', 'comments');
+    await recordTaskChange(w, scope, task, 'TASK_COMMENT_ADDED', 'comments');
     return requireTask(trx, scope, task.id);
   });
   return viewOf(ctx.db, scope, row);
 }
 
 export async function deleteComment(ctx: Context, taskId: string, commentId: string) {
-  const { scope, actor } = ctx;
-  await ctx.db.transaction().execute(async (trx) => {
-    const task = await requireTask(trx, scope, taskId, true);
-    if (!(await removeComment(trx, scope.tenantId, task.id, commentId))) {
+  const { scope } = ctx;
+  await write(ctx, async (w) => {
+    const task = await requireTask(w.db, scope, taskId, true);
+    if (!(await removeComment(w.db, scope.tenantId, task.id, commentId))) {
       throw new ApiError('TASK_COMMENT_NOT_FOUND', { taskId, commentId });
     }
-    await recordTaskChange(trx, scope, actor, task, 'TASK_COMMENT_DELETED', 'comments');
+    await recordTaskChange(w, scope, task, 'TASK_COMMENT_DELETED', 'comments');
   });
 }

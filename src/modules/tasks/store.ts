@@ -2,7 +2,7 @@ import { type Expression, type InsertObject, type Kysely, type SqlBool, sql } fr
 import type { DB, Row } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';
 import { likeContains } from '../../db/sql.ts';
-import { updatedStamp } from '../../events/audit.ts';
+import type { Writing } from '../../events/work.ts';
 import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
 import { readInstant } from '../../wire/schemas.ts';
 import { type TaskReadRow, type TaskRow, taskRelations } from './read.ts';
@@ -89,13 +89,9 @@ export async function removeComment(trx: Kysely<DB>, tenantId: string, taskId: s
 }
 
 /** A change to a task's watchers or comments is a change to the task: it moves updatedAt. */
-export async function touchTask(trx: Kysely<DB>, tenantId: string, taskId: string, actor: { id: string | null; name: string }) {
-  await trx
-    .updateTable('tasks')
-    .set({ ...updatedStamp(actor) })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', taskId)
-    .execute();
+/** The task changed (its watchers or comments did): stamped as updated by the write. */
+export async function touchTask(w: Writing, tenantId: string, taskId: string) {
+  await w.db.updateTable('tasks').set(w.updated()).where('tenant_id', '=', tenantId).where('id', '=', taskId).execute();
 }
 
 /** The filter of GET /tasks, after the deprecated singular names are merged into the lists. */

@@ -1,3 +1,5 @@
+import type { AuditActionCatalog } from '../../events/audit.ts';
+import type { EventCatalog, SubtypesOf } from '../../events/outbox.ts';
 import type { NamesOf } from '../../wire/errors.ts';
 
 /** What the users area adds to the shared catalogs, beside its routes (merged in src/areas.ts). */
@@ -13,13 +15,21 @@ export const usersErrors = {
   USER_TERRITORIES_NOT_FOUND: { status: 404, componentType: 'USER', message: 'The user has no territories record' },
 } as const;
 
+/** The events its records are (DECISIONS §9). */
+export const usersEvents = {
+  USER: {
+    description: 'Users (care-team members), their grants, territories and passwords included',
+    subtypes: ['USER_CREATED', 'USER_UPDATED', 'USER_DELETED'],
+  },
+} as const satisfies EventCatalog;
+
 export const usersAuditActions = {
-  USER_CREATED: 'A user was created',
-  USER_UPDATED: 'A user was changed or replaced',
-  USER_DELETED: 'A user was deleted (soft)',
-  USER_PASSWORD_SET: "A user's password was set",
-  USER_TERRITORIES_UPDATED: "A user's territories were replaced",
-} as const;
+  USER_CREATED: { description: 'A user was created', events: ['USER_CREATED'] },
+  USER_UPDATED: { description: 'A user was changed or replaced', events: ['USER_UPDATED'] },
+  USER_DELETED: { description: 'A user was deleted (soft)', events: ['USER_DELETED'] },
+  USER_PASSWORD_SET: { description: "A user's password was set", events: ['USER_UPDATED'] },
+  USER_TERRITORIES_UPDATED: { description: "A user's territories were replaced", events: ['USER_UPDATED'] },
+} as const satisfies AuditActionCatalog;
 
 declare module '../../formation/permissions.ts' {
   interface Permissions extends NamesOf<typeof usersPermissions> {}
@@ -29,4 +39,7 @@ declare module '../../wire/errors.ts' {
 }
 declare module '../../events/audit.ts' {
   interface AuditActions extends NamesOf<typeof usersAuditActions> {}
+}
+declare module '../../events/outbox.ts' {
+  interface EventSubtypes extends SubtypesOf<typeof usersEvents> {}
 }

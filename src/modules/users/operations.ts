@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, GrantType, RowUpdate, UsersTable } from '../../db/schema.ts';
-import { createdStamp, recordAudit, updatedStamp } from '../../events/audit.ts';
 import type { TenantContext } from '../../http/context.ts';
 import type { Services } from '../../http/services.ts';
 import { hashSecret } from '../../tenancy/secrets.ts';
@@ -9,6 +8,7 @@ import { type GrantInput, replaceGrants } from '../../tenancy/store.ts';
 import { listInstances, type Tenant } from '../../tenancy/tenancy.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
 import { readInstant } from '../../wire/schemas.ts';
+import { write } from '../../work/write.ts';
 import { ensurePointOfContact, touchPatients } from '../patients/index.ts';
 import { type GrantInputBody, type UserInput, UserPatch } from './schemas.ts';
 import { findUser, readUser, type UserLookup, type UserRow } from './store.ts';
@@ -155,11 +155,12 @@ export async function saveUser(
   body: UserInput,
   target?: { key: string; lookup: UserLookup; replace: boolean },
 ) {
-  const { services, tenant, actor } = ctx;
+  const { services, tenant } = ctx;
   // 000: writing user territories needs User Regions; without it they must stay as they are.
   const mayChangeTerritories = ctx.can('USER_REGIONS');
   const { grants } = await checkedAccess(services, tenant.id, body);
-  const row = await services.db.transaction().execute(async (trx) => {
+  const row = await write(ctx, async (w) => {
+    const trx = w.db;
     const existing = target && (await findUser(trx, tenant.id, target.key, target.lookup, { forUpdate: true }));
     if (target && !existing) throw new ApiError('USER_NOT_FOUND', {});
     const replacing = !existing || target?.replace === true;
@@ -170,7 +171,7 @@ export async function saveUser(
     const saved = existing
       ? await trx
           .updateTable('users')
-          .set({ ...columns, ...updatedStamp(actor) })
+          .set({ ...columns, ...w.updated() })
           .where('tenant_id', '=', tenant.id)
           .where('id', '=', id)
           .returningAll()
@@ -185,7 +186,7 @@ export async function saveUser(
             tenant_id: tenant.id,
             id,
             application_access_id: uuidv7(),
-            ...createdStamp(actor),
+            ...w.created(),
           } as never)
           .returningAll()
           .executeTakeFirstOrThrow();
@@ -203,9 +204,9 @@ export async function saveUser(
       );
     }
     if (replacing || body.territories !== undefined || body.fullTerritoriesAccessInstances !== undefined) {
-      await saveUserTerritories(trx, tenant.id, id, body, { replacing, actorId: actor.id, mayChange: mayChangeTerritories });
+      await saveUserTerritories(w, tenant.id, id, body, { replacing, mayChange: mayChangeTerritories });
     }
-    await recordAudit(trx, actor, {
+    w.changed({
       action: existing ? 'USER_UPDATED' : 'USER_CREATED',
       entityType: 'USER',
       entityId: id,
@@ -223,13 +224,14 @@ export async function saveUser(
  * no longer sign in, holds no roles, and leaves every care team it was on.
  */
 export async function deleteUser(ctx: TenantContext, key: string, lookup: UserLookup) {
-  const { services, tenant, actor } = ctx;
-  await services.db.transaction().execute(async (trx) => {
+  const { services, tenant } = ctx;
+  await write(ctx, async (w) => {
+    const trx = w.db;
     const user = await findUser(trx, tenant.id, key, lookup, { forUpdate: true });
     if (!user) throw new ApiError('USER_NOT_FOUND', {});
     await trx
       .updateTable('users')
-      .set({ deleted_at: new Date(), enabled: false, ...updatedStamp(actor) })
+      .set({ deleted_at: w.now, enabled: false, ...w.updated() })
       .where('tenant_id', '=', tenant.id)
       .where('id', '=', user.id)
       .execute();
@@ -244,10 +246,8 @@ export async function deleteUser(ctx: TenantContext, key: string, lookup: UserLo
     if (patientIds.length > 0) {
       // Leaving a care team changes the patient: its point of contact, updatedAt and audit trail.
       await ensurePointOfContact(trx, tenant.id, patientIds);
-      await touchPatients(trx, tenant.id, patientIds, actor);
-      await recordAudit(
-        trx,
-        actor,
+      await touchPatients(w, tenant.id, patientIds);
+      w.changed(
         patientIds.map((id) => ({
           action: 'PATIENT_UPDATED',
           entityType: 'PATIENT',
@@ -257,23 +257,23 @@ export async function deleteUser(ctx: TenantContext, key: string, lookup: UserLo
         })),
       );
     }
-    await recordAudit(trx, actor, { action: 'USER_DELETED', entityType: 'USER', entityId: user.id });
+    w.changed({ action: 'USER_DELETED', entityType: 'USER', entityId: user.id });
   });
   services.forgetCachedAccess();
 }
 
 export async function setPassword(ctx: TenantContext, key: string, lookup: UserLookup, password: string) {
-  const { services, tenant, actor } = ctx;
+  const { tenant } = ctx;
   const hash = await hashSecret(password);
-  await services.db.transaction().execute(async (trx) => {
-    const user = await findUser(trx, tenant.id, key, lookup, { forUpdate: true });
+  await write(ctx, async (w) => {
+    const user = await findUser(w.db, tenant.id, key, lookup, { forUpdate: true });
     if (!user) throw new ApiError('USER_NOT_FOUND', {});
-    await trx
+    await w.db
       .updateTable('users')
       .set({ password_hash: hash })
       .where('tenant_id', '=', tenant.id)
       .where('id', '=', user.id)
       .execute();
-    await recordAudit(trx, actor, { action: 'USER_PASSWORD_SET', entityType: 'USER', entityId: user.id });
+    w.changed({ action: 'USER_PASSWORD_SET', entityType: 'USER', entityId: user.id });
   });
 }

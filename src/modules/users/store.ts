@@ -2,6 +2,7 @@ import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, Row } from '../../db/schema.ts';
 import { likeContains, PREPARED } from '../../db/sql.ts';
+import type { Writing } from '../../events/work.ts';
 import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
 import { uuidPattern } from '../../wire/schemas.ts';
 import type { UserFilter } from './schemas.ts';
@@ -152,14 +153,14 @@ export async function readUser(
 }
 
 export async function writeTerritories(
-  trx: Kysely<DB>,
+  w: Writing,
   tenantId: string,
   userId: string,
   territories: UserTerritoryEntry[],
   fullAccessInstances: string[] | null,
-  actorId: string | null,
 ) {
-  const now = new Date();
+  const { db: trx, now } = w;
+  const actorId = w.actor.id;
   const record = await trx
     .insertInto('user_territories')
     .values({
@@ -168,6 +169,8 @@ export async function writeTerritories(
       id: uuidv7(),
       territories: JSON.stringify(territories),
       full_territories_access_instances: fullAccessInstances,
+      created_at: now,
+      updated_at: now,
       created_by: actorId,
       updated_by: actorId,
     })

@@ -1,10 +1,9 @@
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
-import { recordAudit } from '../../events/audit.ts';
+import type { Writing } from '../../events/work.ts';
 import type { TenantContext } from '../../http/context.ts';
 import type { Services } from '../../http/services.ts';
 import { type Instance, listInstances } from '../../tenancy/tenancy.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
+import { write } from '../../work/write.ts';
 import type { UserInput } from './schemas.ts';
 import { findUser, writeTerritories } from './store.ts';
 import type { UserTerritoryEntry } from './tables.ts';
@@ -68,8 +67,9 @@ function stampTerritories(
   entries: TerritoryEntryInput[],
   previous: UserTerritoryEntry[],
   actorId: string | null,
+  at: Date,
 ): UserTerritoryEntry[] {
-  const now = new Date().toISOString();
+  const now = at.toISOString();
   return entries.map((entry) => {
     const before = previous.find((old) => old.name === entry.name && old.instanceName === entry.instanceName);
     return {
@@ -89,13 +89,13 @@ function stampTerritories(
  * names. Without USER_REGIONS they may be sent back, but not changed (000).
  */
 export async function saveUserTerritories(
-  trx: Kysely<DB>,
+  w: Writing,
   tenantId: string,
   userId: string,
   body: Pick<UserInput, 'territories' | 'fullTerritoriesAccessInstances'>,
-  options: { replacing: boolean; actorId: string | null; mayChange: boolean },
+  options: { replacing: boolean; mayChange: boolean },
 ) {
-  const previous = await trx
+  const previous = await w.db
     .selectFrom('user_territories')
     .selectAll()
     .where('tenant_id', '=', tenantId)
@@ -104,7 +104,7 @@ export async function saveUserTerritories(
   const previousEntries = (previous?.territories ?? []) as UserTerritoryEntry[];
   const entries =
     body.territories !== undefined || options.replacing
-      ? stampTerritories(body.territories ?? [], previousEntries, options.actorId)
+      ? stampTerritories(body.territories ?? [], previousEntries, w.actor.id, w.now)
       : previousEntries;
   const fullAccess =
     body.fullTerritoriesAccessInstances !== undefined || options.replacing
@@ -116,7 +116,7 @@ export async function saveUserTerritories(
   ) {
     throw new ApiError('ACCESS_DENIED', { permission: 'USER_REGIONS' }, 'The caller lacks the permission USER_REGIONS');
   }
-  await writeTerritories(trx, tenantId, userId, entries, fullAccess, options.actorId);
+  await writeTerritories(w, tenantId, userId, entries, fullAccess);
 }
 
 export async function getTerritories(ctx: TenantContext, userId: string) {
@@ -156,18 +156,18 @@ export async function putTerritories(
     'body',
   );
   if (problems.length > 0) throw validationError(problems);
-  const record = await services.db.transaction().execute(async (trx) => {
-    const user = await findUser(trx, tenant.id, userId, 'ID', { forUpdate: true });
+  const record = await write(ctx, async (w) => {
+    const user = await findUser(w.db, tenant.id, userId, 'ID', { forUpdate: true });
     if (!user) throw new ApiError('USER_NOT_FOUND', {});
-    const previous = await trx
+    const previous = await w.db
       .selectFrom('user_territories')
       .select('territories')
       .where('tenant_id', '=', tenant.id)
       .where('user_id', '=', user.id)
       .executeTakeFirst();
-    const entries = stampTerritories(body.territories, (previous?.territories ?? []) as UserTerritoryEntry[], actor.id);
-    const saved = await writeTerritories(trx, tenant.id, user.id, entries, body.fullTerritoriesAccessInstances ?? null, actor.id);
-    await recordAudit(trx, actor, { action: 'USER_TERRITORIES_UPDATED', entityType: 'USER', entityId: user.id });
+    const entries = stampTerritories(body.territories, (previous?.territories ?? []) as UserTerritoryEntry[], actor.id, w.now);
+    const saved = await writeTerritories(w, tenant.id, user.id, entries, body.fullTerritoriesAccessInstances ?? null);
+    w.changed({ action: 'USER_TERRITORIES_UPDATED', entityType: 'USER', entityId: user.id });
     return saved;
   });
   return territoriesRecordView({ ...record, territories: record.territories as UserTerritoryEntry[] });

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+
+/**
+ * One way to write, one clock, kept so by reading the source (like the layers test): a change
+ * that opens its own transaction, writes an audit row or an event beside the unit of work, or
+ * takes the time from the machine instead of the services' clock fails the build.
+ */
+
+const isTest = (file: string) => file.endsWith('.test.ts') || file.startsWith('test/');
+const sources = fs
+  .readdirSync('src', { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.ts') && !isTest(file))
+  .map((file) => file.split(path.sep).join('/'))
+  .map((file) => ({ file, text: fs.readFileSync(path.join('src', file), 'utf8') }));
+
+/** The files where `pattern` appears, outside those allowed it. */
+function offenders(pattern: RegExp, allowed: (file: string) => boolean): string[] {
+  return sources.filter(({ file, text }) => !allowed(file) && pattern.test(text)).map(({ file }) => file);
+}
+
+test('only the unit of work (src/work) and the job queue (src/jobs) open transactions', () => {
+  assert.deepEqual(
+    offenders(/\.transaction\(\)|startTransaction\(/, (file) => file.startsWith('work/') || file.startsWith('jobs/')),
+    [],
+  );
+});
+
+test('audit rows and events are written only through the unit of work', () => {
+  const insertsThem = /insertInto\(\s*'(audit_events|events)'|INSERT INTO (audit_events|events)\b/;
+  assert.deepEqual(
+    offenders(insertsThem, (file) => file.startsWith('work/')),
+    [],
+  );
+  // Their row builders are the model's, and only the unit of work calls them.
+  assert.deepEqual(
+    offenders(/\b(auditRow|eventRow)\(/, (file) => file.startsWith('work/') || file.startsWith('events/')),
+    [],
+  );
+});
+
+test("the time comes from the services' clock", () => {
+  // The clock itself, and an error body's own date (when it was answered, not a record's time).
+  const machineTime = /new Date\(\)/;
+  assert.deepEqual(
+    offenders(machineTime, (file) => file === 'http/services.ts' || file === 'wire/errors.ts'),
+    [],
+  );
+  // Durations measured by the process (start-up deadlines, worker restarts, load progress), never stored.
+  const durations = new Set(['db/availability.ts', 'cli/serve.ts', 'cli/seed-bulk.ts']);
+  assert.deepEqual(
+    offenders(/Date\.now\(\)/, (file) => durations.has(file)),
+    [],
+  );
+});

@@ -1,0 +1,91 @@
+import { type Kysely, sql } from 'kysely';
+
+/**
+ * The work after a commit. `events` is the outbox: one row per change of a stored record, written
+ * in the change's transaction. `jobs` is the durable queue every node's workers take work from
+ * (`FOR UPDATE SKIP LOCKED`). Removing a deleted file's blob becomes a job: the `files` trigger
+ * now enqueues one in the deleting transaction, where it used to queue the key in
+ * `file_removals` for a sweep.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql`
+    CREATE TABLE events (
+      tenant_id uuid NOT NULL,
+      id uuid NOT NULL,
+      seq bigint GENERATED ALWAYS AS IDENTITY,
+      instance_id uuid,
+      event_entity text NOT NULL,
+      event_subtype text NOT NULL,
+      record_id text,
+      patient_id uuid,
+      actor_type text NOT NULL,
+      actor_id uuid,
+      request_id text,
+      occurred_at timestamptz NOT NULL,
+      data jsonb NOT NULL DEFAULT '{}',
+      dispatched_at timestamptz,
+      PRIMARY KEY (tenant_id, id)
+    );
+    -- What consumers have yet to take, in commit order; small, as they take it within a second.
+    CREATE INDEX events_pending_idx ON events (tenant_id, seq) WHERE dispatched_at IS NULL;
+    CREATE INDEX events_time_idx ON events (tenant_id, occurred_at);
+
+    CREATE TABLE jobs (
+      tenant_id uuid NOT NULL,
+      id uuid NOT NULL,
+      seq bigint GENERATED ALWAYS AS IDENTITY,
+      instance_id uuid,
+      kind text NOT NULL,
+      payload jsonb NOT NULL DEFAULT '{}',
+      state text NOT NULL,
+      queue_key text,
+      dedupe_key text,
+      attempts integer NOT NULL DEFAULT 0,
+      run_at timestamptz,
+      locked_by text,
+      last_error text,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      updated_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (tenant_id, id)
+    );
+    -- Workers take due jobs by this: QUEUED ones (a null run_at is due at once) and RUNNING ones
+    -- whose lease ran out, oldest first; a range scan that stops at now, so jobs scheduled later
+    -- cost nothing, and WAITING and DEAD jobs are not in it, however many there are.
+    CREATE INDEX jobs_due_idx ON jobs ((coalesce(run_at, '-infinity'::timestamptz)), seq) WHERE state IN ('QUEUED', 'RUNNING');
+    CREATE INDEX jobs_key_idx ON jobs (tenant_id, queue_key, seq) WHERE queue_key IS NOT NULL AND state <> 'DEAD';
+    CREATE INDEX jobs_state_idx ON jobs (tenant_id, state, seq);
+    CREATE UNIQUE INDEX jobs_dedupe_idx ON jobs (tenant_id, kind, dedupe_key) WHERE dedupe_key IS NOT NULL;
+
+    CREATE OR REPLACE FUNCTION queue_file_removal() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO jobs (tenant_id, id, instance_id, kind, payload, state)
+      VALUES (OLD.tenant_id, gen_random_uuid(), OLD.instance_id, 'files.remove',
+              jsonb_build_object('storageKey', OLD.storage_key), 'QUEUED');
+      RETURN OLD;
+    END $$;
+
+    INSERT INTO jobs (tenant_id, id, kind, payload, state)
+    SELECT tenant_id, gen_random_uuid(), 'files.remove', jsonb_build_object('storageKey', storage_key), 'QUEUED'
+    FROM file_removals;
+    DROP TABLE file_removals;
+  `.execute(db);
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`
+    CREATE TABLE file_removals (
+      tenant_id uuid NOT NULL,
+      storage_key text NOT NULL,
+      queued_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (tenant_id, storage_key)
+    );
+    CREATE INDEX file_removals_queued_idx ON file_removals (queued_at);
+    CREATE OR REPLACE FUNCTION queue_file_removal() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO file_removals (tenant_id, storage_key) VALUES (OLD.tenant_id, OLD.storage_key)
+      ON CONFLICT DO NOTHING;
+      RETURN OLD;
+    END $$;
+    DROP TABLE jobs, events;
+  `.execute(db);
+}

@@ -1,0 +1,46 @@
+/**
+ * A kind of background work, declared by the area or mechanism that owns it (`Area.jobs`), like
+ * its error codes. `Env` is what a run is given to work with (the app's services).
+ */
+export interface JobKind<Env> {
+  /** What a job of the kind does, for the docs and the administrators' list. */
+  description: string;
+  /**
+   * Does the work. Throwing retries it later (or buries it, out of attempts); returning ends it.
+   * Work done may be counted in the number returned (a drain goes on while work is done).
+   */
+  run(job: ClaimedJob, env: Env): Promise<unknown>;
+  /** Attempts before the job is DEAD (1: never retried). */
+  maxAttempts: number;
+  /** Retries wait `baseMs` doubling each time up to `maxMs`, less a random part of up to half (jitter). */
+  backoff?: { baseMs: number; maxMs: number };
+  /**
+   * Periodic work: one job of the kind runs every `everyMs` on one node of the cluster, and is
+   * never DEAD (a failing run waits for its backoff, then its next period). It must be safe to run
+   * on two nodes at once, as `wakeOn` may run it anywhere.
+   */
+  everyMs?: number;
+  /** A signal (`events`: a write emitted events) on which a node runs the periodic kind at once, locally. */
+  wakeOn?: string;
+}
+
+export interface ClaimedJob {
+  tenantId: string;
+  id: string;
+  instanceId: string | null;
+  kind: string;
+  payload: Record<string, unknown>;
+  /** 1 on the first run. */
+  attempt: number;
+  key: string | null;
+}
+
+/** Default backoff: 10 s doubling to an hour. */
+const DEFAULT_BACKOFF = { baseMs: 10_000, maxMs: 60 * 60_000 };
+
+/** How long after a failed `attempt` the next one runs: exponential, capped, with jitter so retries of many jobs spread out. */
+export function retryDelay(kind: Pick<JobKind<unknown>, 'backoff'>, attempt: number, random = Math.random()): number {
+  const { baseMs, maxMs } = kind.backoff ?? DEFAULT_BACKOFF;
+  const full = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(full * (1 - random / 2));
+}

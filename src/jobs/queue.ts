@@ -1,0 +1,225 @@
+import { type Kysely, sql } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import { parameterBatches } from '../db/batches.ts';
+import type { DB, NewRow, Row } from '../db/schema.ts';
+import type { NewJob } from '../events/work.ts';
+import type { JobState } from './tables.ts';
+
+/**
+ * The job queue's SQL: enqueue (inside a write's transaction), take due jobs (`FOR UPDATE SKIP
+ * LOCKED`, so workers on any node never take the same job), finish, retry, bury and requeue.
+ *
+ * Jobs sharing a key run one at a time in enqueue order: only the first live job of a key is
+ * QUEUED, the others WAITING; when it succeeds or dies, the next is promoted. Enqueueing a keyed
+ * job locks the key's live jobs FOR SHARE, and finishing one deletes or updates its row first and
+ * promotes in a later statement, so whichever of the two goes second sees what the other did.
+ */
+
+export type JobRow = Row<'jobs'>;
+
+/** The tenant of the platform's own periodic work. */
+export const PLATFORM_TENANT = '00000000-0000-0000-0000-000000000000';
+
+const live: JobState[] = ['QUEUED', 'RUNNING', 'WAITING'];
+
+export function jobRow(job: NewJob, tenantId: string, instanceId: string | null, at: Date): NewRow<'jobs'> {
+  return {
+    tenant_id: job.tenantId ?? tenantId,
+    id: uuidv7(),
+    instance_id: job.instanceId === undefined ? instanceId : job.instanceId,
+    kind: job.kind,
+    payload: JSON.stringify(job.payload ?? {}),
+    state: 'QUEUED',
+    queue_key: job.key ?? null,
+    dedupe_key: null,
+    attempts: 0,
+    run_at: job.runAt ?? null,
+    locked_by: null,
+    last_error: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+/** Keyed jobs, each WAITING when an earlier live job of its key exists (or comes before it here). */
+export async function enqueueKeyed(db: Kysely<DB>, rows: NewRow<'jobs'>[]): Promise<void> {
+  const byTenant = new Map<string, NewRow<'jobs'>[]>();
+  for (const row of rows) byTenant.set(row.tenant_id, [...(byTenant.get(row.tenant_id) ?? []), row]);
+  for (const [tenantId, jobs] of byTenant) {
+    const keys = [...new Set(jobs.map((job) => job.queue_key!))];
+    const busy = new Set<string | null | undefined>();
+    for (const batch of parameterBatches(keys.map((key) => ({ key })))) {
+      const found = await db
+        .selectFrom('jobs')
+        .select('queue_key')
+        .where('tenant_id', '=', tenantId)
+        .where(
+          'queue_key',
+          'in',
+          batch.map((entry) => entry.key),
+        )
+        .where('state', 'in', live)
+        .forShare()
+        .execute();
+      for (const row of found) busy.add(row.queue_key);
+    }
+    const placed = jobs.map((job) => {
+      const state: JobState = busy.has(job.queue_key) ? 'WAITING' : 'QUEUED';
+      busy.add(job.queue_key);
+      return { ...job, state };
+    });
+    for (const batch of parameterBatches(placed)) await db.insertInto('jobs').values(batch).execute();
+  }
+}
+
+export interface ClaimOptions {
+  kinds: readonly string[];
+  limit: number;
+  now: Date;
+  /** Until when the taken jobs are this worker's; after it another may take them (a worker died). */
+  leaseUntil: Date;
+  worker: string;
+}
+
+/** Takes up to `limit` due jobs, oldest first, skipping those another worker holds. */
+export async function claimJobs(db: Kysely<DB>, options: ClaimOptions): Promise<JobRow[]> {
+  if (options.kinds.length === 0 || options.limit <= 0) return [];
+  const { rows } = await sql<JobRow>`
+    UPDATE jobs SET state = 'RUNNING', attempts = attempts + 1, run_at = ${options.leaseUntil},
+      locked_by = ${options.worker}, updated_at = ${options.now}
+    WHERE (tenant_id, id) IN (
+      SELECT tenant_id, id FROM jobs
+      WHERE state IN ('QUEUED', 'RUNNING')
+        AND coalesce(run_at, '-infinity'::timestamptz) <= ${options.now}
+        AND kind = ANY(${options.kinds as string[]})
+      ORDER BY coalesce(run_at, '-infinity'::timestamptz), seq
+      LIMIT ${options.limit}
+      FOR UPDATE SKIP LOCKED)
+    RETURNING *`.execute(db);
+  return rows;
+}
+
+/** The job is still the one this worker took (its lease did not run out and pass to another). */
+function taken(db: Kysely<DB>, job: JobRow) {
+  return {
+    update: () =>
+      db
+        .updateTable('jobs')
+        .where('tenant_id', '=', job.tenant_id)
+        .where('id', '=', job.id)
+        .where('locked_by', '=', job.locked_by)
+        .where('attempts', '=', job.attempts),
+    delete: () =>
+      db
+        .deleteFrom('jobs')
+        .where('tenant_id', '=', job.tenant_id)
+        .where('id', '=', job.id)
+        .where('locked_by', '=', job.locked_by)
+        .where('attempts', '=', job.attempts),
+  };
+}
+
+/** The job succeeded: it goes, and the next of its key may run. */
+export async function completeJob(db: Kysely<DB>, job: JobRow, now: Date): Promise<void> {
+  if (!job.queue_key) {
+    await taken(db, job).delete().execute();
+    return;
+  }
+  await db.transaction().execute(async (trx) => {
+    const gone = await taken(trx, job).delete().executeTakeFirst();
+    if (gone.numDeletedRows > 0n) await promoteNext(trx, job.tenant_id, job.queue_key!, now);
+  });
+}
+
+/** The job failed with attempts left: it runs again at `runAt`, still holding back its key. */
+export async function retryJob(db: Kysely<DB>, job: JobRow, runAt: Date, error: string, now: Date): Promise<void> {
+  await taken(db, job)
+    .update()
+    .set({ state: 'QUEUED', run_at: runAt, locked_by: null, last_error: error, updated_at: now })
+    .execute();
+}
+
+/** Periodic work is never dead: it runs again at `runAt`, its attempts counted afresh. */
+export async function rescheduleJob(db: Kysely<DB>, job: JobRow, runAt: Date, error: string | null, now: Date): Promise<void> {
+  await taken(db, job)
+    .update()
+    .set({ state: 'QUEUED', run_at: runAt, locked_by: null, attempts: 0, last_error: error, updated_at: now })
+    .execute();
+}
+
+/** Out of attempts: DEAD, kept for an administrator; the next of its key may run. */
+export async function buryJob(db: Kysely<DB>, job: JobRow, error: string, now: Date): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const result = await taken(trx, job)
+      .update()
+      .set({ state: 'DEAD', run_at: null, locked_by: null, last_error: error, updated_at: now })
+      .executeTakeFirst();
+    if (job.queue_key && result.numUpdatedRows > 0n) await promoteNext(trx, job.tenant_id, job.queue_key, now);
+  });
+}
+
+/**
+ * The first live job of the key runs next, if it is waiting. A statement of its own, after the
+ * one that ended the key's previous job: it sees a job an enqueuer added meanwhile.
+ */
+async function promoteNext(trx: Kysely<DB>, tenantId: string, key: string, now: Date): Promise<void> {
+  await sql`
+    UPDATE jobs SET state = 'QUEUED', updated_at = ${now}
+    WHERE tenant_id = ${tenantId} AND state = 'WAITING' AND id = (
+      SELECT id FROM jobs WHERE tenant_id = ${tenantId} AND queue_key = ${key} AND state <> 'DEAD'
+      ORDER BY seq LIMIT 1)`.execute(trx);
+}
+
+/**
+ * An administrator's requeue of a DEAD job: it runs again with its attempts counted afresh, at
+ * once, or after the live job of its key. Answers the job, or undefined when it is not DEAD.
+ */
+export async function requeueJob(db: Kysely<DB>, tenantId: string, id: string, now: Date): Promise<JobRow | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const job = await trx
+      .selectFrom('jobs')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .where('state', '=', 'DEAD')
+      .forUpdate()
+      .executeTakeFirst();
+    if (!job) return undefined;
+    let state: JobState = 'QUEUED';
+    if (job.queue_key) {
+      const busy = await trx
+        .selectFrom('jobs')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where('queue_key', '=', job.queue_key)
+        .where('state', 'in', live)
+        .forShare()
+        .execute();
+      if (busy.length > 0) state = 'WAITING';
+    }
+    return trx
+      .updateTable('jobs')
+      .set({ state, attempts: 0, run_at: null, locked_by: null, updated_at: now })
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}
+
+/** One row per periodic kind, made by the first node that starts; due at once. */
+export async function ensurePeriodicJobs(db: Kysely<DB>, kinds: readonly string[], now: Date): Promise<void> {
+  if (kinds.length === 0) return;
+  await db
+    .insertInto('jobs')
+    .values(
+      kinds.map((kind) => ({
+        ...jobRow({ kind, tenantId: PLATFORM_TENANT }, PLATFORM_TENANT, null, now),
+        dedupe_key: 'periodic',
+      })),
+    )
+    .onConflict((conflict) =>
+      conflict.columns(['tenant_id', 'kind', 'dedupe_key']).where('dedupe_key', 'is not', null).doNothing(),
+    )
+    .execute();
+}

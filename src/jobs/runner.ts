@@ -1,0 +1,252 @@
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import type { ClaimedJob, JobKind } from './kinds.ts';
+import { retryDelay } from './kinds.ts';
+import {
+  buryJob,
+  claimJobs,
+  completeJob,
+  ensurePeriodicJobs,
+  type JobRow,
+  PLATFORM_TENANT,
+  rescheduleJob,
+  retryJob,
+} from './queue.ts';
+import type { JobSettings } from './settings.ts';
+
+interface Log {
+  warn(object: object, message: string): void;
+}
+
+export interface RunnerOptions<Env> {
+  db: Kysely<DB>;
+  clock: { now(): Date };
+  kinds: ReadonlyMap<string, JobKind<Env>>;
+  /** What each run is given (the app's services). */
+  env: Env;
+  settings: JobSettings;
+  log: Log;
+}
+
+/**
+ * Runs jobs on this process: every node that serves with workers on takes due jobs from the one
+ * queue in the database, up to `concurrency` at a time, every `pollMs` and at once when a write
+ * here enqueued work (`wake`). Nothing it holds outlives the process: a job it was running when it
+ * died runs again elsewhere once its lease ends.
+ */
+export class JobRunner<Env> {
+  readonly worker = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private started = false;
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+  private pollAgain = false;
+  private lastPollFull = false;
+  private readonly running = new Set<Promise<unknown>>();
+  private readonly local = new Map<string, { run: Promise<number>; again: boolean }>();
+
+  constructor(private readonly options: RunnerOptions<Env>) {}
+
+  get kinds(): ReadonlyMap<string, JobKind<Env>> {
+    return this.options.kinds;
+  }
+
+  /** Starts taking jobs (`cairn serve` with CAIRN_JOB_WORKERS above 0). */
+  async start(): Promise<void> {
+    if (this.started || this.options.settings.concurrency === 0) return;
+    await ensurePeriodicJobs(this.options.db, this.periodicKinds(), this.options.clock.now());
+    this.started = true;
+    this.timer = setInterval(() => this.pollSoon(), this.options.settings.pollMs).unref();
+    this.pollSoon();
+  }
+
+  /** Takes no more jobs, and waits for those running to end. */
+  async stop(): Promise<void> {
+    this.started = false;
+    clearInterval(this.timer);
+    await this.polling;
+    await Promise.allSettled([...this.running, ...[...this.local.values()].map((entry) => entry.run)]);
+  }
+
+  /**
+   * A write on this process committed work: look for due jobs now rather than at the next poll,
+   * and run the periodic kinds that wake on `signal` here at once.
+   */
+  wake(signal?: string): void {
+    if (!this.started) return;
+    if (signal) for (const name of this.wakeKinds(signal)) this.track(this.runLocally(name));
+    this.pollSoon();
+  }
+
+  /**
+   * Runs everything due now, and what that work makes due, until nothing is left (the tests' way
+   * to await background work, and the CLI's). Answers how much was done.
+   */
+  async drain(): Promise<number> {
+    const { db, clock } = this.options;
+    await ensurePeriodicJobs(db, this.periodicKinds(), clock.now());
+    let total = 0;
+    for (let round = 0; round < 10_000; round++) {
+      let done = 0;
+      for (const name of this.wakeKinds()) done += await this.runLocally(name);
+      const jobs = await this.claim(Math.max(this.options.settings.concurrency, 4));
+      done += (await Promise.all(jobs.map((job) => this.execute(job)))).reduce((sum, count) => sum + count, 0);
+      total += done;
+      if (done === 0) return total;
+    }
+    throw new Error('drain: jobs keep making jobs after 10,000 rounds');
+  }
+
+  private periodicKinds(): string[] {
+    return [...this.kinds].filter(([, kind]) => kind.everyMs !== undefined).map(([name]) => name);
+  }
+
+  private wakeKinds(signal?: string): string[] {
+    return [...this.kinds]
+      .filter(([, kind]) => kind.wakeOn !== undefined && (signal === undefined || kind.wakeOn === signal))
+      .map(([name]) => name);
+  }
+
+  private track(promise: Promise<unknown>): void {
+    this.running.add(promise);
+    promise.finally(() => {
+      this.running.delete(promise);
+      if (this.lastPollFull) this.pollSoon();
+    });
+  }
+
+  private pollSoon(): void {
+    if (!this.started) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    this.polling = this.poll()
+      .catch((error: Error) => this.options.log.warn({ code: codeOf(error) }, 'job poll failed'))
+      .finally(() => {
+        this.polling = undefined;
+        if (this.pollAgain) {
+          this.pollAgain = false;
+          this.pollSoon();
+        }
+      });
+  }
+
+  private async poll(): Promise<void> {
+    const free = this.options.settings.concurrency - this.running.size;
+    if (free <= 0) {
+      this.lastPollFull = true;
+      return;
+    }
+    const jobs = await this.claim(free);
+    this.lastPollFull = jobs.length === free;
+    for (const job of jobs) this.track(this.execute(job));
+  }
+
+  private claim(limit: number): Promise<JobRow[]> {
+    const now = this.options.clock.now();
+    return claimJobs(this.options.db, {
+      kinds: [...this.kinds.keys()],
+      limit,
+      now,
+      leaseUntil: new Date(now.getTime() + this.options.settings.leaseMs),
+      worker: this.worker,
+    });
+  }
+
+  /**
+   * A periodic kind run here and now, outside its row (it is safe to run anywhere at any time). One
+   * local run at a time; a wake during a run makes it run once more after, so nothing is missed.
+   */
+  private runLocally(name: string): Promise<number> {
+    const current = this.local.get(name);
+    if (current) {
+      current.again = true;
+      return current.run;
+    }
+    const entry = { run: Promise.resolve(0), again: false };
+    entry.run = (async () => {
+      let done = 0;
+      try {
+        do {
+          entry.again = false;
+          done += await this.perform(name, localJob(name));
+        } while (entry.again);
+      } catch (error) {
+        this.options.log.warn({ kind: name, code: codeOf(error) }, 'job failed');
+      } finally {
+        this.local.delete(name);
+      }
+      return done;
+    })();
+    this.local.set(name, entry);
+    return entry.run;
+  }
+
+  private async perform(name: string, job: ClaimedJob): Promise<number> {
+    const done = await this.kinds.get(name)!.run(job, this.options.env);
+    return typeof done === 'number' ? done : 0;
+  }
+
+  /** Runs a taken job and records how it ended; answers the work done (at least 1: the job itself). */
+  private async execute(row: JobRow): Promise<number> {
+    const { db, clock, log } = this.options;
+    const kind = this.kinds.get(row.kind)!;
+    try {
+      // A job whose runs keep dying with their process (its lease ran out each time) stops too.
+      if (!kind.everyMs && row.attempts > kind.maxAttempts) {
+        await buryJob(db, row, 'ATTEMPTS_EXHAUSTED', clock.now());
+        return 1;
+      }
+      let done: number;
+      try {
+        done = await this.perform(row.kind, claimed(row));
+      } catch (error) {
+        const code = codeOf(error);
+        log.warn({ kind: row.kind, job: row.id, attempt: row.attempts, code }, 'job failed');
+        const now = clock.now();
+        if (kind.everyMs) {
+          const wait = Math.max(kind.everyMs, retryDelay(kind, row.attempts));
+          await rescheduleJob(db, row, new Date(now.getTime() + wait), code, now);
+        } else if (row.attempts >= kind.maxAttempts) {
+          await buryJob(db, row, code, now);
+        } else {
+          await retryJob(db, row, new Date(now.getTime() + retryDelay(kind, row.attempts)), code, now);
+        }
+        return 1;
+      }
+      const now = clock.now();
+      if (kind.everyMs) await rescheduleJob(db, row, new Date(now.getTime() + kind.everyMs), null, now);
+      else await completeJob(db, row, now);
+      return done + 1;
+    } catch (error) {
+      // The database failed us: the lease runs out, and the job runs again.
+      log.warn({ kind: row.kind, job: row.id, code: codeOf(error) }, 'job outcome not recorded');
+      return 1;
+    }
+  }
+}
+
+function claimed(row: JobRow): ClaimedJob {
+  return {
+    tenantId: row.tenant_id,
+    id: row.id,
+    instanceId: row.instance_id,
+    kind: row.kind,
+    payload: row.payload as Record<string, unknown>,
+    attempt: row.attempts,
+    key: row.queue_key,
+  };
+}
+
+function localJob(kind: string): ClaimedJob {
+  return { tenantId: PLATFORM_TENANT, id: 'local', instanceId: null, kind, payload: {}, attempt: 1, key: null };
+}
+
+/** What a failure is called in logs and on the job: its code or class, never its message (which may hold PHI). */
+export function codeOf(error: unknown): string {
+  const code = (error as { code?: unknown; errorCode?: unknown }).errorCode ?? (error as { code?: unknown }).code;
+  if (typeof code === 'string' || typeof code === 'number') return String(code);
+  return error instanceof Error ? error.name : 'ERROR';
+}

@@ -1,0 +1,134 @@
+import type { SettingsSection } from '../config.ts';
+import { type AuditActionCatalog, registerAuditActions } from '../events/audit.ts';
+import { type EventCatalog, entityOf, registerEvents } from '../events/outbox.ts';
+import { fileErrors } from '../files/catalog.ts';
+import { removeBlob } from '../files/files.ts';
+import type { FileOwner } from '../files/owners.ts';
+import { fileStoreSettings } from '../files/settings.ts';
+import { formationErrors } from '../formation/errors.ts';
+import { type PermissionCatalog, registerPermissions } from '../formation/permissions.ts';
+import type { AreaPlugin } from '../http/plugin.ts';
+import type { Services } from '../http/services.ts';
+import type { JobKind } from '../jobs/kinds.ts';
+import { jobSettings } from '../jobs/settings.ts';
+import { recordAuditActions, recordErrors, recordEvents } from '../records/catalog.ts';
+import { coreErrors, type ErrorCatalog, registerErrors } from '../wire/errors.ts';
+
+/**
+ * An area of the API (a folder under src/modules), as the app takes it: its routes, and all it
+ * adds to the platform, declared beside them. A new area is one more entry in src/areas.ts (and
+ * a migration for its tables); it edits no central file.
+ */
+export interface Area {
+  name: string;
+  routes?: AreaPlugin;
+  /** The permissions its routes need, with what each grants. */
+  permissions?: PermissionCatalog;
+  /** The error codes it answers with, beyond the shared ones. */
+  errors?: ErrorCatalog;
+  /** The audit actions it writes, each with what it records and the events it writes. */
+  auditActions?: AuditActionCatalog;
+  /** The event entities its records are, with their subtypes (DECISIONS §9). */
+  events?: EventCatalog;
+  /** Its background work, by kind name (`<area>.<what>`). */
+  jobs?: Record<string, JobKind<Services>>;
+  /** Its section of the configuration (environment variables). */
+  settings?: SettingsSection;
+  /** What its files belong to (an owner kind, `DOCUMENT_SUMMARY`), with the permission reading them needs and the upload rules. */
+  files?: Record<string, FileOwner>;
+}
+
+export interface Catalogs {
+  permissions: PermissionCatalog;
+  errors: ErrorCatalog;
+  auditActions: AuditActionCatalog;
+  events: EventCatalog;
+}
+
+/** What the areas declared for the platform's mechanisms, merged; the app hands it to the services. */
+export interface Declarations {
+  jobKinds: Map<string, JobKind<Services>>;
+  fileOwners: Map<string, FileOwner>;
+  settings: SettingsSection[];
+}
+
+export interface Merged {
+  catalogs: Catalogs;
+  declarations: Declarations;
+}
+
+/**
+ * The shared mechanisms' own declarations: the wire format's, the formation model's, the records
+ * kernel's, the files mechanism's and the job queue's.
+ */
+export const platform: Area = {
+  name: 'platform',
+  errors: { ...coreErrors, ...formationErrors, ...recordErrors, ...fileErrors },
+  auditActions: recordAuditActions,
+  events: recordEvents,
+  jobs: {
+    'files.remove': {
+      description: "Removes a deleted file's blob from the store (enqueued by the files table's trigger)",
+      run: (job, services) => removeBlob(services.files.blobs, job.payload),
+      // A store that is down for a while: retried for about a day before an administrator must look.
+      maxAttempts: 12,
+      backoff: { baseMs: 30_000, maxMs: 4 * 60 * 60_000 },
+    },
+  },
+};
+
+/** The platform's settings sections beyond its own (config.ts), which mechanisms declare. */
+const platformSettings = [fileStoreSettings, jobSettings];
+
+/** Every settings section of the platform and of the areas given, for loadConfig and the README. */
+export function settingsSections(areas: readonly Area[]): SettingsSection[] {
+  return [...platformSettings, ...areas.flatMap((area) => (area.settings ? [area.settings] : []))];
+}
+
+/**
+ * Merges the areas' declarations into one of each kind, refusing a name two areas declare, and
+ * makes the catalogs known at run time (permission names in formations, error codes, audit
+ * actions, event subtypes). Safe to call again with the same areas (each test file builds its own
+ * app).
+ */
+export function mergeAreas(areas: readonly Area[]): Merged {
+  const catalogs: Catalogs = { permissions: {}, errors: {}, auditActions: {}, events: {} };
+  const declarations: Declarations = { jobKinds: new Map(), fileOwners: new Map(), settings: settingsSections(areas) };
+  const owners = new Map<string, string>();
+  const claim = (kind: string, name: string, area: Area) => {
+    const owner = owners.get(`${kind}/${name}`);
+    if (owner) throw new Error(`${kind} ${name} is declared by both ${owner} and ${area.name}`);
+    owners.set(`${kind}/${name}`, area.name);
+  };
+  for (const area of [platform, ...areas]) {
+    for (const kind of ['permissions', 'errors', 'auditActions', 'events'] as const) {
+      for (const [name, entry] of Object.entries(area[kind] ?? {})) {
+        claim(kind, name, area);
+        (catalogs[kind] as Record<string, unknown>)[name] = entry;
+      }
+    }
+    for (const [name, kind] of Object.entries(area.jobs ?? {})) {
+      claim('job kind', name, area);
+      declarations.jobKinds.set(name, kind);
+    }
+    for (const [name, owner] of Object.entries(area.files ?? {})) {
+      claim('file owner', name, area);
+      declarations.fileOwners.set(name, owner);
+    }
+  }
+  registerPermissions(catalogs.permissions);
+  registerErrors(catalogs.errors);
+  registerEvents(catalogs.events);
+  registerAuditActions(catalogs.auditActions);
+  // An action's events must be declared: a typo would otherwise fail the first write that uses it.
+  for (const [action, entry] of Object.entries(catalogs.auditActions)) {
+    for (const subtype of entry.events) {
+      try {
+        entityOf(subtype);
+      } catch {
+        throw new Error(`audit action ${action} writes event ${subtype}, which no area declares`);
+      }
+    }
+  }
+  return { catalogs, declarations };
+}
