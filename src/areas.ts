@@ -9,11 +9,13 @@ import { area as documents } from './modules/documents/area.ts';
 import { area as files } from './modules/files/area.ts';
 import { area as formation } from './modules/formation/area.ts';
 import { area as health } from './modules/health/area.ts';
+import { area as jobs } from './modules/jobs/area.ts';
 import { area as patients } from './modules/patients/area.ts';
 import { area as pdts } from './modules/pdts/area.ts';
 import { area as programs } from './modules/programs/area.ts';
 import { area as tasks } from './modules/tasks/area.ts';
 import { area as users } from './modules/users/area.ts';
+import { area as webhooks } from './modules/webhooks/area.ts';
 import type { Area } from './platform/area.ts';
 
 /** Every area of the API, one folder each under src/modules: the one list a new area is added to. */
@@ -34,4 +36,6 @@ export const areas: readonly Area[] = [
   documents,
   audit,
   assessments,
+  webhooks,
+  jobs,
 ];

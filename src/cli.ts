@@ -120,7 +120,7 @@ async function main(argv: string[]): Promise<void> {
       }
       case 'tenant create': {
         const tenant = await createTenant(
-          db,
+          services,
           rest[0] ?? fail('tenant create <name>'),
           text(options, 'title', false) || undefined,
         );
@@ -130,7 +130,7 @@ async function main(argv: string[]): Promise<void> {
       case 'instance create': {
         const tenant = await tenantNamed(rest[0]);
         const instance = await createInstance(
-          db,
+          services,
           tenant,
           rest[1] ?? fail('instance create <tenant> <name>'),
           text(options, 'description', false) || null,
@@ -145,7 +145,7 @@ async function main(argv: string[]): Promise<void> {
           const instance = (await findInstanceByName(db, tenant.id, instanceName)) ?? fail(`No instance "${instanceName}"`);
           roles.push({ instanceId: instance.id, role });
         }
-        const client = await createApiClient(db, tenant, {
+        const client = await createApiClient(services, tenant, {
           name: text(options, 'name'),
           roles,
           clientKey: text(options, 'key', false),

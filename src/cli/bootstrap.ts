@@ -51,11 +51,11 @@ export async function ensureDemoTenant(config: Config, database: Database): Prom
   const services = cliServices(config, database);
   const existing = await findTenantByName(database.db, DEMO_TENANT);
   if (existing) return { created: false };
-  const tenant = await createTenant(database.db, DEMO_TENANT, 'Demo organization');
-  const instance = await createInstance(database.db, tenant, DEMO_INSTANCE, 'Sandbox for trying the API');
+  const tenant = await createTenant(services, DEMO_TENANT, 'Demo organization');
+  const instance = await createInstance(services, tenant, DEMO_INSTANCE, 'Sandbox for trying the API');
   const formation = JSON.parse(fs.readFileSync(demoFormationPath, 'utf8'));
   await applyFormation(systemContext(services, tenant, instance), formation);
-  const client = await createApiClient(database.db, tenant, {
+  const client = await createApiClient(services, tenant, {
     name: DEMO_CLIENT_NAME,
     roles: [{ instanceId: instance.id, role: 'administrator' }],
     ...(config.demo.clientKey ? { clientKey: config.demo.clientKey, secret: config.demo.secret } : {}),

@@ -46,10 +46,10 @@ const LANES = Math.max(1, Math.min(os.availableParallelism(), 4));
 export async function seedBulk(services: Services, options: BulkOptions): Promise<BulkResult> {
   const started = Date.now();
   const { db } = services;
-  const tenant = (await findTenantByName(db, options.tenant)) ?? (await createTenant(db, options.tenant));
+  const tenant = (await findTenantByName(db, options.tenant)) ?? (await createTenant(services, options.tenant));
   let instance = await findInstanceByName(db, tenant.id, options.instance);
   if (!instance) {
-    const created = await createInstance(db, tenant, options.instance);
+    const created = await createInstance(services, tenant, options.instance);
     await applyFormation(systemContext(services, tenant, created), JSON.parse(fs.readFileSync(demoFormationPath, 'utf8')));
     instance = (await findInstanceByName(db, tenant.id, options.instance))!;
   }

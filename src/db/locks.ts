@@ -8,3 +8,11 @@ import { type Kysely, sql } from 'kysely';
 export async function lockKey<DB>(trx: Kysely<DB>, key: string): Promise<void> {
   await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
 }
+
+/** Takes the lock if no other transaction holds it (held until this one ends); answers whether it did. */
+export async function tryLockKey<DB>(trx: Kysely<DB>, key: string): Promise<boolean> {
+  const { rows } = await sql<{
+    locked: boolean;
+  }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) AS locked`.execute(trx);
+  return rows[0]?.locked === true;
+}

@@ -109,7 +109,7 @@ export function systemContext(
     tenant,
     caller: undefined,
     actor: systemActor(tenant.id, instance?.id ?? null),
-    log: log ?? silentLog,
+    log: log ?? services.log,
     timezone: DEFAULT_TIME_ZONE,
     can: () => true,
   };
@@ -128,16 +128,3 @@ function instanceContext(base: TenantContext, instance: Instance): Context {
     },
   };
 }
-
-const noop = () => {};
-const silentLog = {
-  level: 'silent',
-  fatal: noop,
-  error: noop,
-  warn: noop,
-  info: noop,
-  debug: noop,
-  trace: noop,
-  silent: noop,
-  child: () => silentLog,
-} as unknown as FastifyBaseLogger;

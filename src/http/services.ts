@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { type Config, settingsOf } from '../config.ts';
 import type { Database, DatabaseKind } from '../db/database.ts';
@@ -13,7 +14,7 @@ import { JobRunner } from '../jobs/runner.ts';
 import { jobSettings } from '../jobs/settings.ts';
 import type { Caller } from '../tenancy/access.ts';
 import { type Access, loadAccess } from '../tenancy/access.ts';
-import { findInstanceByName, findTenantByName, type Instance, type Tenant } from '../tenancy/tenancy.ts';
+import { findInstanceByName, findTenantById, findTenantByName, type Instance, type Tenant } from '../tenancy/tenancy.ts';
 import { ReadThroughCache } from './cache.ts';
 import { PageTokens } from './pagination.ts';
 import { TokenService } from './tokens.ts';
@@ -37,10 +38,22 @@ export interface ServiceOptions {
   jobKinds?: ReadonlyMap<string, JobKind<Services>>;
   /** What files can belong to, as the areas declared it. */
   fileOwners?: FileOwners;
-  log?: { warn(object: object, message: string): void };
+  /** The app's logger, for background work (no PHI: ids and codes only). */
+  log?: FastifyBaseLogger;
 }
 
-const silent = { warn: () => {} };
+const noop = () => {};
+const silent = {
+  level: 'silent',
+  fatal: noop,
+  error: noop,
+  warn: noop,
+  info: noop,
+  debug: noop,
+  trace: noop,
+  silent: noop,
+  child: () => silent,
+} as unknown as FastifyBaseLogger;
 
 /**
  * What every operation needs besides its request, built once per app (buildApp) and reached
@@ -56,9 +69,11 @@ export class Services {
   readonly clock: Clock;
   readonly files: FileService;
   readonly fileOwners: FileOwners;
+  readonly log: FastifyBaseLogger;
   /** This process's job workers: started by `cairn serve`, woken by writes, drained by tests. */
   readonly jobs: JobRunner<Services>;
   private readonly tenants: ReadThroughCache<Tenant>;
+  private readonly tenantsById: ReadThroughCache<Tenant>;
   private readonly instances: ReadThroughCache<Instance>;
   private readonly formations: ReadThroughCache<{ document: Formation }>;
   private readonly access: ReadThroughCache<Access>;
@@ -81,9 +96,12 @@ export class Services {
     this.dbKind = database.kind;
     this.files = new FileService(blobs ?? createBlobStore(settingsOf(config, fileStoreSettings)), secret);
     this.fileOwners = fileOwners;
+    this.log = log;
     this.jobs = new JobRunner({ db: this.db, clock, kinds: jobKinds, env: this, settings: settingsOf(config, jobSettings), log });
     const ttl = config.cacheTtlMs;
     this.tenants = new ReadThroughCache(ttl, (name) => findTenantByName(this.db, name));
+    // Background work knows tenants by id; a tenant never changes its name or id.
+    this.tenantsById = new ReadThroughCache(60 * 60 * 1000, (id) => findTenantById(this.db, id), 10_000);
     this.instances = new ReadThroughCache(ttl, (key) => {
       const [tenantId = '', name = ''] = key.split('/');
       return findInstanceByName(this.db, tenantId, name);
@@ -112,6 +130,10 @@ export class Services {
 
   tenant(name: string): Promise<Tenant | undefined> {
     return this.tenants.get(name);
+  }
+
+  tenantById(id: string): Promise<Tenant | undefined> {
+    return this.tenantsById.get(id);
   }
 
   instance(tenantId: string, name: string): Promise<Instance | undefined> {

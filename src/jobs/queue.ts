@@ -172,39 +172,69 @@ async function promoteNext(trx: Kysely<DB>, tenantId: string, key: string, now: 
 
 /**
  * An administrator's requeue of a DEAD job: it runs again with its attempts counted afresh, at
- * once, or after the live job of its key. Answers the job, or undefined when it is not DEAD.
+ * once, or after the live job of its key. Answers the job, or undefined when it is not DEAD. Run
+ * it in a write's transaction.
  */
-export async function requeueJob(db: Kysely<DB>, tenantId: string, id: string, now: Date): Promise<JobRow | undefined> {
-  return db.transaction().execute(async (trx) => {
-    const job = await trx
+export async function requeueJob(trx: Kysely<DB>, tenantId: string, id: string, now: Date): Promise<JobRow | undefined> {
+  const job = await trx
+    .selectFrom('jobs')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('state', '=', 'DEAD')
+    .forUpdate()
+    .executeTakeFirst();
+  if (!job) return undefined;
+  let state: JobState = 'QUEUED';
+  if (job.queue_key) {
+    const busy = await trx
       .selectFrom('jobs')
+      .select('id')
+      .where('tenant_id', '=', tenantId)
+      .where('queue_key', '=', job.queue_key)
+      .where('state', 'in', live)
+      .forShare()
+      .execute();
+    if (busy.length > 0) state = 'WAITING';
+  }
+  return trx
+    .updateTable('jobs')
+    .set({ state, attempts: 0, run_at: null, locked_by: null, updated_at: now })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export interface JobFilter {
+  state?: JobState;
+  kind?: string;
+}
+
+/** A tenant's jobs, newest first (the administrators' list). */
+export async function listJobs(
+  db: Kysely<DB>,
+  tenantId: string,
+  filter: JobFilter,
+  paging: { page: number; size: number },
+): Promise<{ rows: JobRow[]; total: number }> {
+  let base = db.selectFrom('jobs').where('tenant_id', '=', tenantId);
+  if (filter.state) base = base.where('state', '=', filter.state);
+  if (filter.kind) base = base.where('kind', '=', filter.kind);
+  const [rows, count] = await Promise.all([
+    base
       .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', id)
-      .where('state', '=', 'DEAD')
-      .forUpdate()
-      .executeTakeFirst();
-    if (!job) return undefined;
-    let state: JobState = 'QUEUED';
-    if (job.queue_key) {
-      const busy = await trx
-        .selectFrom('jobs')
-        .select('id')
-        .where('tenant_id', '=', tenantId)
-        .where('queue_key', '=', job.queue_key)
-        .where('state', 'in', live)
-        .forShare()
-        .execute();
-      if (busy.length > 0) state = 'WAITING';
-    }
-    return trx
-      .updateTable('jobs')
-      .set({ state, attempts: 0, run_at: null, locked_by: null, updated_at: now })
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  });
+      .orderBy('seq', 'desc')
+      .limit(paging.size)
+      .offset(paging.page * paging.size)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
+
+export function findJob(db: Kysely<DB>, tenantId: string, id: string): Promise<JobRow | undefined> {
+  return db.selectFrom('jobs').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
 }
 
 /** One row per periodic kind, made by the first node that starts; due at once. */

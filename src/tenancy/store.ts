@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { parameterBatches } from '../db/batches.ts';
 import type { DB, GrantType, PrincipalType } from '../db/schema.ts';
+import type { Writing } from '../events/work.ts';
 import { hashSecret, newClientKey, newSecret } from './secrets.ts';
 import {
   findInstanceByName,
@@ -15,6 +16,12 @@ import {
 
 /** Tenants, instances and API clients: created by the CLI and the demo bootstrap, not over HTTP. */
 
+/** The database, and the clock every record time comes from (the app's services fit it). */
+export interface Store {
+  db: Kysely<DB>;
+  clock: { now(): Date };
+}
+
 export class TenancyInputError extends Error {}
 
 function checkName(kind: 'tenant' | 'instance', name: string): void {
@@ -25,14 +32,18 @@ function checkName(kind: 'tenant' | 'instance', name: string): void {
   if (reserved.has(name)) throw new TenancyInputError(`"${name}" is reserved and cannot name a ${kind}`);
 }
 
-export async function createTenant(db: Kysely<DB>, name: string, title = name): Promise<Tenant> {
+export async function createTenant({ db, clock }: Store, name: string, title = name): Promise<Tenant> {
   checkName('tenant', name);
   if (await findTenantByName(db, name)) throw new TenancyInputError(`Tenant "${name}" already exists`);
-  return db.insertInto('tenants').values({ id: uuidv7(), name, title }).returning(['id', 'name']).executeTakeFirstOrThrow();
+  return db
+    .insertInto('tenants')
+    .values({ id: uuidv7(), name, title, created_at: clock.now() })
+    .returning(['id', 'name'])
+    .executeTakeFirstOrThrow();
 }
 
 export async function createInstance(
-  db: Kysely<DB>,
+  { db, clock }: Store,
   tenant: Tenant,
   name: string,
   description: string | null = null,
@@ -41,7 +52,10 @@ export async function createInstance(
   if (await findInstanceByName(db, tenant.id, name)) {
     throw new TenancyInputError(`Instance "${name}" already exists in ${tenant.name}`);
   }
-  await db.insertInto('instances').values({ tenant_id: tenant.id, id: uuidv7(), name, description }).execute();
+  await db
+    .insertInto('instances')
+    .values({ tenant_id: tenant.id, id: uuidv7(), name, description, created_at: clock.now() })
+    .execute();
   const instance = await findInstanceByName(db, tenant.id, name);
   if (!instance) throw new Error('instance vanished after insert');
   return instance;
@@ -61,12 +75,13 @@ export interface GrantInput {
  * access cache afterwards.
  */
 export async function replaceGrants(
-  trx: Kysely<DB>,
+  w: Pick<Writing, 'db' | 'now'>,
   tenantId: string,
   principal: { type: PrincipalType; id: string },
   grants: GrantInput[],
   types: GrantType[] = ['SECURITY_ROLE', 'SECURITY_POLICY'],
 ): Promise<void> {
+  const trx = w.db;
   await trx
     .deleteFrom('access_grants')
     .where('tenant_id', '=', tenantId)
@@ -83,6 +98,8 @@ export async function replaceGrants(
     primary_role: grant.primaryRole ?? false,
     effective_date: grant.effectiveDate ?? null,
     expiration_date: grant.expirationDate ?? null,
+    created_at: w.now,
+    updated_at: w.now,
   }));
   for (const batch of parameterBatches(rows)) {
     await trx
@@ -103,7 +120,7 @@ export interface CreatedClient {
 
 /** Creates an API client holding the given roles. The key is unique across the whole server. */
 export async function createApiClient(
-  db: Kysely<DB>,
+  { db, clock }: Store,
   tenant: Tenant,
   input: { name: string; roles: { instanceId: string; role: string }[]; clientKey?: string; secret?: string },
 ): Promise<CreatedClient> {
@@ -115,6 +132,7 @@ export async function createApiClient(
   if (secret.length < 16) throw new TenancyInputError('A client secret needs at least 16 characters');
   const id = uuidv7();
   const secretHash = await hashSecret(secret);
+  const now = clock.now();
   const grants = input.roles.map((role) => ({
     tenant_id: tenant.id,
     principal_id: id,
@@ -123,14 +141,22 @@ export async function createApiClient(
     grant_type: 'SECURITY_ROLE' as const,
     name: role.role,
     primary_role: true,
+    created_at: now,
+    updated_at: now,
   }));
   // One statement, so all or nothing without a transaction: the client, its server-wide key,
   // and its roles. A key or name already taken is a unique violation, told apart by constraint.
   try {
     await sql`
-      WITH client AS (${db
-        .insertInto('api_clients')
-        .values({ tenant_id: tenant.id, id, name: input.name, client_key: clientKey, secret_hash: secretHash })}),
+      WITH client AS (${db.insertInto('api_clients').values({
+        tenant_id: tenant.id,
+        id,
+        name: input.name,
+        client_key: clientKey,
+        secret_hash: secretHash,
+        created_at: now,
+        updated_at: now,
+      })}),
       ${
         grants.length > 0
           ? sql`roles AS (${db

@@ -26,6 +26,10 @@ export async function findTenantByName(db: Kysely<DB>, name: string): Promise<Te
   return db.selectFrom('tenants').select(['id', 'name']).where('name', '=', name).executeTakeFirst();
 }
 
+export async function findTenantById(db: Kysely<DB>, id: string): Promise<Tenant | undefined> {
+  return db.selectFrom('tenants').select(['id', 'name']).where('id', '=', id).executeTakeFirst();
+}
+
 export async function findInstanceByName(db: Kysely<DB>, tenantId: string, name: string): Promise<Instance | undefined> {
   const row = await db
     .selectFrom('instances')

@@ -209,13 +209,13 @@ export async function createTestTenant(
 ): Promise<TestTenant> {
   const { services, server } = app;
   const name = `t${randomBytes(6).toString('hex')}`;
-  const tenant = await createTenant(services.db, name);
-  const instance = await createInstance(services.db, tenant, 'sandbox');
+  const tenant = await createTenant(services, name);
+  const instance = await createInstance(services, tenant, 'sandbox');
   await applyFormation(systemContext(services, tenant, instance), formation);
   const published = { ...instance, currentFormationVersion: 1 };
 
   async function clientWithRole(role: string, target: Instance = published): Promise<Client> {
-    const client = await createApiClient(services.db, tenant, {
+    const client = await createApiClient(services, tenant, {
       name: `client-${randomBytes(4).toString('hex')}`,
       roles: [{ instanceId: target.id, role }],
     });
@@ -262,7 +262,7 @@ export async function createTestTenant(
 
 /** A token for an instance that has not published a formation. */
 export async function newInstance(app: TestApp, tenant: Tenant, name: string): Promise<Instance> {
-  return createInstance(app.services.db, tenant, name);
+  return createInstance(app.services, tenant, name);
 }
 
 /** DECISIONS §1: UTC timestamps carry three-digit milliseconds and Z. */

@@ -23,6 +23,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       source text NOT NULL,
       -- FORMATION webhooks: the instance whose formation declares them.
       formation_instance_id uuid,
+      -- The outbox's sequence when it was made: it receives the events after, none from before.
+      after_seq bigint NOT NULL DEFAULT 0,
       created_at timestamptz NOT NULL,
       updated_at timestamptz NOT NULL,
       created_by uuid,
@@ -58,6 +60,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       delivery_id uuid NOT NULL,
       webhook_id uuid NOT NULL,
       attempt integer NOT NULL,
+      -- Where it was posted (the subscription's URL then; it may change since).
+      url text NOT NULL,
       -- SENT while the request is out; then DELIVERED (2xx) or FAILED.
       status text NOT NULL,
       -- The receiver's status as production names it (OK, BAD_REQUEST, ...), or null without an answer.

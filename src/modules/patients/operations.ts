@@ -83,7 +83,7 @@ export async function createPatient(ctx: Context, body: PatientInput) {
       members.length > 0 &&
       ctx.db
         .insertInto('patient_care_team')
-        .values(careTeamRows(scope.tenantId, [id], members))
+        .values(careTeamRows(scope.tenantId, [id], members, w.now))
         .returningAll();
     w.changed({
       action: 'PATIENT_CREATED',
@@ -129,7 +129,7 @@ export async function updatePatient(ctx: Context, key: string, type: LookupType,
       .where('id', '=', existing.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (input.careTeam) await replaceCareTeams(trx, scope.tenantId, [existing.id], input.careTeam);
+    if (input.careTeam) await replaceCareTeams(trx, scope.tenantId, [existing.id], input.careTeam, w.now);
     w.changed({
       action: 'PATIENT_UPDATED',
       entityType: 'PATIENT',
@@ -199,8 +199,8 @@ export async function bulkUpdatePatients(ctx: Context, body: PatientBulkPatchBod
       .forUpdate()
       .execute();
     await updateLocation(trx, tenantId, current, body);
-    if (team) await replaceCareTeams(trx, tenantId, ids, team);
-    await addCareTeamMembers(trx, tenantId, ids, body.careTeamAdditions ?? []);
+    if (team) await replaceCareTeams(trx, tenantId, ids, team, w.now);
+    await addCareTeamMembers(trx, tenantId, ids, body.careTeamAdditions ?? [], w.now);
     for (const pair of body.careTeamReplacements ?? []) {
       await replaceCareTeamMember(trx, tenantId, ids, pair.from, pair.to);
     }

@@ -164,14 +164,15 @@ export async function replaceCareTeams(
   tenantId: string,
   patientIds: string[],
   members: CareTeamEntry[],
+  at: Date,
 ): Promise<void> {
   await trx.deleteFrom('patient_care_team').where('tenant_id', '=', tenantId).where('patient_id', 'in', patientIds).execute();
-  const rows = careTeamRows(tenantId, patientIds, members);
+  const rows = careTeamRows(tenantId, patientIds, members, at);
   for (const batch of parameterBatches(rows)) await trx.insertInto('patient_care_team').values(batch).execute();
 }
 
 /** The care-team rows of `members` for each patient, in the order given. */
-export function careTeamRows(tenantId: string, patientIds: string[], members: CareTeamEntry[]) {
+export function careTeamRows(tenantId: string, patientIds: string[], members: CareTeamEntry[], at: Date) {
   return patientIds.flatMap((patientId) =>
     members.map((member, position) => ({
       tenant_id: tenantId,
@@ -179,16 +180,17 @@ export function careTeamRows(tenantId: string, patientIds: string[], members: Ca
       user_id: member.userId,
       point_of_contact: member.pointOfContact,
       position,
+      created_at: at,
     })),
   );
 }
 
 /** Adds users at the end of each care team; members already there stay as they are. */
-export async function addCareTeamMembers(trx: Kysely<DB>, tenantId: string, patientIds: string[], userIds: string[]) {
+export async function addCareTeamMembers(trx: Kysely<DB>, tenantId: string, patientIds: string[], userIds: string[], at: Date) {
   if (userIds.length === 0) return;
   await sql`
-    INSERT INTO patient_care_team (tenant_id, patient_id, user_id, point_of_contact, position)
-    SELECT ${tenantId}::uuid, p.id, u.user_id, false, coalesce(last.position, -1) + u.ordinal
+    INSERT INTO patient_care_team (tenant_id, patient_id, user_id, point_of_contact, position, created_at)
+    SELECT ${tenantId}::uuid, p.id, u.user_id, false, coalesce(last.position, -1) + u.ordinal, ${at}
     FROM unnest(${sql.val(patientIds)}::uuid[]) AS p(id)
     CROSS JOIN unnest(${sql.val(userIds)}::uuid[]) WITH ORDINALITY AS u(user_id, ordinal)
     LEFT JOIN (

@@ -173,7 +173,7 @@ export async function createTask(ctx: Context, body: TaskCreateBody, origin: Tas
       }),
     ]);
     const task = inserted!;
-    await addWatchers(trx, scope.tenantId, task.id, watcherIds);
+    await addWatchers(trx, scope.tenantId, task.id, watcherIds, w.now);
     const comments = body.comments ?? [];
     if (comments.length > 0) {
       const author = patient
@@ -287,7 +287,7 @@ export async function updateTask(ctx: Context, taskId: string, body: TaskPatchBo
       .where('id', '=', existing.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (has('watchers')) await replaceWatchers(trx, scope.tenantId, existing.id, watcherIds);
+    if (has('watchers')) await replaceWatchers(trx, scope.tenantId, existing.id, watcherIds, w.now);
     w.changed({
       action: 'TASK_UPDATED',
       entityType: 'TASK',
@@ -351,7 +351,7 @@ export async function addWatcher(ctx: Context, taskId: string, userId: string): 
     const trx = w.db;
     const task = await requireTask(trx, scope, taskId, true);
     await checkUsers(trx, scope.tenantId, [{ id: userId, path: 'body.id' }]);
-    const added = await addWatchers(trx, scope.tenantId, task.id, [userId]);
+    const added = await addWatchers(trx, scope.tenantId, task.id, [userId], w.now);
     if (added.length === 0) return task;
     await recordTaskChange(w, scope, task, 'TASK_WATCHER_ADDED', 'watchers');
     return requireTask(trx, scope, task.id);

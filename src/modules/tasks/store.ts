@@ -49,11 +49,17 @@ export async function insertTasks(trx: Kysely<DB>, rows: InsertObject<DB, 'tasks
 }
 
 /** Adds watchers; those already watching stay as they are. Answers the user ids actually added. */
-export async function addWatchers(trx: Kysely<DB>, tenantId: string, taskId: string, userIds: string[]): Promise<string[]> {
+export async function addWatchers(
+  trx: Kysely<DB>,
+  tenantId: string,
+  taskId: string,
+  userIds: string[],
+  at: Date,
+): Promise<string[]> {
   if (userIds.length === 0) return [];
   const added = await trx
     .insertInto('task_watchers')
-    .values(userIds.map((userId) => ({ tenant_id: tenantId, task_id: taskId, user_id: userId })))
+    .values(userIds.map((userId) => ({ tenant_id: tenantId, task_id: taskId, user_id: userId, created_at: at })))
     .onConflict((oc) => oc.columns(['tenant_id', 'task_id', 'user_id']).doNothing())
     .returning('user_id')
     .execute();
@@ -61,11 +67,11 @@ export async function addWatchers(trx: Kysely<DB>, tenantId: string, taskId: str
 }
 
 /** Makes `userIds` the watchers of a task, keeping the ones already there (and their order). */
-export async function replaceWatchers(trx: Kysely<DB>, tenantId: string, taskId: string, userIds: string[]) {
+export async function replaceWatchers(trx: Kysely<DB>, tenantId: string, taskId: string, userIds: string[], at: Date) {
   let removal = trx.deleteFrom('task_watchers').where('tenant_id', '=', tenantId).where('task_id', '=', taskId);
   if (userIds.length > 0) removal = removal.where('user_id', 'not in', userIds);
   await removal.execute();
-  await addWatchers(trx, tenantId, taskId, userIds);
+  await addWatchers(trx, tenantId, taskId, userIds, at);
 }
 
 export async function removeWatcher(trx: Kysely<DB>, tenantId: string, taskId: string, userId: string): Promise<boolean> {

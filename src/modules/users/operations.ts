@@ -196,7 +196,7 @@ export async function saveUser(
     if (replacing || body.policies !== undefined) grantTypes.push('SECURITY_POLICY');
     if (grantTypes.length > 0) {
       await replaceGrants(
-        trx,
+        w,
         tenant.id,
         { type: 'USER', id },
         grants.filter((g) => grantTypes.includes(g.type)),
@@ -235,7 +235,7 @@ export async function deleteUser(ctx: TenantContext, key: string, lookup: UserLo
       .where('tenant_id', '=', tenant.id)
       .where('id', '=', user.id)
       .execute();
-    await replaceGrants(trx, tenant.id, { type: 'USER', id: user.id }, []);
+    await replaceGrants(w, tenant.id, { type: 'USER', id: user.id }, []);
     const left = await trx
       .deleteFrom('patient_care_team')
       .where('tenant_id', '=', tenant.id)

@@ -1,0 +1,32 @@
+import type { Area } from '../../platform/area.ts';
+import { webhooksAuditActions, webhooksErrors, webhooksEvents, webhooksPermissions } from './catalog.ts';
+import { DELIVERY_ATTEMPTS, DELIVERY_BACKOFF, deliver } from './deliver.ts';
+import { DELIVER, relayEvents } from './relay.ts';
+import routes from './routes.ts';
+import { webhookSettings } from './settings.ts';
+
+export const area: Area = {
+  name: 'webhooks',
+  routes,
+  permissions: webhooksPermissions,
+  errors: webhooksErrors,
+  auditActions: webhooksAuditActions,
+  events: webhooksEvents,
+  settings: webhookSettings,
+  jobs: {
+    'webhooks.relay': {
+      description: 'Turns new events of the outbox into deliveries to the subscriptions that want them, in commit order',
+      run: (_job, services) => relayEvents(services),
+      maxAttempts: 1,
+      // Run at once on the node whose write emitted events; every second somewhere as a safety net.
+      everyMs: 1_000,
+      wakeOn: 'events',
+    },
+    [DELIVER]: {
+      description: 'One attempt to POST an event to a webhook, signed; retried until a 2xx or out of attempts',
+      run: deliver,
+      maxAttempts: DELIVERY_ATTEMPTS,
+      backoff: DELIVERY_BACKOFF,
+    },
+  },
+};

@@ -1,0 +1,138 @@
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * POSTs to a receiver's URL and reaches only where webhooks may go: http(s) URLs whose every
+ * resolved address is public (not loopback, link-local, private, unique-local, carrier NAT,
+ * multicast or reserved), checked on the address the connection is made to, at every redirect.
+ * A name that resolves to a public address once and a private one later cannot slip through: the
+ * check is in the socket's own lookup.
+ */
+
+export type OutboundFailure = 'URL_NOT_ALLOWED' | 'ADDRESS_NOT_ALLOWED' | 'TIMEOUT' | 'CONNECTION_FAILED' | 'TOO_MANY_REDIRECTS';
+
+export class OutboundError extends Error {
+  constructor(readonly code: OutboundFailure) {
+    super(code);
+    this.name = 'OutboundError';
+  }
+}
+
+/** Only global unicast addresses (IPv4-mapped IPv6 judged as the IPv4 it maps). */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  return parsed.range() === 'unicast';
+}
+
+/** Which addresses may be reached: public ones, or any when private networks are allowed. */
+export type AddressPolicy = (address: string) => boolean;
+
+export function addressPolicy(allowPrivate: boolean): AddressPolicy {
+  return allowPrivate ? () => true : isPublicAddress;
+}
+
+/** The URL, if webhooks may post to it: http or https, and an IP literal host must pass the policy. */
+export function checkedUrl(text: string, allowed: AddressPolicy): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new OutboundError('URL_NOT_ALLOWED');
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) {
+    throw new OutboundError('URL_NOT_ALLOWED');
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (net.isIP(host) && !allowed(host)) throw new OutboundError('ADDRESS_NOT_ALLOWED');
+  return url;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
+
+export interface PostOptions {
+  headers: Record<string, string>;
+  body: string;
+  /** For the whole exchange, redirects included. */
+  timeoutMs: number;
+  allowed: AddressPolicy;
+}
+
+/**
+ * The receiver's status, following up to five redirects with the same POST (a moved endpoint
+ * still gets its events), each hop checked as the first. The answer's body is read and dropped.
+ */
+export async function post(url: string, options: PostOptions): Promise<{ status: number }> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), options.timeoutMs);
+  try {
+    let target = checkedUrl(url, options.allowed);
+    for (let hop = 0; ; hop++) {
+      const { status, location } = await send(target, options, controller.signal);
+      if (!REDIRECTS.has(status) || !location) return { status };
+      if (hop === MAX_REDIRECTS) throw new OutboundError('TOO_MANY_REDIRECTS');
+      target = checkedUrl(new URL(location, target).toString(), options.allowed);
+    }
+  } catch (error) {
+    if (controller.signal.aborted) throw new OutboundError('TIMEOUT');
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function send(url: URL, options: PostOptions, signal: AbortSignal): Promise<{ status: number; location?: string }> {
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...options.headers, 'content-length': Buffer.byteLength(options.body) },
+        signal,
+        lookup: checkedLookup(options.allowed),
+        // A new connection each time: a kept-alive socket would skip the lookup's check.
+        agent: false,
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, ...locationOf(response.headers.location) }));
+        response.on('error', reject);
+      },
+    );
+    request.on('error', (error) => reject(error instanceof OutboundError ? error : connectionError(error)));
+    request.end(options.body);
+  });
+}
+
+function locationOf(location: string | undefined) {
+  return location ? { location } : {};
+}
+
+function connectionError(error: Error): Error {
+  if ((error as { cause?: unknown }).cause instanceof OutboundError) return (error as { cause: OutboundError }).cause;
+  return error.name === 'AbortError' ? error : new OutboundError('CONNECTION_FAILED');
+}
+
+/** A socket lookup that resolves every address of the name and refuses the name if any is not allowed. */
+function checkedLookup(allowed: AddressPolicy): net.LookupFunction {
+  return (hostname, options, callback) => {
+    dns.lookup(hostname, { all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      if (addresses.length === 0 || !addresses.every((entry) => allowed(entry.address))) {
+        return callback(new OutboundError('ADDRESS_NOT_ALLOWED') as NodeJS.ErrnoException, '', 0);
+      }
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
+      const [first] = addresses;
+      callback(null, first!.address, first!.family);
+    });
+  };
+}

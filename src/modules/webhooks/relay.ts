@@ -1,0 +1,113 @@
+import { v7 as uuidv7 } from 'uuid';
+import { parameterBatches } from '../../db/batches.ts';
+import { tryLockKey } from '../../db/locks.ts';
+import type { NewRow } from '../../db/schema.ts';
+import { type EventRow, eventBody } from '../../events/outbox.ts';
+import type { Services } from '../../http/services.ts';
+import { listInstances } from '../../tenancy/tenancy.ts';
+import { jobContext } from '../../work/job-context.ts';
+import { write } from '../../work/write.ts';
+import { subscriptionsOf, type WebhookRow } from './store.ts';
+
+/** How many events of a tenant one relay write takes. */
+const BATCH = 500;
+
+export const DELIVER = 'webhooks.deliver';
+
+/**
+ * The outbox's consumer: turns a tenant's new events, in commit order, into one delivery per
+ * subscription that wants it, each with a `webhooks.deliver` job keyed by subscription and record,
+ * so a record's events reach a receiver in order (a failing delivery holds back the record's later
+ * ones until it succeeds or is dead). One relay per tenant at a time; answers the events taken.
+ */
+export async function relayEvents(services: Services): Promise<number> {
+  const pending = await services.db
+    .selectFrom('events')
+    .select('tenant_id')
+    .distinct()
+    .where('dispatched_at', 'is', null)
+    .limit(1000)
+    .execute();
+  let relayed = 0;
+  for (const { tenant_id } of pending) relayed += await relayTenant(services, tenant_id);
+  return relayed;
+}
+
+async function relayTenant(services: Services, tenantId: string): Promise<number> {
+  const ctx = await jobContext(services, tenantId);
+  if (!ctx) return 0;
+  let relayed = 0;
+  for (;;) {
+    const taken = await write(ctx, async (w) => {
+      // Another node relaying this tenant now takes these events too; it goes on until none are left.
+      if (!(await tryLockKey(w.db, `${tenantId}/webhooks/relay`))) return 0;
+      const events = await w.db
+        .selectFrom('events')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('dispatched_at', 'is', null)
+        .orderBy('seq')
+        .limit(BATCH)
+        .execute();
+      if (events.length === 0) return 0;
+      const subscriptions = await subscriptionsOf(w.db, [tenantId]);
+      if (subscriptions.length > 0) {
+        const instanceNames = new Map((await listInstances(w.db, tenantId)).map((instance) => [instance.id, instance.name]));
+        const deliveries: NewRow<'webhook_deliveries'>[] = [];
+        for (const event of events) {
+          const body = JSON.stringify(
+            eventBody(event, { tenant: ctx.tenant.name, instance: instanceNames.get(event.instance_id ?? '') ?? null }),
+          );
+          for (const subscription of subscriptions.filter((candidate) => wants(candidate, event))) {
+            const id = uuidv7();
+            deliveries.push({
+              tenant_id: tenantId,
+              id,
+              webhook_id: subscription.id,
+              event_id: event.id,
+              event_entity: event.event_entity,
+              event_subtype: event.event_subtype,
+              record_id: event.record_id,
+              body,
+              state: 'PENDING',
+              attempts: 0,
+              created_at: w.now,
+              updated_at: w.now,
+            });
+            w.enqueue({
+              kind: DELIVER,
+              payload: { deliveryId: id },
+              key: `${subscription.id}/${event.record_id ?? event.id}`,
+              instanceId: event.instance_id,
+            });
+          }
+        }
+        for (const batch of parameterBatches(deliveries)) await w.db.insertInto('webhook_deliveries').values(batch).execute();
+      }
+      await w.db
+        .updateTable('events')
+        .set({ dispatched_at: w.now })
+        .where('tenant_id', '=', tenantId)
+        .where(
+          'id',
+          'in',
+          events.map((event) => event.id),
+        )
+        .execute();
+      return events.length;
+    });
+    relayed += taken;
+    if (taken < BATCH) return relayed;
+  }
+}
+
+/** A subscription wants an event after its making, of its instances (all when none named), entities and subtypes. */
+export function wants(subscription: WebhookRow, event: EventRow): boolean {
+  const within = (list: readonly string[], value: string | null) => list.length === 0 || (value !== null && list.includes(value));
+  return (
+    event.seq > subscription.after_seq &&
+    within(subscription.instance_ids, event.instance_id) &&
+    within(subscription.event_entities, event.event_entity) &&
+    within(subscription.event_subtypes, event.event_subtype)
+  );
+}

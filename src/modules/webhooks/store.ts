@@ -1,0 +1,166 @@
+import { type Kysely, sql } from 'kysely';
+import type { DB, NewRow, Row } from '../../db/schema.ts';
+import type { Writing } from '../../events/work.ts';
+import { offsetOf, type Paging } from '../../http/pagination.ts';
+import { readInstant } from '../../wire/schemas.ts';
+import type { AuditWebhookQueryInput } from './schemas.ts';
+import type { AttemptStatus, DeliveryState } from './tables.ts';
+
+/** The webhooks area's SQL: subscriptions, deliveries and attempts, each query naming the tenant. */
+
+export type WebhookRow = Row<'webhooks'>;
+export type DeliveryRow = Row<'webhook_deliveries'>;
+export type AttemptRow = Row<'webhook_attempts'>;
+
+export function findWebhook(db: Kysely<DB>, tenantId: string, id: string, forUpdate = false) {
+  let query = db.selectFrom('webhooks').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
+  if (forUpdate) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function listWebhooks(
+  db: Kysely<DB>,
+  tenantId: string,
+  source: 'API' | 'FORMATION' | undefined,
+  paging: Paging,
+): Promise<{ rows: WebhookRow[]; total: number }> {
+  let base = db.selectFrom('webhooks').where('tenant_id', '=', tenantId);
+  if (source) base = base.where('source', '=', source);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('name').orderBy('id').limit(paging.size).offset(offsetOf(paging)).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
+
+/** Every subscription of the tenants given, for the relay (a tenant has a handful). */
+export function subscriptionsOf(db: Kysely<DB>, tenantIds: readonly string[]): Promise<WebhookRow[]> {
+  if (tenantIds.length === 0) return Promise.resolve([]);
+  return db.selectFrom('webhooks').selectAll().where('tenant_id', 'in', tenantIds).execute();
+}
+
+/**
+ * A new subscription, which receives the events the outbox numbers after this moment: the
+ * sequence's last value now (events still uncommitted below it happened alongside, not after).
+ */
+export function insertWebhook(w: Writing, row: Omit<NewRow<'webhooks'>, 'after_seq'>): Promise<WebhookRow> {
+  return w.db
+    .insertInto('webhooks')
+    .values({ ...row, after_seq: sql<number>`(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_seq_seq)` })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function updateWebhook(w: Writing, row: WebhookRow, set: Partial<NewRow<'webhooks'>>): Promise<WebhookRow> {
+  return w.db
+    .updateTable('webhooks')
+    .set({ ...set, ...w.updated() })
+    .where('tenant_id', '=', row.tenant_id)
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function deleteWebhook(db: Kysely<DB>, row: WebhookRow): Promise<void> {
+  await db.deleteFrom('webhooks').where('tenant_id', '=', row.tenant_id).where('id', '=', row.id).execute();
+}
+
+export function findDelivery(db: Kysely<DB>, tenantId: string, id: string) {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function setDeliveryState(db: Kysely<DB>, delivery: DeliveryRow, state: DeliveryState, now: Date): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ state, updated_at: now })
+    .where('tenant_id', '=', delivery.tenant_id)
+    .where('id', '=', delivery.id)
+    .execute();
+}
+
+/** An attempt begins: SENT, numbered by its delivery's count of attempts (one statement). */
+export async function startAttempt(db: Kysely<DB>, attempt: Omit<NewRow<'webhook_attempts'>, 'attempt'>): Promise<number> {
+  const { rows } = await sql<{ attempt: number }>`
+    WITH counted AS (
+      UPDATE webhook_deliveries SET attempts = attempts + 1, updated_at = ${attempt.started_at}
+      WHERE tenant_id = ${attempt.tenant_id} AND id = ${attempt.delivery_id}
+      RETURNING attempts)
+    INSERT INTO webhook_attempts (tenant_id, id, delivery_id, webhook_id, attempt, url, status, started_at)
+    SELECT ${attempt.tenant_id}, ${attempt.id}, ${attempt.delivery_id}, ${attempt.webhook_id}, attempts, ${attempt.url},
+      ${attempt.status}, ${attempt.started_at}
+    FROM counted
+    RETURNING attempt`.execute(db);
+  return rows[0]?.attempt ?? 0;
+}
+
+export interface AttemptOutcome {
+  status: Exclude<AttemptStatus, 'SENT'>;
+  statusCode: string | null;
+  httpStatus: number | null;
+  error: string | null;
+  latencyMs: number;
+  finishedAt: Date;
+}
+
+/** An attempt ends; a 2xx also marks its delivery DELIVERED (one statement). */
+export async function finishAttempt(
+  db: Kysely<DB>,
+  tenantId: string,
+  attemptId: string,
+  deliveryId: string,
+  outcome: AttemptOutcome,
+) {
+  await sql`
+    WITH delivered AS (
+      UPDATE webhook_deliveries SET state = 'DELIVERED', updated_at = ${outcome.finishedAt}
+      WHERE tenant_id = ${tenantId} AND id = ${deliveryId} AND ${outcome.status === 'DELIVERED'})
+    UPDATE webhook_attempts SET status = ${outcome.status}, status_code = ${outcome.statusCode},
+      http_status = ${outcome.httpStatus}, error = ${outcome.error}, latency_ms = ${outcome.latencyMs},
+      finished_at = ${outcome.finishedAt}
+    WHERE tenant_id = ${tenantId} AND id = ${attemptId}`.execute(db);
+}
+
+export type AttemptListRow = AttemptRow & {
+  webhook_name: string | null;
+  event_id: string;
+  event_entity: string;
+  event_subtype: string;
+  record_id: string | null;
+  body: string;
+};
+
+/** DECISIONS §7 `audit-webhook`: every attempt, newest first, with its delivery's event. */
+export async function listAttempts(
+  db: Kysely<DB>,
+  tenantId: string,
+  query: AuditWebhookQueryInput,
+  paging: Paging,
+): Promise<{ rows: AttemptListRow[]; total: number }> {
+  let base = db.selectFrom('webhook_attempts as a').where('a.tenant_id', '=', tenantId);
+  if (query.webhookId) base = base.where('a.webhook_id', '=', query.webhookId);
+  if (query.deliveryId) base = base.where('a.delivery_id', '=', query.deliveryId);
+  if (query.status) base = base.where('a.status', '=', query.status);
+  if (query.from) base = base.where('a.started_at', '>=', readInstant(query.from));
+  if (query.to) base = base.where('a.started_at', '<', readInstant(query.to));
+  const [rows, count] = await Promise.all([
+    base
+      .innerJoin('webhook_deliveries as d', (join) =>
+        join.onRef('d.tenant_id', '=', 'a.tenant_id').onRef('d.id', '=', 'a.delivery_id'),
+      )
+      .leftJoin('webhooks as w', (join) => join.onRef('w.tenant_id', '=', 'a.tenant_id').onRef('w.id', '=', 'a.webhook_id'))
+      .selectAll('a')
+      .select(['w.name as webhook_name', 'd.event_id', 'd.event_entity', 'd.event_subtype', 'd.record_id', 'd.body'])
+      .orderBy('a.started_at', 'desc')
+      .orderBy('a.id', 'desc')
+      .limit(paging.size)
+      .offset(offsetOf(paging))
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
