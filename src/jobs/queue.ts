@@ -79,6 +79,8 @@ export interface ClaimOptions {
   /** Until when the taken jobs are this worker's; after it another may take them (a worker died). */
   leaseUntil: Date;
   worker: string;
+  /** Only these tenants' jobs (a drain that must not take other processes' work: tests sharing a database). */
+  tenants?: readonly string[];
 }
 
 /** Takes up to `limit` due jobs, oldest first, skipping those another worker holds. */
@@ -92,6 +94,7 @@ export async function claimJobs(db: Kysely<DB>, options: ClaimOptions): Promise<
       WHERE state IN ('QUEUED', 'RUNNING')
         AND coalesce(run_at, '-infinity'::timestamptz) <= ${options.now}
         AND kind = ANY(${options.kinds as string[]})
+        ${options.tenants ? sql`AND tenant_id = ANY(${options.tenants as string[]}::uuid[])` : sql``}
       ORDER BY coalesce(run_at, '-infinity'::timestamptz), seq
       LIMIT ${options.limit}
       FOR UPDATE SKIP LOCKED)

@@ -81,16 +81,18 @@ export class JobRunner<Env> {
 
   /**
    * Runs everything due now, and what that work makes due, until nothing is left (the tests' way
-   * to await background work, and the CLI's). Answers how much was done.
+   * to await background work). Answers how much was done. `tenants` keeps it to their jobs, the
+   * periodic kinds run here for them alone: test processes share one database, each with its own
+   * files and settings, and must not run each other's work.
    */
-  async drain(): Promise<number> {
+  async drain(only: { tenants?: readonly string[] } = {}): Promise<number> {
     const { db, clock } = this.options;
     await ensurePeriodicJobs(db, this.periodicKinds(), clock.now());
     let total = 0;
     for (let round = 0; round < 10_000; round++) {
       let done = 0;
-      for (const name of this.wakeKinds()) done += await this.runLocally(name);
-      const jobs = await this.claim(Math.max(this.options.settings.concurrency, 4));
+      for (const name of this.wakeKinds()) done += await this.runLocally(name, only.tenants);
+      const jobs = await this.claim(Math.max(this.options.settings.concurrency, 4), only.tenants);
       done += (await Promise.all(jobs.map((job) => this.execute(job)))).reduce((sum, count) => sum + count, 0);
       total += done;
       if (done === 0) return total;
@@ -144,7 +146,7 @@ export class JobRunner<Env> {
     for (const job of jobs) this.track(this.execute(job));
   }
 
-  private claim(limit: number): Promise<JobRow[]> {
+  private claim(limit: number, tenants?: readonly string[]): Promise<JobRow[]> {
     const now = this.options.clock.now();
     return claimJobs(this.options.db, {
       kinds: [...this.kinds.keys()],
@@ -152,6 +154,7 @@ export class JobRunner<Env> {
       now,
       leaseUntil: new Date(now.getTime() + this.options.settings.leaseMs),
       worker: this.worker,
+      ...(tenants ? { tenants } : {}),
     });
   }
 
@@ -159,7 +162,7 @@ export class JobRunner<Env> {
    * A periodic kind run here and now, outside its row (it is safe to run anywhere at any time). One
    * local run at a time; a wake during a run makes it run once more after, so nothing is missed.
    */
-  private runLocally(name: string): Promise<number> {
+  private runLocally(name: string, tenants?: readonly string[]): Promise<number> {
     const current = this.local.get(name);
     if (current) {
       current.again = true;
@@ -171,7 +174,7 @@ export class JobRunner<Env> {
       try {
         do {
           entry.again = false;
-          done += await this.perform(name, localJob(name));
+          done += await this.perform(name, localJob(name, tenants));
         } while (entry.again);
       } catch (error) {
         this.options.log.warn({ kind: name, code: codeOf(error) }, 'job failed');
@@ -240,8 +243,17 @@ function claimed(row: JobRow): ClaimedJob {
   };
 }
 
-function localJob(kind: string): ClaimedJob {
-  return { tenantId: PLATFORM_TENANT, id: 'local', instanceId: null, kind, payload: {}, attempt: 1, key: null };
+/** A periodic kind's run outside its row; `tenants`, when given, are the only ones it may work for. */
+function localJob(kind: string, tenants?: readonly string[]): ClaimedJob {
+  return {
+    tenantId: PLATFORM_TENANT,
+    id: 'local',
+    instanceId: null,
+    kind,
+    payload: tenants ? { tenants } : {},
+    attempt: 1,
+    key: null,
+  };
 }
 
 /** What a failure is called in logs and on the job: its code or class, never its message (which may hold PHI). */

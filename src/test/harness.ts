@@ -16,7 +16,6 @@ import type { Formation } from '../formation/schemas.ts';
 import { systemContext } from '../http/context.ts';
 import type { AccessTable } from '../http/route-access.ts';
 import type { Clock, Services } from '../http/services.ts';
-import type { JobRunner } from '../jobs/runner.ts';
 import { applyFormation } from '../modules/formation/operations.ts';
 import { type Area, type Catalogs, mergeAreas } from '../platform/area.ts';
 import { createApiClient, createInstance, createTenant } from '../tenancy/store.ts';
@@ -57,9 +56,9 @@ export interface TestApp {
   catalogs: Catalogs;
   /**
    * The app's job workers, which tests never start: `await app.jobs.drain()` runs the background
-   * work a test's writes made (webhook deliveries, blob removals) to its end, deterministically.
+   * work this process's tenants have (webhook deliveries, blob removals) to its end, deterministically.
    */
-  jobs: JobRunner<Services>;
+  jobs: { drain(): Promise<number> };
 }
 
 /**
@@ -79,8 +78,21 @@ export async function startApp(overrides: Partial<Config> = {}, options: StartOp
     await server.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
-  return { server, services, config, accessTable, catalogs, jobs: services.jobs };
+  return {
+    server,
+    services,
+    config,
+    accessTable,
+    catalogs,
+    jobs: { drain: () => services.jobs.drain({ tenants: [...ownTenants] }) },
+  };
 }
+
+/**
+ * The tenants this test process made. Test processes share one PostgreSQL database, each app with
+ * its own files and settings; a drain runs only their jobs, never another process's.
+ */
+const ownTenants = new Set<string>();
 
 export interface StartOptions {
   blobs?: BlobStore;
@@ -210,6 +222,7 @@ export async function createTestTenant(
   const { services, server } = app;
   const name = `t${randomBytes(6).toString('hex')}`;
   const tenant = await createTenant(services, name);
+  ownTenants.add(tenant.id);
   const instance = await createInstance(services, tenant, 'sandbox');
   await applyFormation(systemContext(services, tenant, instance), formation);
   const published = { ...instance, currentFormationVersion: 1 };

@@ -65,7 +65,8 @@ export async function startServer(
 ): Promise<Started> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--workers', String(workers)], {
-    env: { ...env, PORT: String(port) },
+    // No job workers unless a test asks: on the shared test database they would take other tests' jobs.
+    env: { CAIRN_JOB_WORKERS: '0', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -16,7 +16,7 @@ export const area: Area = {
   jobs: {
     'webhooks.relay': {
       description: 'Turns new events of the outbox into deliveries to the subscriptions that want them, in commit order',
-      run: (_job, services) => relayEvents(services),
+      run: (job, services) => relayEvents(services, job.payload.tenants as string[] | undefined),
       maxAttempts: 1,
       // Run at once on the node whose write emitted events; every second somewhere as a safety net.
       everyMs: 1_000,

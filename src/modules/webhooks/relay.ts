@@ -4,6 +4,7 @@ import { tryLockKey } from '../../db/locks.ts';
 import type { NewRow } from '../../db/schema.ts';
 import { type EventRow, eventBody } from '../../events/outbox.ts';
 import type { Services } from '../../http/services.ts';
+import { PLATFORM_TENANT } from '../../jobs/queue.ts';
 import { listInstances } from '../../tenancy/tenancy.ts';
 import { jobContext } from '../../work/job-context.ts';
 import { write } from '../../work/write.ts';
@@ -20,14 +21,10 @@ export const DELIVER = 'webhooks.deliver';
  * so a record's events reach a receiver in order (a failing delivery holds back the record's later
  * ones until it succeeds or is dead). One relay per tenant at a time; answers the events taken.
  */
-export async function relayEvents(services: Services): Promise<number> {
-  const pending = await services.db
-    .selectFrom('events')
-    .select('tenant_id')
-    .distinct()
-    .where('dispatched_at', 'is', null)
-    .limit(1000)
-    .execute();
+export async function relayEvents(services: Services, only?: readonly string[]): Promise<number> {
+  let query = services.db.selectFrom('events').select('tenant_id').distinct().where('dispatched_at', 'is', null);
+  if (only) query = query.where('tenant_id', 'in', only.length > 0 ? only : [PLATFORM_TENANT]);
+  const pending = await query.limit(1000).execute();
   let relayed = 0;
   for (const { tenant_id } of pending) relayed += await relayTenant(services, tenant_id);
   return relayed;
