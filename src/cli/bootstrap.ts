@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { areas } from '../areas.ts';
 import type { Config } from '../config.ts';
 import { waitForDatabase } from '../db/availability.ts';
 import { type Database, openDatabase } from '../db/database.ts';
@@ -6,6 +7,7 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { systemContext } from '../http/context.ts';
 import { Services } from '../http/services.ts';
 import { applyFormation } from '../modules/formation/index.ts';
+import { mergeAreas } from '../platform/area.ts';
 import { createApiClient, createInstance, createTenant } from '../tenancy/store.ts';
 import { findInstanceByName, findTenantByName } from '../tenancy/tenancy.ts';
 
@@ -31,9 +33,14 @@ export async function openMigrated(config: Config): Promise<Database> {
   }
 }
 
-/** Services for CLI commands, which act as SYSTEM and never sign tokens. */
+/** Services for CLI commands, which act as SYSTEM and never sign tokens, with every area's declarations. */
 export function cliServices(config: Config, database: Database): Services {
-  return new Services({ config: { ...config, cacheTtlMs: 0 }, database, secret: 'cli-never-signs-tokens-with-this-key' });
+  return new Services({
+    config: { ...config, cacheTtlMs: 0 },
+    database,
+    secret: 'cli-never-signs-tokens-with-this-key',
+    declared: mergeAreas(areas).declarations,
+  });
 }
 
 export interface DemoResult {

@@ -1,5 +1,5 @@
 import { supportedTimezones } from './patient-fields.ts';
-import type { DictionaryDefinition, DocumentTypeDefinition } from './schemas.ts';
+import type { DictionaryDefinition } from './schemas.ts';
 
 /**
  * 001: the dictionaries every instance has. `timezone` cannot be changed or populated (its values
@@ -34,10 +34,3 @@ export const readOnlyDictionaries = new Set(['timezone']);
 
 /** The fixed values of `timezone`. */
 export const timezoneValues = supportedTimezones.map((value) => ({ value }));
-
-/** DECISIONS §6: document types every instance has; a formation may give them custom fields. */
-export const defaultDocumentTypes: DocumentTypeDefinition[] = [
-  { name: 'doc-type-assessment', title: 'Assessment', fields: [] },
-  { name: 'doc-type-esign', title: 'E-signature', fields: [] },
-  { name: 'doc-type-others', title: 'Others', fields: [] },
-];

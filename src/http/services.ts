@@ -7,7 +7,9 @@ import type { BlobStore } from '../files/blob-store.ts';
 import { createBlobStore, FileService } from '../files/files.ts';
 import type { FileOwners } from '../files/owners.ts';
 import { fileStoreSettings } from '../files/settings.ts';
+import { platformSections } from '../formation/platform.ts';
 import type { Formation } from '../formation/schemas.ts';
+import { FormationShape } from '../formation/sections.ts';
 import { loadFormation } from '../formation/store.ts';
 import type { JobKind } from '../jobs/kinds.ts';
 import { JobRunner } from '../jobs/runner.ts';
@@ -34,12 +36,20 @@ export interface ServiceOptions {
   clock?: Clock;
   /** Replaces the configured blob store (tests of a store's failures). */
   blobs?: BlobStore;
-  /** The job kinds the areas declared (platform/area.ts merges them). */
-  jobKinds?: ReadonlyMap<string, JobKind<Services>>;
-  /** What files can belong to, as the areas declared it. */
-  fileOwners?: FileOwners;
+  /** What the areas declared for the mechanisms, merged (platform/area.ts); none when omitted. */
+  declared?: Partial<Declared>;
   /** The app's logger, for background work (no PHI: ids and codes only). */
   log?: FastifyBaseLogger;
+}
+
+/** What the areas declare for the mechanisms the services hold. */
+export interface Declared {
+  /** Background work, by kind. */
+  jobKinds: ReadonlyMap<string, JobKind<Services>>;
+  /** What files can belong to. */
+  fileOwners: FileOwners;
+  /** The formation's sections, the platform's and the areas'. */
+  formation: FormationShape;
 }
 
 const noop = () => {};
@@ -69,6 +79,7 @@ export class Services {
   readonly clock: Clock;
   readonly files: FileService;
   readonly fileOwners: FileOwners;
+  readonly formationShape: FormationShape;
   readonly log: FastifyBaseLogger;
   /** This process's job workers: started by `cairn serve`, woken by writes, drained by tests. */
   readonly jobs: JobRunner<Services>;
@@ -78,16 +89,8 @@ export class Services {
   private readonly formations: ReadThroughCache<{ document: Formation }>;
   private readonly access: ReadThroughCache<Access>;
 
-  constructor({
-    config,
-    database,
-    secret,
-    clock = systemClock,
-    blobs,
-    jobKinds = new Map(),
-    fileOwners = new Map(),
-    log = silent,
-  }: ServiceOptions) {
+  constructor({ config, database, secret, clock = systemClock, blobs, declared = {}, log = silent }: ServiceOptions) {
+    const { jobKinds = new Map(), fileOwners = new Map(), formation = new FormationShape(platformSections) } = declared;
     this.config = config;
     this.tokens = new TokenService(secret, clock);
     this.pageTokens = new PageTokens(secret);
@@ -96,6 +99,7 @@ export class Services {
     this.dbKind = database.kind;
     this.files = new FileService(blobs ?? createBlobStore(settingsOf(config, fileStoreSettings)), secret);
     this.fileOwners = fileOwners;
+    this.formationShape = formation;
     this.log = log;
     this.jobs = new JobRunner({ db: this.db, clock, kinds: jobKinds, env: this, settings: settingsOf(config, jobSettings), log });
     const ttl = config.cacheTtlMs;

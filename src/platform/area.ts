@@ -7,8 +7,10 @@ import type { FileOwner } from '../files/owners.ts';
 import { fileStoreSettings } from '../files/settings.ts';
 import { formationErrors } from '../formation/errors.ts';
 import { type PermissionCatalog, registerPermissions } from '../formation/permissions.ts';
+import { platformSections } from '../formation/platform.ts';
+import { type FormationSection, FormationShape } from '../formation/sections.ts';
 import type { AreaPlugin } from '../http/plugin.ts';
-import type { Services } from '../http/services.ts';
+import type { Declared, Services } from '../http/services.ts';
 import type { JobKind } from '../jobs/kinds.ts';
 import { jobSettings } from '../jobs/settings.ts';
 import { recordAuditActions, recordErrors, recordEvents } from '../records/catalog.ts';
@@ -36,6 +38,8 @@ export interface Area {
   settings?: SettingsSection;
   /** What its files belong to (an owner kind, `DOCUMENT_SUMMARY`), with the permission reading them needs and the upload rules. */
   files?: Record<string, FileOwner>;
+  /** Its sections of the formation: schema, read route, checks at publish, work on publish. */
+  formation?: FormationSection[];
 }
 
 export interface Catalogs {
@@ -46,7 +50,7 @@ export interface Catalogs {
 }
 
 /** What the areas declared for the platform's mechanisms, merged; the app hands it to the services. */
-export interface Declarations {
+export interface Declarations extends Declared {
   jobKinds: Map<string, JobKind<Services>>;
   fileOwners: Map<string, FileOwner>;
   settings: SettingsSection[];
@@ -93,7 +97,13 @@ export function settingsSections(areas: readonly Area[]): SettingsSection[] {
  */
 export function mergeAreas(areas: readonly Area[]): Merged {
   const catalogs: Catalogs = { permissions: {}, errors: {}, auditActions: {}, events: {} };
-  const declarations: Declarations = { jobKinds: new Map(), fileOwners: new Map(), settings: settingsSections(areas) };
+  const declarations: Declarations = {
+    jobKinds: new Map(),
+    fileOwners: new Map(),
+    // Two areas declaring one section or one route name stop the app here.
+    formation: new FormationShape([...platformSections, ...areas.flatMap((area) => area.formation ?? [])]),
+    settings: settingsSections(areas),
+  };
   const owners = new Map<string, string>();
   const claim = (kind: string, name: string, area: Area) => {
     const owner = owners.get(`${kind}/${name}`);

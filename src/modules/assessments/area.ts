@@ -1,10 +1,12 @@
 import type { Area } from '../../platform/area.ts';
 import { assessmentsAuditActions, assessmentsErrors, assessmentsEvents, assessmentsPermissions } from './catalog.ts';
+import { assessmentsSection } from './formation.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
   name: 'assessments',
   routes,
+  formation: [assessmentsSection],
   permissions: assessmentsPermissions,
   errors: assessmentsErrors,
   auditActions: assessmentsAuditActions,

@@ -1,13 +1,8 @@
 import { type FieldDefinition, fieldValueProblem, recordValueProblems } from '../../formation/field-types.ts';
-import {
-  type AssessmentDefinition,
-  type AssessmentFieldDefinition,
-  answerKey,
-  type Formation,
-  type ScoringFormula,
-} from '../../formation/schemas.ts';
+import type { Formation } from '../../formation/schemas.ts';
 import { systemFieldNames } from '../../formation/validate.ts';
 import type { FieldError } from '../../wire/errors.ts';
+import { type AssessmentDefinition, type AssessmentFieldDefinition, answerKey, type ScoringFormula } from './formation.ts';
 
 /**
  * An assessment of the formation as the records read it (PROD-SHAPES "Assessment formation"):

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
-import { scoringFormulas } from '../../formation/schemas.ts';
 import { PageObject, PagingQuery } from '../../http/pagination.ts';
 import { CsvList, DateTime, JsonObject, Nullable, PatientParams, Uuid } from '../../wire/schemas.ts';
+import { scoringFormulas } from './formation.ts';
 
 /** The wire contract of assessment records (001 "Assessment record"; PROD-SHAPES "Assessment record"; DECISIONS §7). */
 

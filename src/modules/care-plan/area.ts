@@ -1,10 +1,12 @@
 import type { Area } from '../../platform/area.ts';
 import { carePlanAuditActions, carePlanErrors, carePlanEvents, carePlanPermissions } from './catalog.ts';
+import { goalTemplatesSection } from './formation.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
   name: 'care-plan',
   routes,
+  formation: [goalTemplatesSection],
   permissions: carePlanPermissions,
   errors: carePlanErrors,
   auditActions: carePlanAuditActions,

@@ -1,8 +1,8 @@
 import { type Static, Type } from 'typebox';
-import { goalPriorities } from '../../formation/schemas.ts';
 import { MAX_PAGE, MAX_PAGE_SIZE } from '../../http/pagination.ts';
 import { CsvList, DateTime, Nullable, Uuid } from '../../wire/schemas.ts';
 import { Task } from '../tasks/index.ts';
+import { goalPriorities } from './formation.ts';
 
 /** The care plan wire contract (001 "Goal (care plan)", PROD-SHAPES "Care plan", "Goal"). */
 

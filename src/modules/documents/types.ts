@@ -1,7 +1,7 @@
-import { defaultDocumentTypes } from '../../formation/defaults.ts';
 import type { FieldDefinition } from '../../formation/field-types.ts';
-import type { DocumentTypeDefinition, Formation } from '../../formation/schemas.ts';
+import type { Formation } from '../../formation/schemas.ts';
 import { systemType } from '../../records/types.ts';
+import { type DocumentTypeDefinition, defaultDocumentTypes } from './formation.ts';
 
 /** 001 "Document summary": a CDT record of this system type, which the generic CDT routes cannot edit. */
 export const DOCUMENT_SUMMARY = '_document_summary';

@@ -212,6 +212,7 @@ describe('GET /formations/{version}/{section}', () => {
         'security-policies',
         'territories',
         'visit-services',
+        'webhooks',
       ]);
     }
   });
@@ -247,7 +248,7 @@ describe('the sections later areas read (DECISIONS §6)', () => {
     encounterTemplates: [{ name: 'intake', title: 'Intake', assessmentNames: ['phq-9'], visitServices: ['initial-visit'] }],
     encounterDisposition: { fields: [{ name: 'outcome', type: 'select' as const, options: ['RESOLVED', 'FOLLOW_UP'] }] },
     messageTemplates: [{ name: 'welcome', body: 'Welcome to the program' }],
-    webhooks: [{ url: 'https://example.org/hook', events: ['PATIENT_CREATED'] }],
+    webhooks: [{ name: 'patients', url: 'https://example.org/hook', eventSubtypes: ['PATIENT_CREATED'] }],
   };
 
   test('are kept as written, published, and read by their production paths', async () => {

@@ -1,7 +1,5 @@
-import { Value } from 'typebox/value';
-import { type Formation, FormationDocument } from '../../formation/schemas.ts';
+import type { Formation } from '../../formation/schemas.ts';
 import { type FormationRow, publishDraft, saveDraft } from '../../formation/store.ts';
-import { formationProblems } from '../../formation/validate.ts';
 import type { Context } from '../../http/context.ts';
 import { ApiError, validationError } from '../../wire/errors.ts';
 import { write } from '../../work/write.ts';
@@ -10,7 +8,7 @@ import { lockOutProblems } from './lock-out.ts';
 export async function putDraft(ctx: Context, document: Formation): Promise<FormationRow> {
   const { scope } = ctx;
   // Unknown keys inside items are ignored (DECISIONS §10): dropped, so no read can show them.
-  const clean = Value.Clean(FormationDocument, structuredClone(document)) as Formation;
+  const clean = ctx.services.formationShape.clean(document);
   return write(ctx, async (w) => {
     const row = await saveDraft(w.db, scope.tenantId, scope.instanceId, clean, w.now);
     w.changed({ action: 'FORMATION_DRAFT_SAVED', entityType: 'FORMATION', entityId: '-1' });
@@ -35,34 +33,26 @@ export async function publish(ctx: Context): Promise<FormationRow> {
       .executeTakeFirst();
     if (!draft) throw new ApiError('FORMATION_NOT_FOUND', { version: 'draft' }, 'There is no draft to publish');
     const document = draft.document as Formation;
-    const problems = formationProblems(document);
+    const shape = ctx.services.formationShape;
+    const problems = shape.problems(document);
     if (problems.length === 0) problems.push(...(await lockOutProblems(trx, actor, instanceId, document)));
     if (problems.length > 0) {
       throw new ApiError('FORMATION_INVALID', { errors: problems }, problems.map((p) => `${p.path}: ${p.message}`).join('; '));
     }
     const row = await publishDraft(trx, actor.tenantId, instanceId, actor.name, w.now);
     w.changed({ action: 'FORMATION_PUBLISHED', entityType: 'FORMATION', entityId: String(row.version) });
+    // Sections that act on a new version do so in its write: published together, or not at all.
+    for (const section of shape.sections) await section.published?.(w, { tenantId: actor.tenantId, instanceId }, document);
     return row;
   });
   ctx.services.forgetCachedAccess();
   return published;
 }
 
-/** Checks a formation file's shape, for the CLI (the HTTP route's schema does this for requests). */
-export function parseFormation(document: unknown): Formation {
-  if (!Value.Check(FormationDocument, document)) {
-    throw validationError(
-      [...Value.Errors(FormationDocument, document)].map((error) => ({
-        path: error.instancePath.split('/').filter(Boolean).join('.') || '(root)',
-        message: error.message,
-      })),
-    );
-  }
-  return document;
-}
-
-/** `cairn formation apply`: sets the draft and publishes it in one step. */
+/** `cairn formation apply`: checks a formation file's shape (the HTTP route's schema does for requests), sets the draft and publishes it. */
 export async function applyFormation(ctx: Context, document: unknown) {
-  await putDraft(ctx, parseFormation(document));
+  const problems = ctx.services.formationShape.shapeProblems(document);
+  if (problems.length > 0) throw validationError(problems);
+  await putDraft(ctx, document as Formation);
   return publish(ctx);
 }

@@ -1,6 +1,6 @@
 import { strToU8, zipSync } from 'fflate';
 import { Type } from 'typebox';
-import { type Formation, FormationDocument, FormationVersionInfo, FormationVersionParam } from '../../formation/schemas.ts';
+import { type Formation, FormationVersionInfo, FormationVersionParam } from '../../formation/schemas.ts';
 import { type FormationRow, listVersions, loadFormation, resolveVersion } from '../../formation/store.ts';
 import { type Context, contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -9,7 +9,6 @@ import type { Instance } from '../../tenancy/tenancy.ts';
 import { ApiError, ErrorBody } from '../../wire/errors.ts';
 import { InstanceParams, JsonObject } from '../../wire/schemas.ts';
 import { publish, putDraft } from './operations.ts';
-import { formationSections, sectionBody, sectionItems } from './sections.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const tags = ['Formation'];
@@ -17,7 +16,6 @@ const VersionParams = Type.Object({ ...InstanceParams.properties, version: Forma
 const SectionQuery = Type.Object({
   includeInternal: Type.Optional(Type.Boolean({ description: 'Dictionaries: list internal ones too' })),
 });
-const FormationVersion = Type.Object({ ...FormationVersionInfo.properties, formation: FormationDocument });
 
 function versionInfo(row: FormationRow, instance: Instance) {
   return {
@@ -36,7 +34,12 @@ function versionInfo(row: FormationRow, instance: Instance) {
 }
 
 /** DECISIONS §6: reading a version, a section or one item; editing and publishing the draft. */
-const formationRoutes: AreaPlugin = async (app) => {
+const formationRoutes: AreaPlugin = async (app, { services }) => {
+  const shape = services.formationShape;
+  // The shape the areas' sections make, typed as the document the code reads.
+  const FormationDocument = Type.Unsafe<Formation>(shape.schema);
+  const FormationVersion = Type.Object({ ...FormationVersionInfo.properties, formation: FormationDocument });
+
   async function formationAt({ db, instance }: Context, requested: string): Promise<FormationRow> {
     const version = resolveVersion(requested, instance.currentFormationVersion);
     const row = await loadFormation(db, instance.tenantId, instance.id, version);
@@ -45,9 +48,8 @@ const formationRoutes: AreaPlugin = async (app) => {
   }
 
   function section(name: string) {
-    // Own keys only: `constructor` or `__proto__` must not resolve to Object.prototype's members.
-    const entry = Object.hasOwn(formationSections, name) ? formationSections[name] : undefined;
-    if (!entry) throw new ApiError('FORMATION_SECTION_NOT_FOUND', { section: name, sections: Object.keys(formationSections) });
+    const entry = shape.section(name);
+    if (!entry) throw new ApiError('FORMATION_SECTION_NOT_FOUND', { section: name, sections: shape.routes });
     return entry;
   }
 
@@ -78,7 +80,7 @@ const formationRoutes: AreaPlugin = async (app) => {
         summary: 'One section of a formation version (a bare array; `encounter-disposition` is one object)',
         description:
           'Sections: ' +
-          Object.keys(formationSections).join(', ') +
+          shape.routes.join(', ') +
           '. Dictionaries include the defaults (timezone, cpt, icd-10), internal ones only with includeInternal=true; ' +
           'document-types include doc-type-assessment, doc-type-esign and doc-type-others.',
         params: Type.Object({ ...VersionParams.properties, section: Type.String() }),
@@ -89,7 +91,7 @@ const formationRoutes: AreaPlugin = async (app) => {
     async (request) => {
       const ctx = contextOf(request);
       const row = await formationAt(ctx, request.params.version);
-      return sectionBody(row.document as Formation, section(request.params.section), request.query);
+      return shape.body(row.document as Formation, section(request.params.section), request.query);
     },
   );
 
@@ -110,8 +112,8 @@ const formationRoutes: AreaPlugin = async (app) => {
       const row = await formationAt(ctx, request.params.version);
       // One item is found by its name, internal or not.
       const entry = section(sectionName);
-      const items = sectionItems(row.document as Formation, entry, { includeInternal: true });
-      const item = items.find((candidate) => candidate[entry.itemKey] === itemName);
+      const items = shape.items(row.document as Formation, entry, { includeInternal: true });
+      const item = items.find((candidate) => candidate[entry.itemKey ?? 'name'] === itemName);
       if (!item) throw new ApiError('FORMATION_ITEM_NOT_FOUND', { section: sectionName, name: itemName });
       return item;
     },

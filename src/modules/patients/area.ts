@@ -1,10 +1,12 @@
 import type { Area } from '../../platform/area.ts';
 import { patientsAuditActions, patientsEvents, patientsPermissions } from './catalog.ts';
+import { patientAttributesSection } from './formation.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
   name: 'patients',
   routes,
+  formation: [patientAttributesSection],
   permissions: patientsPermissions,
   auditActions: patientsAuditActions,
   events: patientsEvents,

@@ -2,12 +2,13 @@ import { v7 as uuidv7 } from 'uuid';
 import type { PatientScope } from '../../db/scope.ts';
 import type { Actor } from '../../events/audit.ts';
 import type { Work } from '../../events/work.ts';
-import type { Formation, ProgramDefinition } from '../../formation/schemas.ts';
+import type { Formation } from '../../formation/schemas.ts';
 import type { Context } from '../../http/context.ts';
 import { withPatient } from '../../records/patient-scope.ts';
 import type { Instance } from '../../tenancy/tenancy.ts';
 import { ApiError, badField } from '../../wire/errors.ts';
 import { uuidPattern } from '../../wire/schemas.ts';
+import type { ProgramDefinition } from './formation.ts';
 import type { PatientProgramView, ProgramPatchBody, ProgramStatus } from './schemas.ts';
 import {
   deleteEnrolment,

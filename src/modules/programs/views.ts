@@ -1,5 +1,6 @@
 import { authorshipView } from '../../events/audit.ts';
-import type { Formation, ProgramDefinition } from '../../formation/schemas.ts';
+import type { Formation } from '../../formation/schemas.ts';
+import type { ProgramDefinition } from './formation.ts';
 import type { PatientProgramView, ProgramStatus } from './schemas.ts';
 import type { EnrolmentRow } from './store.ts';
 import type { ProgramPhase } from './tables.ts';

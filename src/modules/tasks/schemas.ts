@@ -1,12 +1,12 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { taskPriorities } from '../../formation/schemas.ts';
 import { PagingQuery } from '../../http/pagination.ts';
 import { CsvList, DateTime, Nullable, Uuid } from '../../wire/schemas.ts';
 
 /** The task wire contract (001 "Task", PROD-SHAPES "Task"). */
 
 export const taskStatuses = ['TODO', 'IN_PROGRESS', 'COMPLETED', 'CANCELED'] as const;
-export { taskPriorities };
+/** 001: a task's priorities, least urgent first (a goal template's tasks take them too). */
+export const taskPriorities = ['LOW', 'MEDIUM', 'HIGH', 'URGENT'] as const;
 export type TaskStatus = (typeof taskStatuses)[number];
 export type TaskPriority = (typeof taskPriorities)[number];
 

@@ -1,6 +1,7 @@
 import type { Area } from '../../platform/area.ts';
 import { webhooksAuditActions, webhooksErrors, webhooksEvents, webhooksPermissions } from './catalog.ts';
 import { DELIVERY_ATTEMPTS, DELIVERY_BACKOFF, deliver } from './deliver.ts';
+import { webhooksSection } from './formation.ts';
 import { DELIVER, relayEvents } from './relay.ts';
 import routes from './routes.ts';
 import { webhookSettings } from './settings.ts';
@@ -8,6 +9,7 @@ import { webhookSettings } from './settings.ts';
 export const area: Area = {
   name: 'webhooks',
   routes,
+  formation: [webhooksSection],
   permissions: webhooksPermissions,
   errors: webhooksErrors,
   auditActions: webhooksAuditActions,

@@ -421,3 +421,59 @@ describe('delivery', () => {
     assert.equal(attempt!.error, 'ADDRESS_NOT_ALLOWED');
   });
 });
+
+describe("the formation's webhooks", () => {
+  async function publish(t: TestTenant, webhooks: unknown[]) {
+    const current = (await t.api.get(`${t.base}/formations/current`)).body.formation;
+    const draft = await t.api.put(`${t.base}/formations/draft`, { ...current, webhooks });
+    assert.equal(draft.status, 200, draft.text);
+    return t.api.post(`${t.base}/formations/draft/publish`);
+  }
+
+  test('publishing registers them for its instance; they are changed there, not through the admin routes', async () => {
+    // Receivers' verifiers accept a timestamp within 5 minutes of theirs: back to the real time.
+    clock.set(new Date());
+    const t = await createTestTenant(app);
+    const receiver = await startReceiver();
+    const published = await publish(t, [
+      { name: 'from-formation', url: `${receiver.url}/formation`, eventEntities: ['PATIENT'] },
+    ]);
+    assert.equal(published.status, 200, published.text);
+    const listed = (await t.api.get(`${t.admin}/webhooks?source=FORMATION`)).body.data;
+    assert.equal(listed.length, 1);
+    const [hook] = listed;
+    assert.deepEqual(
+      [hook.name, hook.source, hook.instances, hook.eventEntities],
+      ['from-formation', 'FORMATION', ['sandbox'], ['PATIENT']],
+    );
+    assertCode(await t.api.patch(`${t.admin}/webhooks/${hook.id}`, { title: 'x' }), 409, 'WEBHOOK_FROM_FORMATION');
+    assertCode(await t.api.delete(`${t.admin}/webhooks/${hook.id}`), 409, 'WEBHOOK_FROM_FORMATION');
+    // Its secret was made at publish and never shown: rotating it is how one learns it.
+    const { secret } = (await t.api.post(`${t.admin}/webhooks/${hook.id}/secret`)).body;
+    await createPatient(t);
+    await app.jobs.drain();
+    assert.equal(receiver.received.length, 1);
+    assert.equal(
+      (new Webhook(secret).verify(receiver.received[0]!.body, receiver.received[0]!.headers) as { type: string }).type,
+      'PATIENT_CREATED',
+    );
+
+    // Published again with another URL, then without it: changed, then gone.
+    assert.equal((await publish(t, [{ name: 'from-formation', url: `${receiver.url}/moved` }])).status, 200);
+    assert.equal((await t.api.get(`${t.admin}/webhooks/${hook.id}`)).body.url, `${receiver.url}/moved`);
+    assert.equal((await publish(t, [])).status, 200);
+    assertCode(await t.api.get(`${t.admin}/webhooks/${hook.id}`), 404, 'WEBHOOK_NOT_FOUND');
+  });
+
+  test('publishing refuses a webhook whose URL, entities or subtypes are wrong, or whose name is used twice', async () => {
+    const t = await createTestTenant(app);
+    const refused = await publish(t, [
+      { name: 'a', url: 'ftp://example.org/in' },
+      { name: 'a', url: 'https://example.org/in', eventEntities: ['NOPE'], eventSubtypes: ['NOPE_HAPPENED'] },
+    ]);
+    assertCode(refused, 400, 'FORMATION_INVALID');
+    const paths = (refused.body[0].details.errors as { path: string }[]).map((error) => error.path).sort();
+    assert.deepEqual(paths, ['webhooks.0.url', 'webhooks.1.eventEntities', 'webhooks.1.eventSubtypes', 'webhooks.1.name']);
+    assert.equal((await t.api.get(`${t.admin}/webhooks`)).body.data.length, 0);
+  });
+});
