@@ -16,6 +16,7 @@ import type { AccessTable } from './http/route-access.ts';
 import { type Clock, Services } from './http/services.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan, validatorCompiler } from './http/validation.ts';
 import { type Area, type Catalogs, mergeAreas } from './platform/area.ts';
+import type { Channel } from './providers/slot.ts';
 import { ApiError, documentCommonErrors, handleError, sendError } from './wire/errors.ts';
 import { isE164, isTimeZone, registerFormats } from './wire/formats.ts';
 
@@ -28,6 +29,8 @@ export interface AppOptions {
   blobs?: BlobStore;
   /** The areas to serve: all of them (src/areas.ts) unless a test adds one of its own. */
   areas?: readonly Area[];
+  /** Replaces channels' drivers, as `blobs` replaces the store. */
+  providers?: ReadonlyMap<Channel, unknown>;
 }
 
 export interface App {
@@ -46,7 +49,7 @@ const logSerializers = {
 };
 
 /** Builds the HTTP app on an open, migrated database. `listen()` is the caller's choice. */
-export async function buildApp({ config, database, clock, blobs, areas = allAreas }: AppOptions): Promise<App> {
+export async function buildApp({ config, database, clock, blobs, providers, areas = allAreas }: AppOptions): Promise<App> {
   registerFormats();
   const { catalogs, declarations } = mergeAreas(areas);
   const secret = config.jwtSecret || (await sharedJwtSecret(database.db));
@@ -72,6 +75,7 @@ export async function buildApp({ config, database, clock, blobs, areas = allArea
     log: app.log,
     ...(clock ? { clock } : {}),
     ...(blobs ? { blobs } : {}),
+    ...(providers ? { providers } : {}),
   });
   app.addHook('onClose', () => services.jobs.stop());
 

@@ -14,6 +14,7 @@ import { loadFormation } from '../formation/store.ts';
 import type { JobKind } from '../jobs/kinds.ts';
 import { JobRunner } from '../jobs/runner.ts';
 import { jobSettings } from '../jobs/settings.ts';
+import { type Channel, Providers } from '../providers/slot.ts';
 import type { Caller } from '../tenancy/access.ts';
 import { type Access, loadAccess } from '../tenancy/access.ts';
 import { findInstanceByName, findTenantById, findTenantByName, type Instance, type Tenant } from '../tenancy/tenancy.ts';
@@ -38,6 +39,8 @@ export interface ServiceOptions {
   blobs?: BlobStore;
   /** What the areas declared for the mechanisms, merged (platform/area.ts); none when omitted. */
   declared?: Partial<Declared>;
+  /** Replaces channels' drivers (tests of a vendor's failure, a fake of its API). */
+  providers?: ReadonlyMap<Channel, unknown>;
   /** The app's logger, for background work (no PHI: ids and codes only). */
   log?: FastifyBaseLogger;
 }
@@ -80,6 +83,8 @@ export class Services {
   readonly files: FileService;
   readonly fileOwners: FileOwners;
   readonly formationShape: FormationShape;
+  /** The outside services' drivers (email, SMS, ...), one per channel: `services.providers.of(emailSlot)`. */
+  readonly providers: Providers<Services>;
   readonly log: FastifyBaseLogger;
   /** This process's job workers: started by `cairn serve`, woken by writes, drained by tests. */
   readonly jobs: JobRunner<Services>;
@@ -89,7 +94,7 @@ export class Services {
   private readonly formations: ReadThroughCache<{ document: Formation }>;
   private readonly access: ReadThroughCache<Access>;
 
-  constructor({ config, database, secret, clock = systemClock, blobs, declared = {}, log = silent }: ServiceOptions) {
+  constructor({ config, database, secret, clock = systemClock, blobs, declared = {}, providers, log = silent }: ServiceOptions) {
     const { jobKinds = new Map(), fileOwners = new Map(), formation = new FormationShape(platformSections) } = declared;
     this.config = config;
     this.tokens = new TokenService(secret, clock);
@@ -100,6 +105,7 @@ export class Services {
     this.files = new FileService(blobs ?? createBlobStore(settingsOf(config, fileStoreSettings)), secret);
     this.fileOwners = fileOwners;
     this.formationShape = formation;
+    this.providers = new Providers<Services>(this, (section) => settingsOf(config, section), providers);
     this.log = log;
     this.jobs = new JobRunner({ db: this.db, clock, kinds: jobKinds, env: this, settings: settingsOf(config, jobSettings), log });
     const ttl = config.cacheTtlMs;

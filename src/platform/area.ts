@@ -13,6 +13,7 @@ import type { AreaPlugin } from '../http/plugin.ts';
 import type { Declared, Services } from '../http/services.ts';
 import type { JobKind } from '../jobs/kinds.ts';
 import { jobSettings } from '../jobs/settings.ts';
+import type { Channel } from '../providers/slot.ts';
 import { recordAuditActions, recordErrors, recordEvents } from '../records/catalog.ts';
 import { coreErrors, type ErrorCatalog, registerErrors } from '../wire/errors.ts';
 
@@ -40,6 +41,8 @@ export interface Area {
   files?: Record<string, FileOwner>;
   /** Its sections of the formation: schema, read route, checks at publish, work on publish. */
   formation?: FormationSection[];
+  /** The outside services it reaches (src/providers/<channel>/): their settings join the configuration. */
+  providers?: Channel[];
 }
 
 export interface Catalogs {
@@ -84,9 +87,15 @@ export const platform: Area = {
 /** The platform's settings sections beyond its own (config.ts), which mechanisms declare. */
 const platformSettings = [fileStoreSettings, jobSettings];
 
-/** Every settings section of the platform and of the areas given, for loadConfig and the README. */
+/** Every settings section of the platform and of the areas given (their channels' too), for loadConfig and the README. */
 export function settingsSections(areas: readonly Area[]): SettingsSection[] {
-  return [...platformSettings, ...areas.flatMap((area) => (area.settings ? [area.settings] : []))];
+  return [
+    ...platformSettings,
+    ...areas.flatMap((area) => [
+      ...(area.settings ? [area.settings] : []),
+      ...(area.providers ?? []).map((slot) => slot.settings),
+    ]),
+  ];
 }
 
 /**

@@ -18,6 +18,7 @@ import type { AccessTable } from '../http/route-access.ts';
 import type { Clock, Services } from '../http/services.ts';
 import { applyFormation } from '../modules/formation/operations.ts';
 import { type Area, type Catalogs, mergeAreas } from '../platform/area.ts';
+import type { Channel } from '../providers/slot.ts';
 import { createApiClient, createInstance, createTenant } from '../tenancy/store.ts';
 import type { Instance, Tenant } from '../tenancy/tenancy.ts';
 
@@ -101,6 +102,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** The areas to serve, when a test adds its own. */
   areas?: readonly Area[];
+  /** Channels' drivers in place of the configured ones. */
+  providers?: ReadonlyMap<Channel, unknown>;
 }
 
 /** Closes the shared database once every test in the file is done. */
