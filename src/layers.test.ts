@@ -32,7 +32,7 @@ function layerOf(file: string): number {
   return index;
 }
 
-const isTest = (file: string) => file.endsWith('.test.ts') || file.startsWith('test/');
+const isTest = (file: string) => file.endsWith('.test.ts') || file.endsWith('/fixtures.ts') || file.startsWith('test/');
 const files = fs
   .readdirSync('src', { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.ts') && !isTest(file))

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { SignJWT } from 'jose';
 import { applyFormation } from '../modules/formation/operations.ts';
 import { createTestTenant, startApp } from '../test/harness.ts';
-import { fullFormation, seedFixtures, tenantSnapshot } from '../test/route-fixtures.ts';
+import { fixtureParam, fullFormation, seedFixtures, tenantSnapshot } from '../test/route-fixtures.ts';
 import { edgeValues, type JsonSchema, SchemaArbitraries } from '../test/schema-arbitraries.ts';
 import { isE164, isTimeZone } from '../wire/formats.ts';
 import { systemContext } from './context.ts';
@@ -149,43 +149,13 @@ function anyUuid(): fc.Arbitrary<string> {
 }
 
 /**
- * A's value for a path parameter, from its name and the segment before it. An unknown parameter
- * gets a random uuid or word, so a new route still meets every check made before its handler.
+ * A's value for a path parameter, as the areas' fixtures give it for this path. An unknown
+ * parameter gets a random uuid or word, so a new route still meets every check made before its
+ * handler.
  */
 function ownValue(op: Operation, param: ParameterObject): string {
-  const fixtures = own;
-  const segments = op.path.split('/');
-  const before = segments[segments.indexOf(`{${param.name}}`) - 1] ?? '';
-  const ids = fixtures.ids;
-  const byName: Record<string, () => string> = {
-    tenantName: () => tenantA.tenant.name,
-    instanceName: () => tenantA.instance.name,
-    clientName: () => tenantA.adminClient.clientKey,
-    version: () => 'current',
-    section: () => 'programs',
-    itemName: () => fixtures.names.program,
-    userName: () => fixtures.username,
-    userId: () => ids.user,
-    watcherId: () => ids.user,
-    patientId: () => ids.patient,
-    taskId: () => ids.task,
-    commentId: () => (op.path.includes('/tasks/{taskId}/comments/') ? ids.taskComment : ids.goalComment),
-    enrollmentId: () => ids.enrollment,
-    goalId: () => ids.goal,
-    contactId: () => ids.contact,
-    pdtId: () => ids.pdtRecord,
-    recordId: () => (before === '{dictionaryName}' ? ids.dictionaryRecord : ids.cdtRecord),
-    programName: () => fixtures.names.program,
-    pdtName: () => fixtures.names.pdt,
-    cdtName: () => fixtures.names.cdt,
-    dictionaryName: () => fixtures.names.dictionary,
-    summaryId: () => ids.documentSummary,
-    fileId: () => ids.documentFile,
-    docType: () => fixtures.names.documentType,
-    assessmentRecordId: () => ids.assessmentRecord,
-  };
-  const known = byName[param.name];
-  if (known) return known();
+  const known = fixtureParam(own, param.name, op.path);
+  if (known !== undefined) return known;
   return param.schema.format === 'uuid' ? randomUUID() : `x${randomUUID().slice(0, 8)}`;
 }
 

@@ -43,6 +43,11 @@ export interface Area {
   formation?: FormationSection[];
   /** The outside services it reaches (src/providers/<channel>/): their settings join the configuration. */
   providers?: Channel[];
+  /**
+   * Where its route-check fixtures are (its `fixtures.ts`: the records it seeds in a test tenant and
+   * the path parameters they fill). Test code: the app never loads it.
+   */
+  fixtures?: URL;
 }
 
 export interface Catalogs {

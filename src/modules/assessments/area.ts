@@ -11,4 +11,5 @@ export const area: Area = {
   errors: assessmentsErrors,
   auditActions: assessmentsAuditActions,
   events: assessmentsEvents,
+  fixtures: new URL('./fixtures.ts', import.meta.url),
 };

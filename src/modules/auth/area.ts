@@ -8,4 +8,5 @@ export const area: Area = {
   routes,
   errors: authErrors,
   settings: tokenLimitSettings,
+  fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -11,4 +11,5 @@ export const area: Area = {
   errors: carePlanErrors,
   auditActions: carePlanAuditActions,
   events: carePlanEvents,
+  fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -6,4 +6,5 @@ export const area: Area = {
   name: 'cdts',
   routes,
   permissions: cdtsPermissions,
+  fixtures: new URL('./fixtures.ts', import.meta.url),
 };

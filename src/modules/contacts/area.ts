@@ -9,4 +9,5 @@ export const area: Area = {
   errors: contactsErrors,
   auditActions: contactsAuditActions,
   events: contactsEvents,
+  fixtures: new URL('./fixtures.ts', import.meta.url),
 };

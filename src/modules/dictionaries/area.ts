@@ -7,4 +7,5 @@ export const area: Area = {
   routes,
   permissions: dictionariesPermissions,
   auditActions: dictionariesAuditActions,
+  fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -10,4 +10,5 @@ export const area: Area = {
   permissions: documentsPermissions,
   auditActions: documentsAuditActions,
   files: documentFiles,
+  fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -6,4 +6,5 @@ export const area: Area = {
   name: 'files',
   routes,
   permissions: filesPermissions,
+  fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -9,4 +9,5 @@ export const area: Area = {
   errors: formationErrors,
   auditActions: formationAuditActions,
   events: formationEvents,
+  fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -10,4 +10,5 @@ export const area: Area = {
   permissions: patientsPermissions,
   auditActions: patientsAuditActions,
   events: patientsEvents,
+  fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -6,4 +6,5 @@ export const area: Area = {
   name: 'pdts',
   routes,
   permissions: pdtsPermissions,
+  fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -11,4 +11,5 @@ export const area: Area = {
   errors: programsErrors,
   auditActions: programsAuditActions,
   events: programsEvents,
+  fixtures: new URL('./fixtures.ts', import.meta.url),
 };

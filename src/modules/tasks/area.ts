@@ -9,4 +9,5 @@ export const area: Area = {
   errors: tasksErrors,
   auditActions: tasksAuditActions,
   events: tasksEvents,
+  fixtures: new URL('./fixtures.ts', import.meta.url),
 };

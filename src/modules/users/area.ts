@@ -9,4 +9,5 @@ export const area: Area = {
   errors: usersErrors,
   auditActions: usersAuditActions,
   events: usersEvents,
+  fixtures: new URL('./fixtures.ts', import.meta.url),
 };

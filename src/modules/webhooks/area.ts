@@ -31,4 +31,5 @@ export const area: Area = {
       backoff: DELIVERY_BACKOFF,
     },
   },
+  fixtures: new URL('./fixtures.ts', import.meta.url),
 };
