@@ -15,6 +15,8 @@ export interface LoadPlan {
   bodies?: string[];
   connections: number;
   seconds: number;
+  /** Requests per second across all connections, when the load is paced rather than as fast as it goes. */
+  rate?: number;
 }
 
 export interface LoadResult {
@@ -48,6 +50,7 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
       url: plan.url,
       connections: plan.connections,
       duration: plan.seconds,
+      ...(plan.rate ? { overallRate: plan.rate } : {}),
       method: plan.method,
       headers: { 'content-type': 'application/json', ...plan.headers },
       requests: [

@@ -20,8 +20,10 @@ export interface JobKind<Env> {
    * on two nodes at once, as `wakeOn` may run it anywhere.
    */
   everyMs?: number;
-  /** A signal (`events`: a write emitted events) on which a node runs the periodic kind at once, locally. */
+  /** A signal (`events`: a write emitted events) on which a node runs the periodic kind, locally, soon. */
   wakeOn?: string;
+  /** How long a signalled run waits for more signals, so busy writes share one run (0: at once). */
+  wakeAfterMs?: number;
 }
 
 export interface ClaimedJob {

@@ -11,8 +11,9 @@ import type { JobState } from './tables.ts';
  *
  * Jobs sharing a key run one at a time in enqueue order: only the first live job of a key is
  * QUEUED, the others WAITING; when it succeeds or dies, the next is promoted. Enqueueing a keyed
- * job locks the key's live jobs FOR SHARE, and finishing one deletes or updates its row first and
- * promotes in a later statement, so whichever of the two goes second sees what the other did.
+ * job locks the key's live jobs FOR SHARE, and finishing one deletes or updates its row, then
+ * promotes with a fresh snapshot (cairn_promote_next), so whichever of the two goes second sees
+ * what the other did.
  */
 
 export type JobRow = Row<'jobs'>;
@@ -122,16 +123,11 @@ function taken(db: Kysely<DB>, job: JobRow) {
   };
 }
 
-/** The job succeeded: it goes, and the next of its key may run. */
+/** The job succeeded: it goes, and the next of its key may run (one statement either way). */
 export async function completeJob(db: Kysely<DB>, job: JobRow, now: Date): Promise<void> {
-  if (!job.queue_key) {
-    await taken(db, job).delete().execute();
-    return;
-  }
-  await db.transaction().execute(async (trx) => {
-    const gone = await taken(trx, job).delete().executeTakeFirst();
-    if (gone.numDeletedRows > 0n) await promoteNext(trx, job.tenant_id, job.queue_key!, now);
-  });
+  const gone = taken(db, job).delete();
+  if (!job.queue_key) await gone.execute();
+  else await gone.returning(promoteNext(job, now)).execute();
 }
 
 /** The job failed with attempts left: it runs again at `runAt`, still holding back its key. */
@@ -152,25 +148,19 @@ export async function rescheduleJob(db: Kysely<DB>, job: JobRow, runAt: Date, er
 
 /** Out of attempts: DEAD, kept for an administrator; the next of its key may run. */
 export async function buryJob(db: Kysely<DB>, job: JobRow, error: string, now: Date): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const result = await taken(trx, job)
-      .update()
-      .set({ state: 'DEAD', run_at: null, locked_by: null, last_error: error, updated_at: now })
-      .executeTakeFirst();
-    if (job.queue_key && result.numUpdatedRows > 0n) await promoteNext(trx, job.tenant_id, job.queue_key, now);
-  });
+  const dead = taken(db, job).update().set({ state: 'DEAD', run_at: null, locked_by: null, last_error: error, updated_at: now });
+  if (!job.queue_key) await dead.execute();
+  else await dead.returning(promoteNext(job, now)).execute();
 }
 
 /**
- * The first live job of the key runs next, if it is waiting. A statement of its own, after the
- * one that ended the key's previous job: it sees a job an enqueuer added meanwhile.
+ * The first live job of the key runs next, if it is waiting: computed by the statement that ends
+ * the key's job, in a function whose fresh snapshot sees a job an enqueuer added meanwhile.
  */
-async function promoteNext(trx: Kysely<DB>, tenantId: string, key: string, now: Date): Promise<void> {
-  await sql`
-    UPDATE jobs SET state = 'QUEUED', updated_at = ${now}
-    WHERE tenant_id = ${tenantId} AND state = 'WAITING' AND id = (
-      SELECT id FROM jobs WHERE tenant_id = ${tenantId} AND queue_key = ${key} AND state <> 'DEAD'
-      ORDER BY seq LIMIT 1)`.execute(trx);
+function promoteNext(job: JobRow, now: Date) {
+  return sql<boolean>`cairn_promote_next(${job.tenant_id}::uuid, ${job.queue_key}, ${job.id}::uuid, ${now}::timestamptz)`.as(
+    'promoted',
+  );
 }
 
 /**

@@ -45,6 +45,8 @@ export class JobRunner<Env> {
   private lastPollFull = false;
   private readonly running = new Set<Promise<unknown>>();
   private readonly local = new Map<string, { run: Promise<number>; again: boolean }>();
+  /** Kinds signalled and waiting out their wake window. */
+  private readonly signalled = new Set<string>();
 
   constructor(private readonly options: RunnerOptions<Env>) {}
 
@@ -69,14 +71,28 @@ export class JobRunner<Env> {
     await Promise.allSettled([...this.running, ...[...this.local.values()].map((entry) => entry.run)]);
   }
 
-  /**
-   * A write on this process committed work: look for due jobs now rather than at the next poll,
-   * and run the periodic kinds that wake on `signal` here at once.
-   */
-  wake(signal?: string): void {
-    if (!this.started) return;
-    if (signal) for (const name of this.wakeKinds(signal)) this.track(this.runLocally(name));
+  /** A write on this process enqueued jobs: look for due jobs now rather than at the next poll. */
+  wake(): void {
     this.pollSoon();
+  }
+
+  /**
+   * A write on this process committed something the periodic kinds that wake on `name` act on
+   * (`events`): run them here soon, once for all the signals of their wake window.
+   */
+  signal(name: string): void {
+    if (!this.started) return;
+    for (const kind of this.wakeKinds(name)) {
+      if (this.signalled.has(kind)) continue;
+      this.signalled.add(kind);
+      const run = () => {
+        this.signalled.delete(kind);
+        this.track(this.runLocally(kind));
+      };
+      const delay = this.kinds.get(kind)!.wakeAfterMs ?? 0;
+      if (delay > 0) setTimeout(run, delay).unref();
+      else run();
+    }
   }
 
   /**

@@ -170,7 +170,9 @@ export class UnitOfWork implements Work {
 
   /** After the commit: wake this process's job workers for what the write enqueued, then the callbacks. */
   async committed(): Promise<void> {
-    if (this.emitted || this.enqueued) this.ctx.services.jobs.wake(this.emitted ? 'events' : undefined);
+    const { jobs } = this.ctx.services;
+    if (this.emitted) jobs.signal('events');
+    if (this.enqueued) jobs.wake();
     for (const callback of this.callbacks) {
       try {
         await callback();

@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { sql } from 'kysely';
+import { eventCatalog } from '../events/outbox.ts';
 import { systemContext } from '../http/context.ts';
 import { TestClock } from '../test/clock.ts';
 import { createPatient, createTestTenant, startApp, type TestTenant } from '../test/harness.ts';
+import { fullFormation, seedFixtures } from '../test/route-fixtures.ts';
 import { write } from './write.ts';
 
 /** The unit of work: what a write buffers is written with it, or not at all. */
@@ -173,4 +175,16 @@ test("every write of the API emits its events: a patient's create, update and de
     ],
   );
   assert.ok(!JSON.stringify(events).includes('Private'));
+});
+
+test('every entity of the event catalog is written by the API: one of each record, made over the API, emits them all', async () => {
+  const t = await createTestTenant(app, fullFormation());
+  await seedFixtures(t, 'events', fullFormation());
+  const written = await app.services.db
+    .selectFrom('events')
+    .select('event_entity')
+    .distinct()
+    .where('tenant_id', '=', t.tenant.id)
+    .execute();
+  assert.deepEqual(written.map((row) => row.event_entity).sort(), [...eventCatalog().keys()].sort());
 });

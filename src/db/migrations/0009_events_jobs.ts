@@ -56,6 +56,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE INDEX jobs_state_idx ON jobs (tenant_id, state, seq);
     CREATE UNIQUE INDEX jobs_dedupe_idx ON jobs (tenant_id, kind, dedupe_key) WHERE dedupe_key IS NOT NULL;
 
+    -- The next job of a key, once the one before it ended (succeeded or died). Called from the
+    -- statement that ends it: a VOLATILE function's query takes a fresh snapshot, so it sees a job
+    -- an enqueuer committed while that statement waited for the enqueuer's lock (queue.ts).
+    CREATE FUNCTION cairn_promote_next(tenant uuid, key text, ended uuid, at timestamptz)
+    RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
+    BEGIN
+      UPDATE jobs SET state = 'QUEUED', updated_at = at
+      WHERE tenant_id = tenant AND state = 'WAITING' AND id = (
+        SELECT id FROM jobs
+        WHERE tenant_id = tenant AND queue_key = key AND state <> 'DEAD' AND id <> ended
+        ORDER BY seq LIMIT 1);
+      RETURN FOUND;
+    END $$;
+
     CREATE OR REPLACE FUNCTION queue_file_removal() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       INSERT INTO jobs (tenant_id, id, instance_id, kind, payload, state)
@@ -80,6 +94,20 @@ export async function down(db: Kysely<unknown>): Promise<void> {
       PRIMARY KEY (tenant_id, storage_key)
     );
     CREATE INDEX file_removals_queued_idx ON file_removals (queued_at);
+    -- The next job of a key, once the one before it ended (succeeded or died). Called from the
+    -- statement that ends it: a VOLATILE function's query takes a fresh snapshot, so it sees a job
+    -- an enqueuer committed while that statement waited for the enqueuer's lock (queue.ts).
+    CREATE FUNCTION cairn_promote_next(tenant uuid, key text, ended uuid, at timestamptz)
+    RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
+    BEGIN
+      UPDATE jobs SET state = 'QUEUED', updated_at = at
+      WHERE tenant_id = tenant AND state = 'WAITING' AND id = (
+        SELECT id FROM jobs
+        WHERE tenant_id = tenant AND queue_key = key AND state <> 'DEAD' AND id <> ended
+        ORDER BY seq LIMIT 1);
+      RETURN FOUND;
+    END $$;
+
     CREATE OR REPLACE FUNCTION queue_file_removal() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       INSERT INTO file_removals (tenant_id, storage_key) VALUES (OLD.tenant_id, OLD.storage_key)
@@ -87,5 +115,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
       RETURN OLD;
     END $$;
     DROP TABLE jobs, events;
+    DROP FUNCTION cairn_promote_next(uuid, text, uuid, timestamptz);
   `.execute(db);
 }

@@ -20,9 +20,11 @@ export const area: Area = {
       description: 'Turns new events of the outbox into deliveries to the subscriptions that want them, in commit order',
       run: (job, services) => relayEvents(services, job.payload.tenants as string[] | undefined),
       maxAttempts: 1,
-      // Run at once on the node whose write emitted events; every second somewhere as a safety net.
+      // Run on the node whose write emitted events, 50 ms later so a busy node's writes share a run;
+      // every second somewhere as a safety net.
       everyMs: 1_000,
       wakeOn: 'events',
+      wakeAfterMs: 50,
     },
     [DELIVER]: {
       description: 'One attempt to POST an event to a webhook, signed; retried until a 2xx or out of attempts',

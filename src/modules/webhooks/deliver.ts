@@ -6,7 +6,7 @@ import type { ClaimedJob } from '../../jobs/kinds.ts';
 import { addressPolicy, OutboundError, post } from './outbound.ts';
 import { webhookSettings } from './settings.ts';
 import { signedHeaders, statusName } from './signature.ts';
-import { type AttemptOutcome, findDelivery, findWebhook, finishAttempt, setDeliveryState, startAttempt } from './store.ts';
+import { type AttemptOutcome, deliveryToSend, finishAttempt, setDeliveryState, startAttempt } from './store.ts';
 
 /**
  * Attempts before a delivery is given up (its job DEAD, the delivery FAILED): waits of 5 s
@@ -31,10 +31,10 @@ export class DeliveryFailed extends Error {
  */
 export async function deliver(job: ClaimedJob, services: Services): Promise<void> {
   const { db, clock } = services;
-  const delivery = await findDelivery(db, job.tenantId, String(job.payload.deliveryId));
+  const delivery = await deliveryToSend(db, job.tenantId, String(job.payload.deliveryId));
   if (!delivery || delivery.state === 'DELIVERED') return;
-  const webhook = await findWebhook(db, job.tenantId, delivery.webhook_id);
-  if (!webhook) {
+  const { url, secret } = delivery;
+  if (url === null || secret === null) {
     // Its subscription was deleted: nobody is left to deliver to.
     await setDeliveryState(db, delivery, 'FAILED', clock.now());
     return;
@@ -46,16 +46,16 @@ export async function deliver(job: ClaimedJob, services: Services): Promise<void
     tenant_id: job.tenantId,
     id: attemptId,
     delivery_id: delivery.id,
-    webhook_id: webhook.id,
-    url: webhook.url,
+    webhook_id: delivery.webhook_id,
+    url,
     status: 'SENT',
     started_at: startedAt,
   });
   const started = performance.now();
   let outcome: Omit<AttemptOutcome, 'latencyMs' | 'finishedAt'>;
   try {
-    const { status } = await post(webhook.url, {
-      headers: signedHeaders(webhook.secret, delivery.event_id, startedAt, delivery.body),
+    const { status } = await post(url, {
+      headers: signedHeaders(secret, delivery.event_id, startedAt, delivery.body),
       body: delivery.body,
       timeoutMs: settings.timeoutMs,
       allowed: addressPolicy(settings.allowPrivate),

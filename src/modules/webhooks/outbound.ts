@@ -34,8 +34,27 @@ export function isPublicAddress(address: string): boolean {
 /** Which addresses may be reached: public ones, or any when private networks are allowed. */
 export type AddressPolicy = (address: string) => boolean;
 
+const anyAddress: AddressPolicy = () => true;
+
 export function addressPolicy(allowPrivate: boolean): AddressPolicy {
-  return allowPrivate ? () => true : isPublicAddress;
+  return allowPrivate ? anyAddress : isPublicAddress;
+}
+
+/**
+ * Kept-alive connections, one pool per policy: a receiver gets many deliveries, and a new TCP (and
+ * TLS) connection for each cost more than the request. A pooled socket was connected to an
+ * address checked when it was made, and only ever goes there.
+ */
+const pools = new WeakMap<AddressPolicy, { http: http.Agent; https: https.Agent }>();
+
+function poolOf(allowed: AddressPolicy) {
+  let pool = pools.get(allowed);
+  if (!pool) {
+    const options = { keepAlive: true, maxSockets: 32, timeout: 30_000 };
+    pool = { http: new http.Agent(options), https: new https.Agent(options) };
+    pools.set(allowed, pool);
+  }
+  return pool;
 }
 
 /** The URL, if webhooks may post to it: http or https, and an IP literal host must pass the policy. */
@@ -89,7 +108,9 @@ export async function post(url: string, options: PostOptions): Promise<{ status:
 }
 
 function send(url: URL, options: PostOptions, signal: AbortSignal): Promise<{ status: number; location?: string }> {
-  const client = url.protocol === 'https:' ? https : http;
+  const secure = url.protocol === 'https:';
+  const client = secure ? https : http;
+  const pool = poolOf(options.allowed);
   return new Promise((resolve, reject) => {
     const request = client.request(
       url,
@@ -97,9 +118,9 @@ function send(url: URL, options: PostOptions, signal: AbortSignal): Promise<{ st
         method: 'POST',
         headers: { ...options.headers, 'content-length': Buffer.byteLength(options.body) },
         signal,
+        // Each new socket resolves the name through the check.
         lookup: checkedLookup(options.allowed),
-        // A new connection each time: a kept-alive socket would skip the lookup's check.
-        agent: false,
+        agent: secure ? pool.https : pool.http,
       },
       (response) => {
         response.resume();

@@ -74,6 +74,18 @@ export function findDelivery(db: Kysely<DB>, tenantId: string, id: string) {
     .executeTakeFirst();
 }
 
+/** A delivery with where it goes and how it is signed (null when its webhook was deleted): one statement. */
+export function deliveryToSend(db: Kysely<DB>, tenantId: string, id: string) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .leftJoin('webhooks as w', (join) => join.onRef('w.tenant_id', '=', 'd.tenant_id').onRef('w.id', '=', 'd.webhook_id'))
+    .selectAll('d')
+    .select(['w.url', 'w.secret'])
+    .where('d.tenant_id', '=', tenantId)
+    .where('d.id', '=', id)
+    .executeTakeFirst();
+}
+
 export async function setDeliveryState(db: Kysely<DB>, delivery: DeliveryRow, state: DeliveryState, now: Date): Promise<void> {
   await db
     .updateTable('webhook_deliveries')

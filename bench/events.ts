@@ -1,0 +1,259 @@
+/**
+ * `npm run bench:events` (and the end of `npm run bench`): the work after a commit, measured.
+ *
+ * - Delivery delay: patients created at 200 per second for a while, each event delivered to a
+ *   webhook receiver on this machine; the delay of each is its receipt time less the event's own
+ *   time (the write's instant, just before its commit, so the figure is an upper bound).
+ * - Throughput: creates as fast as 10 connections go, and the events delivered per second from
+ *   the first write to the last receipt.
+ * - The outbox's cost: patient create throughput now against the build of `BENCH_BEFORE_REF`
+ *   (the commit before the outbox, by default), each on its own database of the same size, the
+ *   two taking turns.
+ *
+ * Every server is `cairn serve --workers 2` from a build, its job workers on, with PostgreSQL on
+ * the same machine; the load comes from a separate process (bench/load.ts).
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { type Cluster, freePort, startCluster } from '../src/test/postgres-cluster.ts';
+import type { LoadPlan, LoadResult } from './load.ts';
+
+const quick = process.argv.includes('--quick');
+const root = path.resolve(import.meta.dirname, '..');
+const beforeRef = process.env.BENCH_BEFORE_REF ?? 'f5c05e6';
+const PATIENTS = 10_000;
+const RATE = 200;
+const seconds = quick ? 10 : 30;
+const ROUNDS = quick ? 2 : 3;
+const clientKey = 'events-bench';
+const clientSecret = 'events-bench-secret-0123';
+const children: ChildProcess[] = [];
+
+function log(message: string) {
+  process.stderr.write(`${message}\n`);
+}
+
+function cli(cwd: string, args: string[], env: NodeJS.ProcessEnv) {
+  execFileSync(process.execPath, ['dist/cli.js', ...args], { cwd, env, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+async function waitFor(url: string) {
+  for (let attempt = 0; attempt < 240; attempt++) {
+    if (
+      await fetch(url).then(
+        (response) => response.status < 500,
+        () => false,
+      )
+    )
+      return;
+    await sleep(250);
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+async function load(plan: LoadPlan): Promise<LoadResult> {
+  const planFile = path.join(os.tmpdir(), `cairn-events-plan-${process.pid}.json`);
+  fs.writeFileSync(planFile, JSON.stringify(plan));
+  const output = execFileSync(process.execPath, ['--import', 'tsx', 'bench/load.ts', planFile], { cwd: root, encoding: 'utf8' });
+  return JSON.parse(output) as LoadResult;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function median(values: number[]): number {
+  return percentile(values, 50);
+}
+
+/** A webhook receiver: answers 200 at once, and keeps each event's delay and arrival. */
+async function startReceiver() {
+  const arrivals: { at: number; delayMs: number; id: string }[] = [];
+  const server = http.createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
+    request.on('end', () => {
+      const at = Date.now();
+      const event = JSON.parse(body) as { id: string; timestamp: string };
+      arrivals.push({ at, delayMs: at - Date.parse(event.timestamp), id: event.id });
+      response.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`, arrivals, close: () => server.close() };
+}
+
+interface Server {
+  base: string;
+  token: string;
+  child: ChildProcess;
+}
+
+/** A database of PATIENTS patients, and `cairn serve --workers 2` of the build in `cwd` on it. */
+async function startServer(cwd: string, cluster: Cluster, database: string): Promise<Server> {
+  const env = { ...process.env, DATABASE_URL: cluster.url(database), CAIRN_DEMO: 'false', LOG_LEVEL: 'warn' };
+  cli(cwd, ['migrate'], env);
+  cli(cwd, ['seed', 'bulk', '--tenant', 'events', '--patients', String(PATIENTS), '--tasks', '0'], env);
+  cli(
+    cwd,
+    [
+      'client',
+      'create',
+      'events',
+      '--name',
+      'bench',
+      '--role',
+      'sandbox:administrator',
+      '--key',
+      clientKey,
+      '--secret',
+      clientSecret,
+    ],
+    env,
+  );
+  const port = await freePort();
+  const child = spawn(process.execPath, ['dist/cli.js', 'serve', '--workers', '2'], {
+    cwd,
+    env: { ...env, PORT: String(port), CAIRN_WEBHOOKS_ALLOW_PRIVATE: 'true', CAIRN_TOKEN_LIMIT: '100000000' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(child);
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(`${base}/health/ready`);
+  const response = await fetch(`${base}/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ apiClient: clientKey, secret: clientSecret }),
+  });
+  return { base, token: ((await response.json()) as { token: string }).token, child };
+}
+
+const createBodies = Array.from({ length: 200 }, (_, i) =>
+  JSON.stringify({ firstName: `Event${i}`, lastName: `Bench${i}`, email: `event${i}@example.org`, birthDate: '1980-05-06' }),
+);
+
+function createPlan(server: Server, extra: Partial<LoadPlan> = {}): LoadPlan {
+  return {
+    url: server.base,
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.token}` },
+    paths: ['/events/sandbox/patients'],
+    bodies: createBodies,
+    connections: 10,
+    seconds,
+    ...extra,
+  };
+}
+
+/** Waits until `count` arrivals are in, or 60 s pass without a new one. */
+async function settle(arrivals: unknown[], count: number): Promise<void> {
+  let last = arrivals.length;
+  let quietSince = Date.now();
+  while (arrivals.length < count && Date.now() - quietSince < 60_000) {
+    await sleep(100);
+    if (arrivals.length !== last) {
+      last = arrivals.length;
+      quietSince = Date.now();
+    }
+  }
+}
+
+export async function benchEvents(): Promise<string> {
+  const cluster = await startCluster({ synchronous_commit: 'off', max_connections: '100' });
+  const worktree = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-before-'));
+  try {
+    log(`== events: the build of ${beforeRef}, for the create baseline`);
+    execFileSync('git', ['worktree', 'add', '--detach', worktree, beforeRef], { cwd: root, stdio: 'ignore' });
+    fs.symlinkSync(path.join(root, 'node_modules'), path.join(worktree, 'node_modules'));
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: worktree, stdio: 'inherit' });
+    const admin = new pg.Client({ connectionString: cluster.url('postgres') });
+    await admin.connect();
+    await admin.query('CREATE DATABASE events_now');
+    await admin.query('CREATE DATABASE events_before');
+    await admin.end();
+    const now = await startServer(root, cluster, 'events_now');
+    const before = await startServer(worktree, cluster, 'events_before');
+
+    log('== events: create throughput, the outbox on (now) and before it, taking turns');
+    const rates: { now: number[]; before: number[] } = { now: [], before: [] };
+    for (const server of [now, before]) await load(createPlan(server, { seconds: 2 }));
+    for (let round = 0; round < ROUNDS; round++) {
+      rates.now.push((await load(createPlan(now))).rps);
+      rates.before.push((await load(createPlan(before))).rps);
+    }
+    const ratios = rates.now.map((rate, index) => rate / rates.before[index]!);
+
+    log(`== events: deliveries at ${RATE} writes/s`);
+    const receiver = await startReceiver();
+    const subscribed = await fetch(`${now.base}/events/admin/webhooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${now.token}` },
+      body: JSON.stringify({ name: 'bench', url: receiver.url, eventSubtypes: ['PATIENT_CREATED'] }),
+    });
+    if (subscribed.status !== 201) throw new Error(`subscribing failed: ${subscribed.status} ${await subscribed.text()}`);
+    const paced = await load(createPlan(now, { rate: RATE, connections: 20 }));
+    const pacedCount = paced.requests - paced.non2xx;
+    await settle(receiver.arrivals, pacedCount);
+    const pacedDelays = receiver.arrivals.map((arrival) => arrival.delayMs);
+    const pacedDelivered = receiver.arrivals.length;
+
+    log('== events: deliveries at full speed');
+    receiver.arrivals.length = 0;
+    const startedAt = Date.now();
+    const blast = await load(createPlan(now));
+    const blastCount = blast.requests - blast.non2xx;
+    await settle(receiver.arrivals, blastCount);
+    const lastArrival = Math.max(...receiver.arrivals.map((arrival) => arrival.at));
+    const delivered = receiver.arrivals.length;
+    const eventsPerSecond = delivered / ((lastArrival - startedAt) / 1000);
+    const blastDelays = receiver.arrivals.map((arrival) => arrival.delayMs);
+    const duplicates = delivered - new Set(receiver.arrivals.map((arrival) => arrival.id)).size;
+    receiver.close();
+
+    const p95 = percentile(pacedDelays, 95);
+    const createRatio = median(ratios);
+    return [
+      '',
+      '## Events and webhooks',
+      '',
+      `${PATIENTS.toLocaleString('en-US')} patients per database; \`cairn serve --workers 2\` with job workers on; a receiver on this machine answering 200 at once.`,
+      '',
+      '| Measure | Value | Target |',
+      '|---|---|---|',
+      `| commit → delivery at ${RATE} writes/s: p50 / p95 / p99 | ${percentile(pacedDelays, 50)} / ${p95} / ${percentile(pacedDelays, 99)} ms (${pacedDelivered} of ${pacedCount} delivered; ${paced.rps.toFixed(0)} writes/s reached) | p95 < 1000 ms: ${p95 < 1000 && pacedDelivered === pacedCount ? 'met' : 'MISSED'} |`,
+      `| events delivered per second, creates at full speed | ${eventsPerSecond.toFixed(0)} (${delivered} of ${blastCount}, ${duplicates} twice; writes ${blast.rps.toFixed(0)}/s; delay p50 ${percentile(blastDelays, 50)} ms, p95 ${percentile(blastDelays, 95)} ms) | |`,
+      `| patient create, outbox on ÷ before it (${beforeRef}) | ${createRatio.toFixed(2)} (now ${rates.now.map((r) => r.toFixed(0)).join(', ')} req/s; before ${rates.before.map((r) => r.toFixed(0)).join(', ')}) | ≥ 0.9: ${createRatio >= 0.9 ? 'met' : 'MISSED'} |`,
+      '',
+    ].join('\n');
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await sleep(500);
+    execFileSync('git', ['worktree', 'remove', '--force', worktree], { cwd: root, stdio: 'ignore' });
+    cluster.stop();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+  benchEvents().then(
+    (text) => {
+      process.stdout.write(text);
+      fs.writeFileSync(path.join(root, `bench/results/latest-events${quick ? '-quick' : ''}.md`), text);
+    },
+    (error: unknown) => {
+      console.error(error);
+      for (const child of children) child.kill('SIGTERM');
+      process.exit(1);
+    },
+  );
+}
