@@ -132,7 +132,7 @@ export interface AuditEventsTable {
   changed_fields: string[] | null;
 }
 
-/** The outbox (events/outbox.ts): one row per event, written with the change it reports. */
+/** The outbox (events/outbox.ts): one row per event, written with the change it reports, deleted once consumed. */
 export interface EventsTable {
   tenant_id: string;
   id: string;
@@ -148,8 +148,6 @@ export interface EventsTable {
   request_id: string | null;
   occurred_at: Timestamp;
   data: Json<Record<string, unknown>>;
-  /** Set once the consumers (webhooks) have taken the event. */
-  dispatched_at: Date | null;
 }
 
 export interface PatientTerritory {

@@ -5,8 +5,8 @@ import type { Actor } from './audit.ts';
 /**
  * The outbox (DECISIONS §9): every create, update and delete of a stored record writes an event
  * row in the same transaction as the change, through the unit of work. Events name ids and field
- * names, never values, so no PHI leaves with them. Consumers (webhooks) read the outbox after the
- * commit.
+ * names, never values, so no PHI leaves with them. Consumers (webhooks) take the outbox's rows
+ * after the commit, deleting them.
  */
 
 /**
@@ -68,7 +68,6 @@ export function eventRow(actor: Actor, event: NewEvent, at: Date): NewRow<'event
     request_id: actor.requestId,
     occurred_at: at,
     data: JSON.stringify(event.data ?? {}),
-    dispatched_at: null,
   };
 }
 

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import type { ClaimedJob, JobKind } from './kinds.ts';
-import { retryDelay } from './kinds.ts';
+import { type ClaimedJob, JOB_ENDED, type JobKind, retryDelay } from './kinds.ts';
 import {
   buryJob,
   claimJobs,
@@ -42,7 +41,8 @@ export class JobRunner<Env> {
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private pollAgain = false;
-  private lastPollFull = false;
+  /** The last look found jobs (or had no room): while work flows, a job's end is the moment to look again. */
+  private flowing = false;
   private readonly running = new Set<Promise<unknown>>();
   private readonly local = new Map<string, { run: Promise<number>; again: boolean }>();
   /** Kinds signalled and waiting out their wake window. */
@@ -130,7 +130,8 @@ export class JobRunner<Env> {
     this.running.add(promise);
     promise.finally(() => {
       this.running.delete(promise);
-      if (this.lastPollFull) this.pollSoon();
+      // While work flows, look again once half the slots are free: claims take several jobs at a time.
+      if (this.flowing && this.running.size <= this.options.settings.concurrency / 2) this.pollSoon();
     });
   }
 
@@ -154,11 +155,11 @@ export class JobRunner<Env> {
   private async poll(): Promise<void> {
     const free = this.options.settings.concurrency - this.running.size;
     if (free <= 0) {
-      this.lastPollFull = true;
+      this.flowing = true;
       return;
     }
     const jobs = await this.claim(free);
-    this.lastPollFull = jobs.length === free;
+    this.flowing = jobs.length > 0;
     for (const job of jobs) this.track(this.execute(job));
   }
 
@@ -190,7 +191,8 @@ export class JobRunner<Env> {
       try {
         do {
           entry.again = false;
-          done += await this.perform(name, localJob(name, tenants));
+          const result = await this.perform(name, localJob(name, tenants));
+          done += result === JOB_ENDED ? 1 : result;
         } while (entry.again);
       } catch (error) {
         this.options.log.warn({ kind: name, code: codeOf(error) }, 'job failed');
@@ -203,8 +205,9 @@ export class JobRunner<Env> {
     return entry.run;
   }
 
-  private async perform(name: string, job: ClaimedJob): Promise<number> {
+  private async perform(name: string, job: ClaimedJob): Promise<number | typeof JOB_ENDED> {
     const done = await this.kinds.get(name)!.run(job, this.options.env);
+    if (done === JOB_ENDED) return done;
     return typeof done === 'number' ? done : 0;
   }
 
@@ -218,7 +221,7 @@ export class JobRunner<Env> {
         await buryJob(db, row, 'ATTEMPTS_EXHAUSTED', clock.now());
         return 1;
       }
-      let done: number;
+      let done: number | typeof JOB_ENDED;
       try {
         done = await this.perform(row.kind, claimed(row));
       } catch (error) {
@@ -235,6 +238,7 @@ export class JobRunner<Env> {
         }
         return 1;
       }
+      if (done === JOB_ENDED) return 1;
       const now = clock.now();
       if (kind.everyMs) await rescheduleJob(db, row, new Date(now.getTime() + kind.everyMs), null, now);
       else await completeJob(db, row, now);

@@ -17,16 +17,9 @@ const app = await startApp({}, { clock: new TestClock(fixed) });
 
 /**
  * Not record times: the token limit counts requests in windows of the database's own clock (shared
- * by every node, never shown); jobs made by the files trigger are stamped by the database; an
- * event's dispatch is stamped by whichever node relayed it, on that node's clock.
+ * by every node, never shown); jobs made by the files trigger are stamped by the database.
  */
-const notRecordTimes = new Set([
-  'token_limits.recent',
-  'token_limits.blocked_until',
-  'jobs.created_at',
-  'jobs.updated_at',
-  'events.dispatched_at',
-]);
+const notRecordTimes = new Set(['token_limits.recent', 'token_limits.blocked_until', 'jobs.created_at', 'jobs.updated_at']);
 
 test("every record time of every table is the services' clock's", async () => {
   const t = await createTestTenant(app, fullFormation());

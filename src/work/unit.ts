@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { parameterBatches } from '../db/batches.ts';
 import type { DB, NewRow } from '../db/schema.ts';
 import { type AuditEntry, auditRow, createdStamp, eventsOfAction, updatedStamp } from '../events/audit.ts';
 import { eventRow, type NewEvent } from '../events/outbox.ts';
@@ -12,74 +13,8 @@ export interface WriteOptions {
   skipEvent?: boolean;
 }
 
-/** The columns the buffered rows fill, in the order the insert names them. */
-const columns = {
-  audit_events: [
-    'tenant_id',
-    'id',
-    'instance_id',
-    'occurred_at',
-    'actor_type',
-    'actor_id',
-    'actor_name',
-    'action',
-    'entity_type',
-    'entity_id',
-    'patient_id',
-    'request_id',
-    'method',
-    'route',
-    'changed_fields',
-  ],
-  events: [
-    'tenant_id',
-    'id',
-    'instance_id',
-    'event_entity',
-    'event_subtype',
-    'record_id',
-    'patient_id',
-    'actor_type',
-    'actor_id',
-    'request_id',
-    'occurred_at',
-    'data',
-  ],
-  jobs: [
-    'tenant_id',
-    'id',
-    'instance_id',
-    'kind',
-    'payload',
-    'state',
-    'queue_key',
-    'attempts',
-    'run_at',
-    'created_at',
-    'updated_at',
-  ],
-} as const;
-
-/**
- * Rows of one table from a JSON array in one parameter: the statement's text is the same whatever
- * the number of rows (so it is prepared once), and no write nears the 65,535 parameters a
- * statement may carry.
- */
-function insertFromJson(table: keyof typeof columns, rows: object[]): RawBuilder<unknown> {
-  const names = sql.join(columns[table].map((name) => sql.ref(name)));
-  const json = JSON.stringify(
-    rows.map((row) => {
-      const { payload, data, ...rest } = row as { payload?: unknown; data?: unknown };
-      // jsonb columns are held as JSON text until here; the recordset wants them as JSON values.
-      return {
-        ...rest,
-        ...(payload !== undefined ? { payload: JSON.parse(payload as string) } : {}),
-        ...(data !== undefined ? { data: JSON.parse(data as string) } : {}),
-      };
-    }),
-  );
-  return sql`INSERT INTO ${sql.table(table)} (${names}) SELECT ${names} FROM jsonb_populate_recordset(NULL::${sql.table(table)}, ${json}::jsonb)`;
-}
+/** Rows a write's flush puts into one statement; more (a bulk edit's audit) go in statements of their own. */
+const ONE_STATEMENT_ROWS = 500;
 
 /** The unit of work behind `write`: what a write buffers, written just before its commit. */
 export class UnitOfWork implements Work {
@@ -145,26 +80,51 @@ export class UnitOfWork implements Work {
     this.callbacks.push(callback);
   }
 
+  /** The buffered rows' inserts, a table at a time, in slices under the parameters a statement may carry. */
+  private inserts() {
+    return [
+      ...parameterBatches(this.audits).map((rows) => this.db.insertInto('audit_events').values(rows)),
+      ...parameterBatches(this.events).map((rows) => this.db.insertInto('events').values(rows)),
+      ...parameterBatches(this.jobs).map((rows) => this.db.insertInto('jobs').values(rows)),
+    ];
+  }
+
   /**
-   * The buffered audit rows, events and jobs as three CTEs, for a write that is one statement
-   * (the patient create): nothing may be buffered after.
+   * The buffered audit rows, events and jobs as CTEs (`, written_0 AS (...)` each), for a write that
+   * is one statement (the patient create): nothing may be buffered after.
    */
   pendingWrites(): RawBuilder<unknown> {
     if (this.keyed.length > 0) throw new Error('keyed jobs take statements of their own: use write()');
-    const ctes = sql`
-      written_audit AS (${insertFromJson('audit_events', this.audits)}),
-      written_events AS (${insertFromJson('events', this.events)}),
-      written_jobs AS (${insertFromJson('jobs', this.jobs)})`;
+    if (this.audits.length + this.events.length + this.jobs.length > ONE_STATEMENT_ROWS) {
+      throw new Error('a write of one statement buffers a few rows, not a bulk edit’s: use write()');
+    }
+    const ctes = sql.join(
+      this.inserts().map((insert, index) => sql`, ${sql.ref(`written_${index}`)} AS (${insert})`),
+      sql``,
+    );
     this.seal();
     return ctes;
   }
 
-  /** Writes what was buffered, in the transaction, just before its commit. */
+  /** Writes what was buffered, in the transaction, just before its commit: one statement unless a bulk edit's. */
   async flush(): Promise<void> {
-    const buffered = this.audits.length + this.events.length + this.jobs.length;
+    const rows = this.audits.length + this.events.length + this.jobs.length;
     const keyed = [...this.keyed];
-    if (buffered > 0) await sql`WITH ${this.pendingWrites()} SELECT 1`.execute(this.db);
-    else this.seal();
+    if (rows > ONE_STATEMENT_ROWS) {
+      for (const insert of this.inserts()) await insert.execute();
+      this.seal();
+    } else if (rows > 0) {
+      // The first insert is the statement; the others ride on it as CTEs: one round trip.
+      const [first, ...rest] = this.inserts();
+      if (rest.length === 0) await first!.execute();
+      else {
+        const ctes = sql.join(rest.map((insert, index) => sql`${sql.ref(`written_${index}`)} AS (${insert})`));
+        await sql`WITH ${ctes} ${first!}`.execute(this.db);
+      }
+      this.seal();
+    } else {
+      this.seal();
+    }
     if (keyed.length > 0) await enqueueKeyed(this.db, keyed);
   }
 

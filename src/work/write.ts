@@ -24,7 +24,7 @@ export async function write<T>(ctx: TenantContext, work: (w: Work) => Promise<T>
 }
 
 export interface OneStatement extends Work {
-  /** The write's audit rows, events and jobs as CTEs to put into the statement; call it last. */
+  /** The write's audit rows, events and jobs as CTEs, each preceded by a comma, to put after the statement's own; call it last. */
   pendingWrites(): RawBuilder<unknown>;
 }
 

@@ -2,7 +2,8 @@ import { type Kysely, sql } from 'kysely';
 
 /**
  * The work after a commit. `events` is the outbox: one row per change of a stored record, written
- * in the change's transaction. `jobs` is the durable queue every node's workers take work from
+ * in the change's transaction and deleted once its consumers took it (a delete costs less than
+ * marking it: no new row version, no index entry; the permanent trail is `audit_events`). `jobs` is the durable queue every node's workers take work from
  * (`FOR UPDATE SKIP LOCKED`). Removing a deleted file's blob becomes a job: the `files` trigger
  * now enqueues one in the deleting transaction, where it used to queue the key in
  * `file_removals` for a sweep.
@@ -23,12 +24,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       request_id text,
       occurred_at timestamptz NOT NULL,
       data jsonb NOT NULL DEFAULT '{}',
-      dispatched_at timestamptz,
       PRIMARY KEY (tenant_id, id)
     );
     -- What consumers have yet to take, in commit order; small, as they take it within a second.
-    CREATE INDEX events_pending_idx ON events (tenant_id, seq) WHERE dispatched_at IS NULL;
-    CREATE INDEX events_time_idx ON events (tenant_id, occurred_at);
+    CREATE INDEX events_seq_idx ON events (tenant_id, seq);
 
     CREATE TABLE jobs (
       tenant_id uuid NOT NULL,

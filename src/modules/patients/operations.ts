@@ -93,8 +93,8 @@ export async function createPatient(ctx: Context, body: PatientInput) {
       changedFields: input.changedFields,
     });
     return sql<PatientReadRow>`${sql.raw(PREPARED)}
-      WITH p AS (${patient}),
-      ${careTeam ? sql`ct AS (${careTeam}),` : sql``}
+      WITH p AS (${patient})
+      ${careTeam ? sql`, ct AS (${careTeam})` : sql``}
       ${w.pendingWrites()}
       SELECT p.*, ${sql.join(patientRelations(relationScope(ctx), 'p', careTeam ? 'ct' : 'patient_care_team'))} FROM p
     `;

@@ -2,11 +2,12 @@ import { performance } from 'node:perf_hooks';
 import { v7 as uuidv7 } from 'uuid';
 import { settingsOf } from '../../config.ts';
 import type { Services } from '../../http/services.ts';
-import type { ClaimedJob } from '../../jobs/kinds.ts';
+import { type ClaimedJob, JOB_ENDED } from '../../jobs/kinds.ts';
+import { endJob } from '../../jobs/queue.ts';
 import { addressPolicy, OutboundError, post } from './outbound.ts';
 import { webhookSettings } from './settings.ts';
 import { signedHeaders, statusName } from './signature.ts';
-import { type AttemptOutcome, deliveryToSend, finishAttempt, setDeliveryState, startAttempt } from './store.ts';
+import { type AttemptOutcome, finishAttempt, startAttempt } from './store.ts';
 
 /**
  * Attempts before a delivery is given up (its job DEAD, the delivery FAILED): waits of 5 s
@@ -26,37 +27,23 @@ export class DeliveryFailed extends Error {
 
 /**
  * The `webhooks.deliver` job: one attempt to POST a delivery's event, signed, logged before it
- * goes (SENT) and after it is answered (DELIVERED on a 2xx, FAILED otherwise). A delivery already
- * delivered (the job ran again after its process died) is not sent again.
+ * goes (SENT) and after it is answered (DELIVERED on a 2xx, FAILED otherwise): two statements and
+ * the request. A delivery already delivered (the job ran again after its process died) is not sent
+ * again.
  */
-export async function deliver(job: ClaimedJob, services: Services): Promise<void> {
+export async function deliver(job: ClaimedJob, services: Services): Promise<typeof JOB_ENDED | undefined> {
   const { db, clock } = services;
-  const delivery = await deliveryToSend(db, job.tenantId, String(job.payload.deliveryId));
-  if (!delivery || delivery.state === 'DELIVERED') return;
-  const { url, secret } = delivery;
-  if (url === null || secret === null) {
-    // Its subscription was deleted: nobody is left to deliver to.
-    await setDeliveryState(db, delivery, 'FAILED', clock.now());
-    return;
-  }
-  const settings = settingsOf(services.config, webhookSettings);
   const startedAt = clock.now();
   const attemptId = uuidv7();
-  await startAttempt(db, {
-    tenant_id: job.tenantId,
-    id: attemptId,
-    delivery_id: delivery.id,
-    webhook_id: delivery.webhook_id,
-    url,
-    status: 'SENT',
-    started_at: startedAt,
-  });
+  const attempt = await startAttempt(db, job.tenantId, String(job.payload.deliveryId), attemptId, startedAt);
+  if (!attempt) return undefined;
+  const settings = settingsOf(services.config, webhookSettings);
   const started = performance.now();
-  let outcome: Omit<AttemptOutcome, 'latencyMs' | 'finishedAt'>;
+  let outcome: Omit<AttemptOutcome, 'latencyMs' | 'finishedAt' | 'last'>;
   try {
-    const { status } = await post(url, {
-      headers: signedHeaders(secret, delivery.event_id, startedAt, delivery.body),
-      body: delivery.body,
+    const { status } = await post(attempt.url, {
+      headers: signedHeaders(attempt.secret, attempt.eventId, startedAt, attempt.body),
+      body: attempt.body,
       timeoutMs: settings.timeoutMs,
       allowed: addressPolicy(settings.allowPrivate),
     });
@@ -71,12 +58,22 @@ export async function deliver(job: ClaimedJob, services: Services): Promise<void
     };
   }
   const finishedAt = clock.now();
-  await finishAttempt(db, job.tenantId, attemptId, delivery.id, {
-    ...outcome,
-    latencyMs: Math.round(performance.now() - started),
-    finishedAt,
-  });
-  if (outcome.status === 'DELIVERED') return;
-  if (job.attempt >= DELIVERY_ATTEMPTS) await setDeliveryState(db, delivery, 'FAILED', finishedAt);
-  throw new DeliveryFailed(outcome.error ?? outcome.statusCode ?? 'FAILED');
+  const delivered = outcome.status === 'DELIVERED';
+  await finishAttempt(
+    db,
+    job.tenantId,
+    attemptId,
+    attempt.deliveryId,
+    {
+      ...outcome,
+      latencyMs: Math.round(performance.now() - started),
+      finishedAt,
+      // Out of attempts: the delivery is FAILED with it (its job will be DEAD).
+      last: job.attempt >= DELIVERY_ATTEMPTS,
+    },
+    // Delivered: the job ends in the same statement, the next of its record may go.
+    delivered ? endJob(job, finishedAt) : undefined,
+  );
+  if (!delivered) throw new DeliveryFailed(outcome.error ?? outcome.statusCode ?? 'FAILED');
+  return JOB_ENDED;
 }

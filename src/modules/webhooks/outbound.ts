@@ -50,7 +50,7 @@ const pools = new WeakMap<AddressPolicy, { http: http.Agent; https: https.Agent 
 function poolOf(allowed: AddressPolicy) {
   let pool = pools.get(allowed);
   if (!pool) {
-    const options = { keepAlive: true, maxSockets: 32, timeout: 30_000 };
+    const options = { keepAlive: true, noDelay: true, maxSockets: 32, timeout: 30_000 };
     pool = { http: new http.Agent(options), https: new https.Agent(options) };
     pools.set(allowed, pool);
   }

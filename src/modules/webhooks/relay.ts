@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { parameterBatches } from '../../db/batches.ts';
 import { tryLockKey } from '../../db/locks.ts';
@@ -16,13 +17,14 @@ const BATCH = 500;
 export const DELIVER = 'webhooks.deliver';
 
 /**
- * The outbox's consumer: turns a tenant's new events, in commit order, into one delivery per
- * subscription that wants it, each with a `webhooks.deliver` job keyed by subscription and record,
- * so a record's events reach a receiver in order (a failing delivery holds back the record's later
- * ones until it succeeds or is dead). One relay per tenant at a time; answers the events taken.
+ * The outbox's consumer: takes a tenant's new events in commit order (deleting them), and turns
+ * each into one delivery per subscription that wants it, with a `webhooks.deliver` job keyed by
+ * subscription and record, so a record's events reach a receiver in order (a failing delivery
+ * holds back the record's later ones until it succeeds or is dead). One relay per tenant at a
+ * time; answers the events taken.
  */
 export async function relayEvents(services: Services, only?: readonly string[]): Promise<number> {
-  let query = services.db.selectFrom('events').select('tenant_id').distinct().where('dispatched_at', 'is', null);
+  let query = services.db.selectFrom('events').select('tenant_id').distinct();
   if (only) query = query.where('tenant_id', 'in', only.length > 0 ? only : [PLATFORM_TENANT]);
   const pending = await query.limit(1000).execute();
   let relayed = 0;
@@ -31,6 +33,13 @@ export async function relayEvents(services: Services, only?: readonly string[]):
 }
 
 async function relayTenant(services: Services, tenantId: string): Promise<number> {
+  // Most tenants subscribe to nothing: their events go in one statement, with no transaction.
+  const { numDeletedRows } = await services.db
+    .deleteFrom('events')
+    .where('tenant_id', '=', tenantId)
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhooks').select('id').where('tenant_id', '=', tenantId))))
+    .executeTakeFirst();
+  if (numDeletedRows > 0n) return Number(numDeletedRows);
   const ctx = await jobContext(services, tenantId);
   if (!ctx) return 0;
   let relayed = 0;
@@ -38,59 +47,49 @@ async function relayTenant(services: Services, tenantId: string): Promise<number
     const taken = await write(ctx, async (w) => {
       // Another node relaying this tenant now takes these events too; it goes on until none are left.
       if (!(await tryLockKey(w.db, `${tenantId}/webhooks/relay`))) return 0;
-      const events = await w.db
-        .selectFrom('events')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .where('dispatched_at', 'is', null)
-        .orderBy('seq')
-        .limit(BATCH)
-        .execute();
-      if (events.length === 0) return 0;
+      // Taken and gone in one statement; the lock keeps other relays of the tenant away meanwhile.
+      const { rows } = await sql<EventRow>`
+        DELETE FROM events WHERE tenant_id = ${tenantId} AND id IN (
+          SELECT id FROM events WHERE tenant_id = ${tenantId} ORDER BY seq LIMIT ${BATCH})
+        RETURNING *`.execute(w.db);
+      if (rows.length === 0) return 0;
+      const events = rows.sort((a, b) => a.seq - b.seq);
       const subscriptions = await subscriptionsOf(w.db, [tenantId]);
-      if (subscriptions.length > 0) {
-        const instanceNames = new Map((await listInstances(w.db, tenantId)).map((instance) => [instance.id, instance.name]));
-        const deliveries: NewRow<'webhook_deliveries'>[] = [];
-        for (const event of events) {
-          const body = JSON.stringify(
-            eventBody(event, { tenant: ctx.tenant.name, instance: instanceNames.get(event.instance_id ?? '') ?? null }),
-          );
-          for (const subscription of subscriptions.filter((candidate) => wants(candidate, event))) {
-            const id = uuidv7();
-            deliveries.push({
-              tenant_id: tenantId,
-              id,
-              webhook_id: subscription.id,
-              event_id: event.id,
-              event_entity: event.event_entity,
-              event_subtype: event.event_subtype,
-              record_id: event.record_id,
-              body,
-              state: 'PENDING',
-              attempts: 0,
-              created_at: w.now,
-              updated_at: w.now,
-            });
-            w.enqueue({
-              kind: DELIVER,
-              payload: { deliveryId: id },
-              key: `${subscription.id}/${event.record_id ?? event.id}`,
-              instanceId: event.instance_id,
-            });
-          }
+      const wanted = events.map((event) => subscriptions.filter((candidate) => wants(candidate, event)));
+      if (wanted.every((wanting) => wanting.length === 0)) return events.length;
+      const instanceNames = new Map((await listInstances(w.db, tenantId)).map((instance) => [instance.id, instance.name]));
+      const deliveries: NewRow<'webhook_deliveries'>[] = [];
+      for (const [index, event] of events.entries()) {
+        const wanting = wanted[index]!;
+        if (wanting.length === 0) continue;
+        const body = JSON.stringify(
+          eventBody(event, { tenant: ctx.tenant.name, instance: instanceNames.get(event.instance_id ?? '') ?? null }),
+        );
+        for (const subscription of wanting) {
+          const id = uuidv7();
+          deliveries.push({
+            tenant_id: tenantId,
+            id,
+            webhook_id: subscription.id,
+            event_id: event.id,
+            event_entity: event.event_entity,
+            event_subtype: event.event_subtype,
+            record_id: event.record_id,
+            body,
+            state: 'PENDING',
+            attempts: 0,
+            created_at: w.now,
+            updated_at: w.now,
+          });
+          w.enqueue({
+            kind: DELIVER,
+            payload: { deliveryId: id },
+            key: `${subscription.id}/${event.record_id ?? event.id}`,
+            instanceId: event.instance_id,
+          });
         }
-        for (const batch of parameterBatches(deliveries)) await w.db.insertInto('webhook_deliveries').values(batch).execute();
       }
-      await w.db
-        .updateTable('events')
-        .set({ dispatched_at: w.now })
-        .where('tenant_id', '=', tenantId)
-        .where(
-          'id',
-          'in',
-          events.map((event) => event.id),
-        )
-        .execute();
+      for (const batch of parameterBatches(deliveries)) await w.db.insertInto('webhook_deliveries').values(batch).execute();
       return events.length;
     });
     relayed += taken;

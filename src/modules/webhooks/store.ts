@@ -1,10 +1,10 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB, NewRow, Row } from '../../db/schema.ts';
 import type { Writing } from '../../events/work.ts';
 import { offsetOf, type Paging } from '../../http/pagination.ts';
 import { readInstant } from '../../wire/schemas.ts';
 import type { AuditWebhookQueryInput } from './schemas.ts';
-import type { AttemptStatus, DeliveryState } from './tables.ts';
+import type { AttemptStatus } from './tables.ts';
 
 /** The webhooks area's SQL: subscriptions, deliveries and attempts, each query naming the tenant. */
 
@@ -74,40 +74,48 @@ export function findDelivery(db: Kysely<DB>, tenantId: string, id: string) {
     .executeTakeFirst();
 }
 
-/** A delivery with where it goes and how it is signed (null when its webhook was deleted): one statement. */
-export function deliveryToSend(db: Kysely<DB>, tenantId: string, id: string) {
-  return db
-    .selectFrom('webhook_deliveries as d')
-    .leftJoin('webhooks as w', (join) => join.onRef('w.tenant_id', '=', 'd.tenant_id').onRef('w.id', '=', 'd.webhook_id'))
-    .selectAll('d')
-    .select(['w.url', 'w.secret'])
-    .where('d.tenant_id', '=', tenantId)
-    .where('d.id', '=', id)
-    .executeTakeFirst();
+export interface AttemptToSend {
+  attempt: number;
+  deliveryId: string;
+  webhookId: string;
+  eventId: string;
+  body: string;
+  url: string;
+  secret: string;
 }
 
-export async function setDeliveryState(db: Kysely<DB>, delivery: DeliveryRow, state: DeliveryState, now: Date): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ state, updated_at: now })
-    .where('tenant_id', '=', delivery.tenant_id)
-    .where('id', '=', delivery.id)
-    .execute();
-}
-
-/** An attempt begins: SENT, numbered by its delivery's count of attempts (one statement). */
-export async function startAttempt(db: Kysely<DB>, attempt: Omit<NewRow<'webhook_attempts'>, 'attempt'>): Promise<number> {
-  const { rows } = await sql<{ attempt: number }>`
-    WITH counted AS (
-      UPDATE webhook_deliveries SET attempts = attempts + 1, updated_at = ${attempt.started_at}
-      WHERE tenant_id = ${attempt.tenant_id} AND id = ${attempt.delivery_id}
-      RETURNING attempts)
-    INSERT INTO webhook_attempts (tenant_id, id, delivery_id, webhook_id, attempt, url, status, started_at)
-    SELECT ${attempt.tenant_id}, ${attempt.id}, ${attempt.delivery_id}, ${attempt.webhook_id}, attempts, ${attempt.url},
-      ${attempt.status}, ${attempt.started_at}
-    FROM counted
-    RETURNING attempt`.execute(db);
-  return rows[0]?.attempt ?? 0;
+/**
+ * An attempt begins, in one statement: the delivery (unless already delivered) is counted, its
+ * webhook read, and the attempt logged as SENT with its number. Undefined when there is nothing
+ * to send: no such delivery, delivered already (a job run again after its process died), or its
+ * webhook deleted (then the delivery is FAILED: nobody is left to deliver to).
+ */
+export async function startAttempt(
+  db: Kysely<DB>,
+  tenantId: string,
+  deliveryId: string,
+  attemptId: string,
+  at: Date,
+): Promise<AttemptToSend | undefined> {
+  const { rows } = await sql<AttemptToSend & { deleted: boolean }>`
+    WITH hook AS (
+      SELECT w.id, w.url, w.secret FROM webhook_deliveries d
+      JOIN webhooks w ON w.tenant_id = d.tenant_id AND w.id = d.webhook_id
+      WHERE d.tenant_id = ${tenantId} AND d.id = ${deliveryId}),
+    counted AS (
+      UPDATE webhook_deliveries
+      SET attempts = attempts + 1, updated_at = ${at},
+        state = CASE WHEN EXISTS (SELECT 1 FROM hook) THEN state ELSE 'FAILED' END
+      WHERE tenant_id = ${tenantId} AND id = ${deliveryId} AND state <> 'DELIVERED'
+      RETURNING id, webhook_id, event_id, body, attempts),
+    logged AS (
+      INSERT INTO webhook_attempts (tenant_id, id, delivery_id, webhook_id, attempt, url, status, started_at)
+      SELECT ${tenantId}, ${attemptId}, counted.id, counted.webhook_id, counted.attempts, hook.url, 'SENT', ${at}
+      FROM counted, hook)
+    SELECT counted.attempts AS attempt, counted.id AS "deliveryId", counted.webhook_id AS "webhookId",
+      counted.event_id AS "eventId", counted.body, hook.url, hook.secret
+    FROM counted, hook`.execute(db);
+  return rows[0];
 }
 
 export interface AttemptOutcome {
@@ -117,20 +125,27 @@ export interface AttemptOutcome {
   error: string | null;
   latencyMs: number;
   finishedAt: Date;
+  /** The delivery's last attempt: a failure makes it FAILED. */
+  last: boolean;
 }
 
-/** An attempt ends; a 2xx also marks its delivery DELIVERED (one statement). */
+/**
+ * An attempt ends; a 2xx makes its delivery DELIVERED, a last failure FAILED; `also` is one more
+ * CTE to run with it (the job's own end): one statement.
+ */
 export async function finishAttempt(
   db: Kysely<DB>,
   tenantId: string,
   attemptId: string,
   deliveryId: string,
   outcome: AttemptOutcome,
+  also?: RawBuilder<unknown>,
 ) {
+  const state = outcome.status === 'DELIVERED' ? 'DELIVERED' : outcome.last ? 'FAILED' : null;
   await sql`
-    WITH delivered AS (
-      UPDATE webhook_deliveries SET state = 'DELIVERED', updated_at = ${outcome.finishedAt}
-      WHERE tenant_id = ${tenantId} AND id = ${deliveryId} AND ${outcome.status === 'DELIVERED'})
+    WITH ${also ? sql`job_ended AS (${also}),` : sql``} ended AS (
+      UPDATE webhook_deliveries SET state = ${state}, updated_at = ${outcome.finishedAt}
+      WHERE tenant_id = ${tenantId} AND id = ${deliveryId} AND ${state !== null})
     UPDATE webhook_attempts SET status = ${outcome.status}, status_code = ${outcome.statusCode},
       http_status = ${outcome.httpStatus}, error = ${outcome.error}, latency_ms = ${outcome.latencyMs},
       finished_at = ${outcome.finishedAt}
