@@ -8,8 +8,10 @@
  * process, the three servers taking turns, and counts the SQL statements each request sends
  * (pg_stat_statements). It prints and saves (bench/results/) req/s, p50/p95/p99, the servers'
  * peak memory, Cairn ÷ floor and Cairn ÷ same-SQL, statements per request, and the growth of
- * search and list latency from the small tenant to the large one. Absolute figures depend on the
- * machine; the ratios are what carry over.
+ * search and list latency from the small tenant to the large one. Then the files bench
+ * (bench/files.ts) and the events bench (bench/events.ts: webhook delivery delay and throughput,
+ * and patient create with the outbox against the build before it). Absolute figures depend on
+ * the machine; the ratios are what carry over.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -18,6 +20,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { type Cluster, freePort, startCluster } from '../src/test/postgres-cluster.ts';
+import { benchEvents } from './events.ts';
 import { benchFiles } from './files.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
 
@@ -310,6 +313,10 @@ async function main() {
     const report = summarize(measured, seedTimes, (Date.now() - started) / 1000);
     log('== files');
     report.text += await benchFiles();
+    // After the servers above are gone: the events bench runs its own cluster and servers.
+    for (const child of children) child.kill('SIGTERM');
+    await sleep(500);
+    report.text += await benchEvents();
     process.stdout.write(report.text);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     fs.mkdirSync(path.join(root, 'bench/results'), { recursive: true });
