@@ -86,7 +86,9 @@ export interface EventBody {
   patientId: string | null;
   recordId: string | null;
   actor: { type: string; id: string | null };
-  data: Record<string, unknown>;
+  /** What changed, by name and type (`changedFields`, `cdtName`, a task's `status`); not `data`,
+   * which clients unwrap as a list (DECISIONS §10). */
+  details: Record<string, unknown>;
 }
 
 export function eventBody(row: EventRow, names: { tenant: string; instance: string | null }): EventBody {
@@ -102,6 +104,6 @@ export function eventBody(row: EventRow, names: { tenant: string; instance: stri
     patientId: row.patient_id,
     recordId: row.record_id,
     actor: { type: row.actor_type, id: row.actor_id },
-    data: row.data as Record<string, unknown>,
+    details: row.data as Record<string, unknown>,
   };
 }

@@ -104,6 +104,17 @@ export async function claimJobs(db: Kysely<DB>, options: ClaimOptions): Promise<
   return rows;
 }
 
+/**
+ * The jobs a worker is running stay its own until `leaseUntil`: renewed while they run, so a run
+ * longer than a lease (a slow receiver, an export) is not taken for dead and run twice.
+ */
+export async function renewLeases(db: Kysely<DB>, jobs: readonly JobRow[], worker: string, leaseUntil: Date): Promise<void> {
+  if (jobs.length === 0) return;
+  await sql`UPDATE jobs SET run_at = ${leaseUntil}
+    WHERE (tenant_id, id) IN (SELECT * FROM unnest(${jobs.map((job) => job.tenant_id)}::uuid[], ${jobs.map((job) => job.id)}::uuid[]))
+      AND state = 'RUNNING' AND locked_by = ${worker}`.execute(db);
+}
+
 /** The job is still the one this worker took (its lease did not run out and pass to another). */
 function taken(db: Kysely<DB>, job: JobRow) {
   return {
@@ -210,17 +221,35 @@ export async function requeueJob(trx: Kysely<DB>, tenantId: string, id: string, 
     .executeTakeFirstOrThrow();
 }
 
+/** A tenant's DEAD jobs of `kind` whose payload holds `payload` go: their work is redone by a new job. */
+export async function forgetDeadJobs(
+  db: Kysely<DB>,
+  tenantId: string,
+  kind: string,
+  payload: Record<string, unknown>,
+): Promise<void> {
+  await db
+    .deleteFrom('jobs')
+    .where('tenant_id', '=', tenantId)
+    .where('state', '=', 'DEAD')
+    .where('kind', '=', kind)
+    .where(sql<boolean>`payload @> ${JSON.stringify(payload)}::jsonb`)
+    .execute();
+}
+
 export interface JobFilter {
   state?: JobState;
   kind?: string;
 }
 
-/** A tenant's jobs, newest first (the administrators' list). */
+/** A tenant's jobs (the administrators' list). */
 export async function listJobs(
   db: Kysely<DB>,
   tenantId: string,
   filter: JobFilter,
   paging: { page: number; size: number },
+  /** By enqueue order: newest first unless `asc`. */
+  direction: 'asc' | 'desc' = 'desc',
 ): Promise<{ rows: JobRow[]; total: number }> {
   let base = db.selectFrom('jobs').where('tenant_id', '=', tenantId);
   if (filter.state) base = base.where('state', '=', filter.state);
@@ -228,7 +257,7 @@ export async function listJobs(
   const [rows, count] = await Promise.all([
     base
       .selectAll()
-      .orderBy('seq', 'desc')
+      .orderBy('seq', direction)
       .limit(paging.size)
       .offset(paging.page * paging.size)
       .execute(),

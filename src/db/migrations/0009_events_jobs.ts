@@ -3,8 +3,8 @@ import { type Kysely, sql } from 'kysely';
 /**
  * The work after a commit. `events` is the outbox: one row per change of a stored record, written
  * in the change's transaction and deleted once its consumers took it (a delete costs less than
- * marking it: no new row version, no index entry; the permanent trail is `audit_events`). `jobs` is the durable queue every node's workers take work from
- * (`FOR UPDATE SKIP LOCKED`). Removing a deleted file's blob becomes a job: the `files` trigger
+ * marking it: no new row version, no index entry; the permanent trail is `audit_events`). `jobs`
+ * is the durable queue every node's workers take work from (`FOR UPDATE SKIP LOCKED`). Removing a deleted file's blob becomes a job: the `files` trigger
  * now enqueues one in the deleting transaction, where it used to queue the key in
  * `file_removals` for a sweep.
  */
@@ -52,6 +52,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     -- cost nothing, and WAITING and DEAD jobs are not in it, however many there are.
     CREATE INDEX jobs_due_idx ON jobs ((coalesce(run_at, '-infinity'::timestamptz)), seq) WHERE state IN ('QUEUED', 'RUNNING');
     CREATE INDEX jobs_key_idx ON jobs (tenant_id, queue_key, seq) WHERE queue_key IS NOT NULL AND state <> 'DEAD';
+    -- The administrators' list, newest first, by state; a filter by kind alone reads the tenant's
+    -- part of it, which holds only live and DEAD jobs (a job that succeeded is deleted).
     CREATE INDEX jobs_state_idx ON jobs (tenant_id, state, seq);
     CREATE UNIQUE INDEX jobs_dedupe_idx ON jobs (tenant_id, kind, dedupe_key) WHERE dedupe_key IS NOT NULL;
 

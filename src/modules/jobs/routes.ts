@@ -1,5 +1,5 @@
 import { tenantContextOf } from '../../http/context.ts';
-import { DataAndMeta, dataAndMeta } from '../../http/pagination.ts';
+import { DataAndMeta, dataAndMeta, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
 import type { Services } from '../../http/services.ts';
@@ -44,8 +44,9 @@ const jobRoutes: AreaPlugin = async (app, { services }) => {
     },
     async (request) => {
       const ctx = tenantContextOf(request);
-      const { page, size, state, kind } = request.query;
-      const { rows, total } = await listJobs(ctx.db, ctx.tenant.id, { state, kind }, { page, size });
+      const { page, size, state, kind, sort } = request.query;
+      const [key] = parseSort(sort, { createdAt: 'seq' });
+      const { rows, total } = await listJobs(ctx.db, ctx.tenant.id, { state, kind }, { page, size }, key?.direction);
       return dataAndMeta(
         rows.map((row) => jobView(row, services)),
         total,

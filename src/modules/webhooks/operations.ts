@@ -3,12 +3,13 @@ import { settingsOf } from '../../config.ts';
 import { entityOf, eventCatalog } from '../../events/outbox.ts';
 import type { Work } from '../../events/work.ts';
 import type { TenantContext } from '../../http/context.ts';
-import { dataAndMeta, type Paging } from '../../http/pagination.ts';
+import { dataAndMeta, type Paging, parseSort } from '../../http/pagination.ts';
+import { forgetDeadJobs } from '../../jobs/queue.ts';
 import { listInstances } from '../../tenancy/tenancy.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
 import { write } from '../../work/write.ts';
 import { addressPolicy, checkedUrl, OutboundError } from './outbound.ts';
-import { DELIVER } from './relay.ts';
+import { DELIVER, deliveryKey } from './relay.ts';
 import type { AuditWebhookQueryInput, WebhookInputBody, WebhookPatchBody } from './schemas.ts';
 import { webhookSettings } from './settings.ts';
 import { newWebhookSecret } from './signature.ts';
@@ -36,8 +37,20 @@ async function requireWebhook(ctx: TenantContext, id: string, db = ctx.db, forUp
   return row;
 }
 
-export async function listWebhookViews(ctx: TenantContext, source: 'API' | 'FORMATION' | undefined, paging: Paging) {
-  const [{ rows, total }, names] = await Promise.all([listWebhooks(ctx.db, ctx.tenant.id, source, paging), instanceNames(ctx)]);
+/** What the lists sort by (`sort=<field>,<asc|desc>`), each served by an index. */
+const sortableWebhookFields = { name: 'name' };
+const sortableAttemptFields = { createdAt: 'a.started_at' };
+
+export async function listWebhookViews(
+  ctx: TenantContext,
+  query: { source?: 'API' | 'FORMATION' | undefined; sort?: string | string[] | undefined },
+  paging: Paging,
+) {
+  const sort = parseSort(query.sort, sortableWebhookFields);
+  const [{ rows, total }, names] = await Promise.all([
+    listWebhooks(ctx.db, ctx.tenant.id, query.source, paging, sort),
+    instanceNames(ctx),
+  ]);
   return dataAndMeta(
     rows.map((row) => webhookView(row, names)),
     total,
@@ -173,15 +186,17 @@ export async function retryDelivery(ctx: TenantContext, webhookId: string, deliv
   if (!delivery || delivery.webhook_id !== webhook.id)
     throw new ApiError('WEBHOOK_DELIVERY_NOT_FOUND', { webhookId, deliveryId });
   await write(ctx, async (w) => {
-    // A redelivery asked for by hand is sent at once, not in its record's order: the order was kept the first time.
+    // Sent after the record's deliveries still under way (two sends of one delivery never run at
+    // once); a DEAD job of it goes, as this one redoes its work.
+    await forgetDeadJobs(w.db, ctx.tenant.id, DELIVER, { deliveryId: delivery.id });
     await w.db
       .updateTable('webhook_deliveries')
       .set({ state: 'PENDING', updated_at: w.now })
       .where('tenant_id', '=', ctx.tenant.id)
       .where('id', '=', delivery.id)
       .execute();
-    w.enqueue({ kind: DELIVER, payload: { deliveryId: delivery.id } });
-    w.changed({ action: 'WEBHOOK_DELIVERY_RETRIED', entityType: 'WEBHOOK', entityId: webhook.id, changedFields: [delivery.id] });
+    w.enqueue({ kind: DELIVER, payload: { deliveryId: delivery.id }, key: deliveryKey(delivery) });
+    w.changed({ action: 'WEBHOOK_DELIVERY_RETRIED', entityType: 'WEBHOOK_DELIVERY', entityId: delivery.id });
   });
   return deliveryView({ ...delivery, state: 'PENDING' });
 }
@@ -189,6 +204,6 @@ export async function retryDelivery(ctx: TenantContext, webhookId: string, deliv
 /** DECISIONS §7: every delivery attempt, newest first (data and meta). */
 export async function auditWebhook(ctx: TenantContext, query: AuditWebhookQueryInput) {
   const paging = { page: query.page, size: query.size };
-  const { rows, total } = await listAttempts(ctx.db, ctx.tenant.id, query, paging);
+  const { rows, total } = await listAttempts(ctx.db, ctx.tenant.id, query, paging, parseSort(query.sort, sortableAttemptFields));
   return dataAndMeta(rows.map(attemptView), total, paging);
 }

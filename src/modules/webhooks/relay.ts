@@ -84,7 +84,7 @@ async function relayTenant(services: Services, tenantId: string): Promise<number
           w.enqueue({
             kind: DELIVER,
             payload: { deliveryId: id },
-            key: `${subscription.id}/${event.record_id ?? event.id}`,
+            key: deliveryKey({ webhook_id: subscription.id, record_id: event.record_id, event_id: event.id }),
             instanceId: event.instance_id,
           });
         }
@@ -95,6 +95,11 @@ async function relayTenant(services: Services, tenantId: string): Promise<number
     relayed += taken;
     if (taken < BATCH) return relayed;
   }
+}
+
+/** A delivery's job key: a subscription's deliveries of one record go one at a time, in order. */
+export function deliveryKey(delivery: { webhook_id: string; record_id: string | null; event_id: string }): string {
+  return `${delivery.webhook_id}/${delivery.record_id ?? delivery.event_id}`;
 }
 
 /** A subscription wants an event after its making, of its instances (all when none named), entities and subtypes. */

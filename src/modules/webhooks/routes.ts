@@ -49,8 +49,8 @@ const webhookRoutes: AreaPlugin = async (app) => {
       },
     },
     async (request) => {
-      const { page, size, source } = request.query;
-      return listWebhookViews(tenantContextOf(request), source, { page, size });
+      const { page, size, ...query } = request.query;
+      return listWebhookViews(tenantContextOf(request), query, { page, size });
     },
   );
 
@@ -108,7 +108,7 @@ const webhookRoutes: AreaPlugin = async (app) => {
       config: needs('WEBHOOK_WRITE'),
       schema: {
         tags,
-        summary: 'Delete a subscription: its pending deliveries are dropped; its audit stays',
+        summary: 'Delete a subscription: nothing more is sent to it (deliveries under way end FAILED, unsent); its audit stays',
         params: WebhookParams,
         response: { 200: EmptyBody, ...errors, 409: ErrorBody },
       },

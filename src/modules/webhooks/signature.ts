@@ -24,9 +24,13 @@ export function signedHeaders(secret: string, messageId: string, at: Date, body:
   };
 }
 
+/** Where production's names (Spring's `HttpStatus`) differ from Node's reason phrases. */
+const productionNames: Record<number, string> = { 416: 'REQUESTED_RANGE_NOT_SATISFIABLE', 418: 'I_AM_A_TEAPOT' };
+
 /** A receiver's status as production's audit names it (PROD-SHAPES): `OK`, `BAD_REQUEST`, `INTERNAL_SERVER_ERROR`, … */
 export function statusName(status: number): string {
-  if (status === 418) return 'I_AM_A_TEAPOT';
+  const known = productionNames[status];
+  if (known) return known;
   const reason = http.STATUS_CODES[status];
   return reason
     ? reason

@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB, NewRow, Row } from '../../db/schema.ts';
 import type { Writing } from '../../events/work.ts';
-import { offsetOf, type Paging } from '../../http/pagination.ts';
+import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
 import { readInstant } from '../../wire/schemas.ts';
 import type { AuditWebhookQueryInput } from './schemas.ts';
 import type { AttemptStatus } from './tables.ts';
@@ -23,11 +23,15 @@ export async function listWebhooks(
   tenantId: string,
   source: 'API' | 'FORMATION' | undefined,
   paging: Paging,
+  sort: SortKey[],
 ): Promise<{ rows: WebhookRow[]; total: number }> {
   let base = db.selectFrom('webhooks').where('tenant_id', '=', tenantId);
   if (source) base = base.where('source', '=', source);
   const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('name').orderBy('id').limit(paging.size).offset(offsetOf(paging)).execute(),
+    applySort(base.selectAll(), sort, [{ column: 'name', direction: 'asc' }], 'id')
+      .limit(paging.size)
+      .offset(offsetOf(paging))
+      .execute(),
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.total) };
@@ -167,6 +171,7 @@ export async function listAttempts(
   tenantId: string,
   query: AuditWebhookQueryInput,
   paging: Paging,
+  sort: SortKey[],
 ): Promise<{ rows: AttemptListRow[]; total: number }> {
   let base = db.selectFrom('webhook_attempts as a').where('a.tenant_id', '=', tenantId);
   if (query.webhookId) base = base.where('a.webhook_id', '=', query.webhookId);
@@ -175,15 +180,18 @@ export async function listAttempts(
   if (query.from) base = base.where('a.started_at', '>=', readInstant(query.from));
   if (query.to) base = base.where('a.started_at', '<', readInstant(query.to));
   const [rows, count] = await Promise.all([
-    base
-      .innerJoin('webhook_deliveries as d', (join) =>
-        join.onRef('d.tenant_id', '=', 'a.tenant_id').onRef('d.id', '=', 'a.delivery_id'),
-      )
-      .leftJoin('webhooks as w', (join) => join.onRef('w.tenant_id', '=', 'a.tenant_id').onRef('w.id', '=', 'a.webhook_id'))
-      .selectAll('a')
-      .select(['w.name as webhook_name', 'd.event_id', 'd.event_entity', 'd.event_subtype', 'd.record_id', 'd.body'])
-      .orderBy('a.started_at', 'desc')
-      .orderBy('a.id', 'desc')
+    applySort(
+      base
+        .innerJoin('webhook_deliveries as d', (join) =>
+          join.onRef('d.tenant_id', '=', 'a.tenant_id').onRef('d.id', '=', 'a.delivery_id'),
+        )
+        .leftJoin('webhooks as w', (join) => join.onRef('w.tenant_id', '=', 'a.tenant_id').onRef('w.id', '=', 'a.webhook_id'))
+        .selectAll('a')
+        .select(['w.name as webhook_name', 'd.event_id', 'd.event_entity', 'd.event_subtype', 'd.record_id', 'd.body']),
+      sort,
+      [{ column: 'a.started_at', direction: 'desc' }],
+      'a.id',
+    )
       .limit(paging.size)
       .offset(offsetOf(paging))
       .execute(),

@@ -20,7 +20,7 @@ import { DELIVERY_ATTEMPTS } from './deliver.ts';
 /** Receivers listen on loopback, which webhooks may reach only when private addresses are allowed. */
 // A receiver that hangs fails its attempt after a second (10 s in production): long enough that
 // a busy test machine never fails a quick answer, short enough for the tests.
-const env = { CAIRN_WEBHOOKS_ALLOW_PRIVATE: 'true', CAIRN_WEBHOOK_TIMEOUT_MS: '1000' };
+const env = { CAIRN_WEBHOOKS_ALLOW_PRIVATE: 'true', CAIRN_WEBHOOKS_TIMEOUT_MS: '1000' };
 const clock = new TestClock();
 const app = await startApp({}, { clock, env });
 const HOUR = 60 * 60 * 1000;
@@ -166,7 +166,7 @@ describe('delivery', () => {
     assert.equal(request!.headers['webhook-id'], payload.id);
     assert.deepEqual(Object.keys(payload).sort(), [
       'actor',
-      'data',
+      'details',
       'eventEntity',
       'eventSubtype',
       'id',
@@ -186,7 +186,7 @@ describe('delivery', () => {
     assert.equal(payload.instanceName, 'sandbox');
     assert.deepEqual(payload.actor, { type: 'API_CLIENT', id: t.adminClient.id });
     assert.equal(payload.timestamp, clock.now().toISOString());
-    assert.ok(payload.data.changedFields.includes('firstName'));
+    assert.ok(payload.details.changedFields.includes('firstName'));
     for (const phi of ['Zebedee', 'Quartermain', 'zq@example.org']) assert.ok(!request!.body.includes(phi), phi);
     assert.throws(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(request!.body, request!.headers));
 
@@ -241,7 +241,7 @@ describe('delivery', () => {
       ['TASK_CREATED', 'TASK_UPDATED', 'TASK_STATUS_CHANGED'],
     );
     assert.deepEqual(
-      statuses.received.map((request) => [request.json.type, request.json.recordId, request.json.data]),
+      statuses.received.map((request) => [request.json.type, request.json.recordId, request.json.details]),
       [['TASK_STATUS_CHANGED', task.id, { status: 'COMPLETED', previousStatus: 'TODO' }]],
     );
     // USER events are the tenant's, outside any instance.
@@ -369,6 +369,44 @@ describe('delivery', () => {
     assert.equal((await other.api.get(`${other.admin}/jobs`)).body.data.length, 0);
   });
 
+  test("a redelivery by hand replaces the delivery's DEAD job, and waits behind the record's deliveries under way", async () => {
+    const t = await createTestTenant(app);
+    const receiver = await startReceiver(500);
+    const hook = await subscribe(t, receiver, { eventEntities: ['PATIENT'] });
+    const patient = await createPatient(t);
+    for (let attempt = 0; attempt < DELIVERY_ATTEMPTS; attempt++) {
+      await app.jobs.drain();
+      clock.advance(5 * HOUR);
+    }
+    t.api = await freshApi(t);
+    const [dead] = await attempts(t);
+    assert.equal(dead!.attempt, DELIVERY_ATTEMPTS);
+    // The record changes again; that delivery fails once and waits for its retry.
+    assert.equal((await t.api.patch(`${t.base}/patients/${patient.id}`, { middleName: 'A' })).status, 200);
+    await app.jobs.drain();
+    const redelivered = await t.api.post(`${t.admin}/webhooks/${hook.id}/deliveries/${dead!.deliveryId}/retry`);
+    assert.equal(redelivered.status, 202, redelivered.text);
+    assert.equal((await t.api.get(`${t.admin}/jobs?state=DEAD`)).body.data.length, 0);
+    assert.equal((await t.api.get(`${t.admin}/jobs?state=WAITING`)).body.data.length, 1);
+
+    receiver.otherwise(204);
+    clock.advance(10_000);
+    await app.jobs.drain();
+    assert.deepEqual(
+      receiver.received.slice(DELIVERY_ATTEMPTS).map((request) => request.json.type),
+      ['PATIENT_UPDATED', 'PATIENT_UPDATED', 'PATIENT_CREATED'],
+    );
+
+    // The lists sort by their time, either way; by nothing else.
+    const oldest = await t.api.get(`${t.admin}/audit-webhook?sort=createdAt,asc&size=1`);
+    assert.equal(oldest.body.data[0].attempt, 1);
+    assert.equal(oldest.body.data[0].eventSubtype, 'PATIENT_CREATED');
+    assertCode(await t.api.get(`${t.admin}/audit-webhook?sort=url,asc`), 400, 'INVALID_SORT');
+    assertCode(await t.api.get(`${t.admin}/jobs?sort=kind,asc`), 400, 'INVALID_SORT');
+    assertCode(await t.api.get(`${t.admin}/webhooks?sort=url,asc`), 400, 'INVALID_SORT');
+    assert.equal((await t.api.get(`${t.admin}/webhooks?sort=name,desc`)).status, 200);
+  });
+
   test('two workers on one queue never deliver one attempt twice', async () => {
     const second = await startApp({}, { clock, env });
     const t = await createTestTenant(app);
@@ -406,7 +444,7 @@ describe('delivery', () => {
   });
 
   test('deliveries reach only allowed addresses: a loopback receiver is refused without CAIRN_WEBHOOKS_ALLOW_PRIVATE', async () => {
-    const strict = await startApp({}, { clock, env: { CAIRN_WEBHOOK_TIMEOUT_MS: '5000' } });
+    const strict = await startApp({}, { clock, env: { CAIRN_WEBHOOKS_TIMEOUT_MS: '5000' } });
     const t = await createTestTenant(strict);
     const receiver = await startReceiver();
     assertCode(await t.api.post(`${t.admin}/webhooks`, { name: 'loop', url: receiver.url }), 400, 'WEBHOOK_URL_NOT_ALLOWED');
