@@ -19,7 +19,8 @@ export const jobSettings = settingsSection(
     CAIRN_JOB_LEASE_SECONDS: Type.Integer({
       minimum: 5,
       default: 60,
-      description: 'How long a taken job is its worker’s unless renewed (every third of it, while the job runs); a job whose worker died runs again after it.',
+      description:
+        'How long a taken job is its worker’s unless renewed while it runs; a job whose worker died runs again after it.',
     }),
   }),
   (e) => ({ concurrency: e.CAIRN_JOB_WORKERS, pollMs: e.CAIRN_JOB_POLL_MS, leaseMs: e.CAIRN_JOB_LEASE_SECONDS * 1000 }),
