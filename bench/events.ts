@@ -31,7 +31,7 @@ const beforeRef = process.env.BENCH_BEFORE_REF ?? 'f5c05e6';
 const PATIENTS = 10_000;
 const RATE = 200;
 const seconds = quick ? 10 : 30;
-const ROUNDS = quick ? 2 : 3;
+const ROUNDS = quick ? 2 : 5;
 const clientKey = 'events-bench';
 const clientSecret = 'events-bench-secret-0123';
 const children: ChildProcess[] = [];
@@ -229,7 +229,8 @@ export async function benchEvents(): Promise<string> {
     const pacedCount = paced.requests - paced.non2xx;
     await settle(receiver.arrivals, pacedCount);
     const pacedDelays = receiver.arrivals.map((arrival) => arrival.delayMs);
-    const pacedDelivered = receiver.arrivals.length;
+    const pacedDelivered = new Set(receiver.arrivals.map((arrival) => arrival.id)).size;
+    const pacedTwice = receiver.arrivals.length - pacedDelivered;
 
     log('== events: deliveries at full speed');
     receiver.arrivals.length = 0;
@@ -238,10 +239,10 @@ export async function benchEvents(): Promise<string> {
     const blastCount = blast.requests - blast.non2xx;
     await settle(receiver.arrivals, blastCount);
     const lastArrival = Math.max(...receiver.arrivals.map((arrival) => arrival.at));
-    const delivered = receiver.arrivals.length;
+    const delivered = new Set(receiver.arrivals.map((arrival) => arrival.id)).size;
     const eventsPerSecond = delivered / ((lastArrival - startedAt) / 1000);
     const blastDelays = receiver.arrivals.map((arrival) => arrival.delayMs);
-    const duplicates = delivered - new Set(receiver.arrivals.map((arrival) => arrival.id)).size;
+    const duplicates = receiver.arrivals.length - delivered;
     receiver.close();
 
     const p95 = percentile(pacedDelays, 95);
@@ -253,10 +254,12 @@ export async function benchEvents(): Promise<string> {
       '',
       `${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}. ${PATIENTS.toLocaleString('en-US')} patients per database; \`cairn serve --workers 2\`, job workers on (4 each); a receiver on this machine answering 200 at once; ${seconds} s runs, creates ${ROUNDS} rounds taking turns (medians).`,
       '',
+      'More events arrive than creates were answered: the load stops with requests in flight, whose writes still commit.',
+      '',
       '| Measure | Value | Target |',
       '|---|---|---|',
-      `| commit → delivery at ${RATE} writes/s: p50 / p95 / p99 | ${percentile(pacedDelays, 50)} / ${p95} / ${percentile(pacedDelays, 99)} ms (${pacedDelivered} of ${pacedCount} delivered; ${paced.rps.toFixed(0)} writes/s reached) | p95 < 1000 ms: ${p95 < 1000 && pacedDelivered >= pacedCount ? 'met' : 'MISSED'} |`,
-      `| events delivered per second, creates at full speed | ${eventsPerSecond.toFixed(0)} (${delivered} of ${blastCount}, ${duplicates} twice; writes ${blast.rps.toFixed(0)}/s; delay p50 ${percentile(blastDelays, 50)} ms, p95 ${percentile(blastDelays, 95)} ms) | |`,
+      `| commit → delivery at ${RATE} writes/s: p50 / p95 / p99 | ${percentile(pacedDelays, 50)} / ${p95} / ${percentile(pacedDelays, 99)} ms (${pacedDelivered} events delivered, ${pacedTwice} twice, for ${pacedCount} creates answered before the load stopped; ${paced.rps.toFixed(0)} writes/s reached) | p95 < 1000 ms: ${p95 < 1000 && pacedDelivered >= pacedCount ? 'met' : 'MISSED'} |`,
+      `| events delivered per second, creates at full speed | ${eventsPerSecond.toFixed(0)} (${delivered} events delivered, ${duplicates} twice, for ${blastCount} creates answered; writes ${blast.rps.toFixed(0)}/s; delay p50 ${percentile(blastDelays, 50)} ms, p95 ${percentile(blastDelays, 95)} ms) | |`,
       `| patient create, outbox on ÷ before it (${beforeRef}), job workers on | ${createRatio.toFixed(2)} (now ${rateList('now')} req/s; before ${rateList('before')}) | ≥ 0.9: ${createRatio >= 0.9 ? 'met' : 'MISSED'} |`,
       `| the same on an API-only node (CAIRN_JOB_WORKERS=0) | ${ratio('api').toFixed(2)} (${rateList('api')} req/s) | |`,
       '',

@@ -49,8 +49,8 @@ async function relayTenant(services: Services, tenantId: string): Promise<number
       if (!(await tryLockKey(w.db, `${tenantId}/webhooks/relay`))) return 0;
       // Taken and gone in one statement; the lock keeps other relays of the tenant away meanwhile.
       const { rows } = await sql<EventRow>`
-        DELETE FROM events WHERE tenant_id = ${tenantId} AND id IN (
-          SELECT id FROM events WHERE tenant_id = ${tenantId} ORDER BY seq LIMIT ${BATCH})
+        DELETE FROM events WHERE tenant_id = ${tenantId} AND seq IN (
+          SELECT seq FROM events WHERE tenant_id = ${tenantId} ORDER BY seq LIMIT ${BATCH})
         RETURNING *`.execute(w.db);
       if (rows.length === 0) return 0;
       const events = rows.sort((a, b) => a.seq - b.seq);
