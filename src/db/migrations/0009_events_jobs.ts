@@ -95,19 +95,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
       PRIMARY KEY (tenant_id, storage_key)
     );
     CREATE INDEX file_removals_queued_idx ON file_removals (queued_at);
-    -- The next job of a key, once the one before it ended (succeeded or died). Called from the
-    -- statement that ends it: a VOLATILE function's query takes a fresh snapshot, so it sees a job
-    -- an enqueuer committed while that statement waited for the enqueuer's lock (queue.ts).
-    CREATE FUNCTION cairn_promote_next(tenant uuid, key text, ended uuid, at timestamptz)
-    RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
-    BEGIN
-      UPDATE jobs SET state = 'QUEUED', updated_at = at
-      WHERE tenant_id = tenant AND state = 'WAITING' AND id = (
-        SELECT id FROM jobs
-        WHERE tenant_id = tenant AND queue_key = key AND state <> 'DEAD' AND id <> ended
-        ORDER BY seq LIMIT 1);
-      RETURN FOUND;
-    END $$;
 
     CREATE OR REPLACE FUNCTION queue_file_removal() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
