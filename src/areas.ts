@@ -1,6 +1,7 @@
 import { area as assessments } from './modules/assessments/area.ts';
 import { area as audit } from './modules/audit/area.ts';
 import { area as auth } from './modules/auth/area.ts';
+import { area as calendar } from './modules/calendar/area.ts';
 import { area as carePlan } from './modules/care-plan/area.ts';
 import { area as cdts } from './modules/cdts/area.ts';
 import { area as contacts } from './modules/contacts/area.ts';
@@ -40,6 +41,7 @@ export const areas: readonly Area[] = [
   documents,
   audit,
   assessments,
+  calendar,
   webhooks,
   jobs,
 ];

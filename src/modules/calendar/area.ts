@@ -1,0 +1,13 @@
+import type { Area } from '../../platform/area.ts';
+import { calendarAuditActions, calendarErrors, calendarEvents, calendarPermissions } from './catalog.ts';
+import routes from './routes.ts';
+
+export const area: Area = {
+  name: 'calendar',
+  routes,
+  permissions: calendarPermissions,
+  errors: calendarErrors,
+  auditActions: calendarAuditActions,
+  events: calendarEvents,
+  fixtures: new URL('./fixtures.ts', import.meta.url),
+};
