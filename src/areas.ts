@@ -7,6 +7,7 @@ import { area as cdts } from './modules/cdts/area.ts';
 import { area as contacts } from './modules/contacts/area.ts';
 import { area as dictionaries } from './modules/dictionaries/area.ts';
 import { area as documents } from './modules/documents/area.ts';
+import { area as encounters } from './modules/encounters/area.ts';
 import { area as files } from './modules/files/area.ts';
 import { area as formation } from './modules/formation/area.ts';
 import { area as health } from './modules/health/area.ts';
@@ -42,6 +43,7 @@ export const areas: readonly Area[] = [
   audit,
   assessments,
   calendar,
+  encounters,
   webhooks,
   jobs,
 ];

@@ -30,8 +30,9 @@ Usage:
   cairn user create <tenant> --username U --email E [--first-name F] [--last-name L]
                     [--role <instance>:<role> ...] [--password P]
   cairn seed demo                               Demo tenant plus sample users and patients
-  cairn seed bulk --tenant T [--instance sandbox] --patients N [--tasks M] [--users U] [--batch 10000] [--keep-indexes]
-                                                Scale data: coordinators, patients with care teams and programs, tasks
+  cairn seed bulk --tenant T [--instance sandbox] --patients N [--tasks M] [--events E] [--users U] [--batch 10000]
+                  [--keep-indexes]              Scale data: coordinators, patients with care teams and programs, tasks,
+                                                calendar events over two years (one in five an encounter)
 
 Environment:
 ${settingsDocumentation(settingsSections(areas))
@@ -85,6 +86,7 @@ async function main(argv: string[]): Promise<void> {
       instance: { type: 'string' },
       patients: { type: 'string' },
       tasks: { type: 'string' },
+      events: { type: 'string' },
       users: { type: 'string' },
       batch: { type: 'string' },
       'keep-indexes': { type: 'boolean' },
@@ -202,6 +204,7 @@ async function main(argv: string[]): Promise<void> {
           instance: text(options, 'instance', false) || 'sandbox',
           patients: count('patients', 0),
           tasks: count('tasks', 0),
+          events: count('events', 0),
           ...(options.users === undefined ? {} : { users: count('users', 0) }),
           batchSize: Math.max(1, count('batch', 10_000)),
           keepIndexes: options['keep-indexes'] === true,

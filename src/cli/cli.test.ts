@@ -119,6 +119,12 @@ describe('the cairn command', () => {
     assert.equal(patient.status, 201, patient.text);
     first.stop();
     await first.stopped;
+    // The demo seed fills the calendar too: work hours, appointments and encounters with their parts.
+    const seeded = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'seed', 'demo'], {
+      env: { ...env, ...demoEnv },
+      timeout: 60_000,
+    });
+    assert.match(seeded.stdout, /Seeded 40 patients/);
     // Later starts never print the secret again, even when it was fixed by the environment.
     const fixed = {
       ...demoEnv,

@@ -1,5 +1,7 @@
-import { systemContext } from '../http/context.ts';
+import { type Context, systemContext } from '../http/context.ts';
 import type { Services } from '../http/services.ts';
+import { createCalendarEvent, createWorkHours } from '../modules/calendar/index.ts';
+import { createEncounter } from '../modules/encounters/index.ts';
 import { createPatient } from '../modules/patients/index.ts';
 import { saveUser, setPassword } from '../modules/users/index.ts';
 import { demoInstanceOf } from './bootstrap.ts';
@@ -15,7 +17,11 @@ const places = [
 
 export const DEMO_PASSWORD = 'demo-password-123';
 
-/** `cairn seed demo`: two care coordinators who can sign in, and forty patients with care teams. */
+/**
+ * `cairn seed demo`: two care coordinators who can sign in, forty patients with care teams, the
+ * coordinators' work hours and availability, and a week of appointments from the next Monday:
+ * some of them encounters (with their disposition and assessment links).
+ */
 export async function seedDemo(services: Services): Promise<string[]> {
   const { tenant, instance } = await demoInstanceOf(services);
   const ctx = systemContext(services, tenant, instance);
@@ -39,12 +45,13 @@ export async function seedDemo(services: Services): Promise<string[]> {
     await setPassword(ctx, user.id, 'ID', DEMO_PASSWORD);
     coordinators.push(user);
   }
+  const patients: string[] = [];
   for (let i = 0; i < 40; i++) {
     const place = places[i % places.length]!;
     const coordinator = coordinators[place.region === 'west' ? 0 : 1]!;
     const firstName = firstNames[i % firstNames.length]!;
     const lastName = lastNames[(i * 7) % lastNames.length]!;
-    await createPatient(ctx, {
+    const patient = await createPatient(ctx, {
       firstName,
       lastName,
       birthDate: `19${50 + (i % 50)}-0${1 + (i % 9)}-1${i % 10}`,
@@ -57,6 +64,63 @@ export async function seedDemo(services: Services): Promise<string[]> {
       careTeam: [{ id: coordinator.id, pointOfContact: true }],
       riskLevel: ['LOW', 'MEDIUM', 'HIGH'][i % 3],
     });
+    patients.push(patient.id);
   }
+  await seedCalendar(ctx, coordinators, patients);
   return coordinators.map((user) => user.username);
+}
+
+/** Work hours (Monday to Friday, 9 to 5 in each coordinator's zone), morning availability, and a week of visits. */
+async function seedCalendar(ctx: Context, coordinators: { id: string }[], patients: string[]) {
+  const now = ctx.services.clock.now();
+  const weekdays = [1, 2, 3, 4, 5];
+  for (const coordinator of coordinators) {
+    await createWorkHours(ctx, {
+      psmId: coordinator.id,
+      type: 'WORKING_HOURS',
+      startDateTime: now.toISOString(),
+      daysInfo: weekdays.map((day) => ({ day, startTime: '09:00:00', endTime: '17:00:00' })),
+    });
+    await createWorkHours(ctx, {
+      psmId: coordinator.id,
+      type: 'AVAILABILITY',
+      startDateTime: now.toISOString(),
+      daysInfo: weekdays.map((day) => ({ day, startTime: '09:00:00', endTime: '12:00:00' })),
+      encounters: ['intake', 'check-in', 'video-visit'],
+    });
+  }
+  // The next Monday, 17:00 UTC (morning on both coasts), then one visit a day per coordinator.
+  const monday = new Date(
+    Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + ((8 - now.getUTCDay()) % 7 || 7), 17),
+  );
+  for (let day = 0; day < 5; day++) {
+    for (const [index, coordinator] of coordinators.entries()) {
+      const start = new Date(monday.getTime() + day * 86_400_000 + index * 3 * 3_600_000);
+      const end = new Date(start.getTime() + 30 * 60_000);
+      const patientId = patients[(day * coordinators.length + index) % patients.length]!;
+      const appointment = { startDateTime: start.toISOString(), endDateTime: end.toISOString(), hostId: coordinator.id };
+      if (day % 2 === 0) {
+        await createCalendarEvent(ctx, {
+          ...appointment,
+          eventTitle: 'Care plan review',
+          eventType: 'APPOINTMENT',
+          eventStatus: 'SCHEDULED',
+          eventMode: 'IN-PERSON',
+          participants: [{ participantId: patientId, participantRole: 'patient' }],
+        });
+        continue;
+      }
+      const template = day === 1 ? 'intake' : 'check-in';
+      await createEncounter(ctx, patientId, {
+        templateName: template,
+        responsibleParty: 'SELF_PAY',
+        ...(template === 'intake' ? { location: 'Clinic, room 2' } : {}),
+        currentScheduledAppointment: {
+          ...appointment,
+          eventStatus: 'SCHEDULED',
+          eventMode: template === 'intake' ? 'IN-PERSON' : 'CALL',
+        },
+      });
+    }
+  }
 }

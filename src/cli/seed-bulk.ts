@@ -24,6 +24,8 @@ export interface BulkOptions {
   instance: string;
   patients: number;
   tasks: number;
+  /** Calendar events over two years around now, hosted by coordinators with a patient each; one in five an encounter. */
+  events?: number;
   /** Care coordinators; default one per 500 patients (a caseload stays the same as data grows). */
   users?: number;
   batchSize: number;
@@ -39,7 +41,15 @@ export interface BulkResult {
 
 /** Loads at or above this many rows rebuild indexes instead of maintaining them. */
 const INDEX_REBUILD_THRESHOLD = 50_000;
-const bulkTables = ['patients', 'patient_care_team', 'patient_programs', 'tasks'] as const;
+const bulkTables = [
+  'patients',
+  'patient_care_team',
+  'patient_programs',
+  'tasks',
+  'calendar_events',
+  'calendar_event_participants',
+  'cdt_records',
+] as const;
 /** Batches load on this many connections at once: one per core keeps the database busy. */
 const LANES = Math.max(1, Math.min(os.availableParallelism(), 4));
 
@@ -56,7 +66,8 @@ export async function seedBulk(services: Services, options: BulkOptions): Promis
   const userCount = options.users ?? Math.max(10, Math.ceil(options.patients / 500));
   const rows: Record<string, number> = {};
 
-  const rebuild = !options.keepIndexes && options.patients + options.tasks >= INDEX_REBUILD_THRESHOLD;
+  const events = options.events ?? 0;
+  const rebuild = !options.keepIndexes && options.patients + options.tasks + events >= INDEX_REBUILD_THRESHOLD;
   const dropped = rebuild ? await dropSecondaryIndexes(db) : [];
   try {
     const offset = await existingPatientCount(db, tenant.id, instance.id);
@@ -67,14 +78,16 @@ export async function seedBulk(services: Services, options: BulkOptions): Promis
     rows.tasks = await inBatches(db, 'tasks', options.tasks, options.batchSize, (lane, from, to) =>
       insertTasks(lane, tenant, instance, offset, offset + options.patients, from, to, userCount),
     );
+    rows.events = await inBatches(db, 'events', events, options.batchSize, (lane, from, to) =>
+      insertEvents(lane, tenant, instance, offset, offset + options.patients, from, to, userCount),
+    );
   } finally {
     if (dropped.length > 0) await rebuildIndexes(db, dropped);
   }
   // VACUUM sets the visibility map, as autovacuum would on a live database, so index-only scans
   // (care teams, counts) need not visit the table; ANALYZE gives the planner the new row counts.
-  await sql`VACUUM ANALYZE patients, patient_care_team, patient_programs, tasks, users, access_grants, user_territories, user_regions`.execute(
-    db,
-  );
+  await sql`VACUUM ANALYZE patients, patient_care_team, patient_programs, tasks, users, access_grants, user_territories, user_regions,
+    calendar_events, calendar_event_participants, cdt_records`.execute(db);
   return { tenant, instance, seconds: (Date.now() - started) / 1000, rows };
 }
 
@@ -318,6 +331,71 @@ async function insertTasks(
         'Generated task ' || t AS description
       FROM (SELECT t, abs(hashtext(t::text || 't')::bigint) AS h FROM generate_series(${from}::int, ${to - 1}::int) AS t) hashed
     ) generated
+  `.execute(db);
+}
+
+/**
+ * One batch of calendar events: appointments of 30 minutes over two years around now, each hosted
+ * by a coordinator with one patient; one in fifty a three-day leave (no patient); one in five an
+ * encounter (an `__encounter__` record of the patient, built on the event). Hosts and patients are
+ * spread evenly, so a coordinator's week holds the same few events at any scale.
+ */
+async function insertEvents(
+  db: Kysely<DB>,
+  tenant: Tenant,
+  instance: Instance,
+  firstPatient: number,
+  endPatient: number,
+  from: number,
+  to: number,
+  users: number,
+) {
+  const span = Math.max(endPatient - firstPatient, 1);
+  const encounterId = seededUuid('e', `md5(${`'${tenant.id}n'`} || e)`, baseMs(tenant, 5));
+  await sql`
+    WITH generated AS (
+      SELECT e, h, md5(${`${tenant.id}e`}::text || e) AS digest,
+        ${firstPatient}::int + (h / 13) % ${span}::int AS p,
+        (h / 17) % ${users}::int AS u,
+        date_trunc('hour', now()) - interval '365 days' + make_interval(hours => ((h / 7) % 17520)::int) AS start_at,
+        e % 50 = 0 AS leave,
+        e % 50 <> 0 AND e % 5 = 1 AS encounter
+      FROM (SELECT e, abs(hashtext(e::text || 'e')::bigint) AS h FROM generate_series(${from}::int, ${to - 1}::int) AS e) hashed
+    ), rows AS (
+      SELECT generated.*, ${seededUuid('e', 'digest', baseMs(tenant, 4))} AS id, ${patientId(tenant, 'p')} AS patient_id,
+        ${userId(tenant, 'u')} AS host_id,
+        start_at + CASE WHEN leave THEN interval '3 days' ELSE interval '30 minutes' END AS end_at,
+        CASE WHEN encounter THEN ${encounterId} END AS encounter_id
+      FROM generated
+    ), events AS (
+      INSERT INTO calendar_events (tenant_id, instance_id, id, host_id, start_at, end_at, duration, title, event_type,
+        event_status, event_mode, event_color, timezone, encounter_id, created_at, updated_at, created_by_name, updated_by_name)
+      SELECT ${tenant.id}::uuid, ${instance.id}::uuid, id, host_id, start_at, end_at,
+        extract(epoch FROM end_at - start_at)::int,
+        CASE WHEN leave THEN 'Leave' WHEN encounter THEN 'Check-in' ELSE 'Care plan review' END,
+        CASE WHEN leave THEN 'LEAVE' WHEN encounter THEN 'ENCOUNTER' ELSE 'APPOINTMENT' END,
+        CASE WHEN start_at < now() AND e % 7 = 0 THEN 'CANCELLED' ELSE 'SCHEDULED' END,
+        CASE WHEN leave THEN NULL ELSE (ARRAY['IN-PERSON', 'CALL', 'VIDEO'])[1 + (h / 23) % 3] END,
+        CASE WHEN leave THEN 'grey' ELSE 'green' END, 'US/Pacific', encounter_id,
+        start_at - interval '7 days', start_at - interval '7 days', 'SYSTEM:seed', 'SYSTEM:seed'
+      FROM rows
+    ), participants AS (
+      INSERT INTO calendar_event_participants (tenant_id, instance_id, id, event_id, position, participant_id,
+        participant_role, participation_status, start_at, end_at)
+      SELECT ${tenant.id}::uuid, ${instance.id}::uuid, md5(digest || 'participant')::uuid, id, 0, patient_id, 'patient', '',
+        start_at, end_at
+      FROM rows WHERE NOT leave
+    )
+    INSERT INTO cdt_records (tenant_id, instance_id, id, patient_id, cdt_name, values, external_guid, created_at, updated_at,
+      created_by_name, updated_by_name)
+    SELECT ${tenant.id}::uuid, ${instance.id}::uuid, encounter_id, patient_id, '__encounter__',
+      jsonb_build_object('title', 'Check-in', 'type', 'check-in', 'templateName', 'check-in', 'templateTitle', 'Check-in',
+        'status', CASE WHEN start_at < now() THEN 'FINALIZED' ELSE 'DRAFT' END, 'calendarEventId', id,
+        'ownerUserId', host_id, 'responsibleParty', 'SELF_PAY', 'serviceCost', 8000, 'preVisitCost', 0,
+        'visitServices', jsonb_build_array(jsonb_build_object('name', 'follow-up', 'quantity', 1, 'serviceCost', 8000,
+          'cancellationFee', 1500, 'preVisitCost', 0, 'modifiers', '[]'::jsonb))),
+      md5(digest || 'guid')::uuid, start_at - interval '7 days', start_at - interval '7 days', 'SYSTEM:seed', 'SYSTEM:seed'
+    FROM rows WHERE encounter
   `.execute(db);
 }
 

@@ -2,27 +2,14 @@ import { Type } from 'typebox';
 import { JsonObject } from '../wire/schemas.ts';
 import { defaultDictionaries, defaultDictionaryNames } from './defaults.ts';
 import { isPermission } from './permissions.ts';
-import {
-  Cdt,
-  Dictionary,
-  EncounterDisposition,
-  EncounterTemplate,
-  type Formation,
-  InstancePhone,
-  Pdt,
-  Role,
-  SecurityPolicy,
-  Territory,
-  VisitService,
-} from './schemas.ts';
+import { Cdt, Dictionary, type Formation, InstancePhone, Pdt, Role, SecurityPolicy, Territory } from './schemas.ts';
 import type { AddProblem, FormationSection } from './sections.ts';
 import { fieldProblems, uniqueBy, uniqueNames } from './validate.ts';
 
 /**
  * The platform's sections of the formation (DECISIONS §6): who may do what (territories,
- * policies, roles), the record types (PDTs, CDTs, dictionaries), the instance's phones, and the
- * encounter reference data, until the encounters area declares it. The read routes' kebab-case
- * names follow production.
+ * policies, roles), the record types (PDTs, CDTs, dictionaries) and the instance's phones. The
+ * read routes' kebab-case names follow production.
  */
 
 function recordTypes(key: 'pdts' | 'cdts' | 'dictionaries') {
@@ -104,42 +91,6 @@ export const platformSections: FormationSection[] = [
         }
       }
     },
-  },
-  {
-    key: 'encounterTemplates',
-    route: 'encounters',
-    schema: Type.Array(EncounterTemplate),
-    // DECISIONS §6: an encounter template names assessments and visit services of the same formation.
-    problems(formation, add) {
-      uniqueNames(formation.encounterTemplates ?? [], 'encounterTemplates', add);
-      const assessments = new Set((formation.assessments ?? []).map((assessment) => assessment.name));
-      const services = new Set((formation.visitServices ?? []).map((service) => service.name));
-      for (const [index, template] of (formation.encounterTemplates ?? []).entries()) {
-        for (const name of template.assessmentNames ?? []) {
-          if (!assessments.has(name)) add(`encounterTemplates.${index}.assessmentNames`, `no assessment "${name}"`);
-        }
-        for (const name of template.visitServices ?? []) {
-          if (!services.has(name)) add(`encounterTemplates.${index}.visitServices`, `no visit service "${name}"`);
-        }
-      }
-    },
-  },
-  {
-    key: 'encounterDisposition',
-    // DECISIONS §7: the disposition formation is named `__encounter_disposition__`.
-    route: 'encounter-disposition',
-    singleName: '__encounter_disposition__',
-    schema: EncounterDisposition,
-    problems(formation, add) {
-      if (formation.encounterDisposition)
-        fieldProblems(formation.encounterDisposition.fields, 'encounterDisposition.fields', add);
-    },
-  },
-  {
-    key: 'visitServices',
-    route: 'visit-services',
-    schema: Type.Array(VisitService),
-    problems: (formation, add) => uniqueNames(formation.visitServices ?? [], 'visitServices', add),
   },
   // Kept as given until the messaging areas read them.
   { key: 'messageTemplates', schema: Type.Array(JsonObject) },

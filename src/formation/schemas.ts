@@ -63,26 +63,6 @@ export const Dictionary = Type.Object({
   fields: Type.Array(FieldDefinition, { minItems: 1 }),
 });
 
-export const EncounterTemplate = Type.Object({
-  name: Name,
-  title: Title,
-  assessmentNames: Type.Optional(Type.Array(Type.String(), { description: 'Names of assessments of this formation' })),
-  visitServices: Type.Optional(Type.Array(Type.String(), { description: 'Names of visit services of this formation' })),
-});
-
-export const EncounterDisposition = Type.Object({ fields: Type.Array(FieldDefinition) });
-
-const Amount = Type.Number({ minimum: 0 });
-
-export const VisitService = Type.Object({
-  name: Name,
-  title: Title,
-  serviceCost: Type.Optional(Amount),
-  cancellationFee: Type.Optional(Amount),
-  preVisitCost: Type.Optional(Amount),
-  modifiers: Type.Optional(Type.Array(Type.Unknown())),
-});
-
 /**
  * The platform's own sections of the formation (DECISIONS §6): callers' access, the record types
  * and reference data. Areas declare theirs beside their code (`Area.formation`), adding their
@@ -97,9 +77,6 @@ export const PlatformFormation = Type.Object({
   pdts: Type.Optional(Type.Array(Pdt)),
   cdts: Type.Optional(Type.Array(Cdt)),
   dictionaries: Type.Optional(Type.Array(Dictionary)),
-  encounterTemplates: Type.Optional(Type.Array(EncounterTemplate)),
-  encounterDisposition: Type.Optional(EncounterDisposition),
-  visitServices: Type.Optional(Type.Array(VisitService)),
   messageTemplates: Type.Optional(Type.Array(JsonObject)),
 });
 

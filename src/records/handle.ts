@@ -146,8 +146,8 @@ export class Records<K extends RecordKind = RecordKind> {
   changed(w: Work, action: 'CREATED' | 'UPDATED' | 'DELETED', ...entries: AuditedRecord[]): void {
     w.changed(
       entries.map(({ id, patientId, changedFields }) => ({
-        action: `${this.spec.actionPrefix}_${action}` as AuditAction,
-        entityType: this.spec.entityType,
+        action: `${this.type.audit.actionPrefix}_${action}` as AuditAction,
+        entityType: this.type.audit.entityType,
         entityId: id,
         about: { [this.spec.nameKey]: this.name },
         ...(patientId ? { patientId } : {}),

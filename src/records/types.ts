@@ -24,6 +24,14 @@ export interface RecordType {
   readOnly: boolean;
   /** Records carry the formation version they were written under (CDT records). */
   readonly versioned: boolean;
+  /** The audit entity and action prefix its changes are logged (and their events named) under. */
+  readonly audit: RecordAudit;
+}
+
+/** What a record type's changes are in the audit log: `<actionPrefix>_CREATED|UPDATED|DELETED` of `entityType`. */
+export interface RecordAudit {
+  entityType: string;
+  actionPrefix: string;
 }
 
 /**
@@ -37,6 +45,11 @@ export interface SystemType {
   readonly single?: boolean;
   /** Whether records carry the formation version (default: no, a system type is not the formation's). */
   readonly versioned?: boolean;
+  /**
+   * A type that is its own entity (encounters: ENCOUNTER_CREATED, not CDT_CREATED): the audit
+   * entity and action prefix, whose actions the declaring area puts in its catalog. Default: CDT records'.
+   */
+  readonly audit?: RecordAudit;
 }
 
 export function systemType(declaration: SystemType): SystemType {
@@ -88,8 +101,10 @@ function typeOf(
   fields: readonly FieldDefinition[],
   single: boolean,
   versioned: boolean,
+  audit: RecordAudit = kinds[kind],
 ): RecordType {
   return {
+    audit: { entityType: audit.entityType, actionPrefix: audit.actionPrefix },
     kind,
     name,
     fields,
@@ -111,5 +126,5 @@ export async function findRecordType(ctx: Context, kind: RecordKind, name: strin
 /** A system type, with its fields as the current formation makes them. */
 export async function systemRecordType(ctx: Context, declaration: SystemType): Promise<RecordType> {
   const fields = declaration.fields(await ctx.formation());
-  return typeOf('CDT', declaration.name, fields, declaration.single === true, declaration.versioned === true);
+  return typeOf('CDT', declaration.name, fields, declaration.single === true, declaration.versioned === true, declaration.audit);
 }

@@ -27,9 +27,9 @@ export function readInstant(value: string | Date): Date {
   return value instanceof Date ? value : new Date(parseISO(value, { in: utc }).getTime());
 }
 
-/** Years 0001–9999: what PostgreSQL stores and DECISIONS §1's four-digit years can write. */
-const EARLIEST = Date.parse('0001-01-01T00:00:00.000Z');
-const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+/** Years 0001–9999: what PostgreSQL stores and DECISIONS §1's four-digit years can write (the first and last instants). */
+export const EARLIEST = Date.parse('0001-01-01T00:00:00.000Z');
+export const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
 
 export function isInstant(value: string): boolean {
   const time = readInstant(value).getTime();

@@ -1,9 +1,10 @@
 import { v7 as uuidv7 } from 'uuid';
+import type { Work } from '../../events/work.ts';
 import type { Context } from '../../http/context.ts';
 import type { Paging } from '../../http/pagination.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
 import { instantAt, localDay, nextDay } from '../../wire/local-time.ts';
-import { readInstant } from '../../wire/schemas.ts';
+import { EARLIEST, LATEST, readInstant } from '../../wire/schemas.ts';
 import { write } from '../../work/write.ts';
 import type { CalendarEventView, EventInputBody, EventPatchBody } from './schemas.ts';
 import {
@@ -106,7 +107,7 @@ function wholeDays(start: Date, end: Date, zone: string): { start: Date; end: Da
  * The checks of 002 and this API on an event's fields: times in order and of sane length, the host
  * a user of the tenant, each participant a patient of the instance (role `patient`) or a user.
  */
-async function check(ctx: Context, fields: Fields, base: EventRow | undefined, db = ctx.db): Promise<Checked> {
+async function check(ctx: Context, fields: Fields, base: EventRow | undefined, db = ctx.db, path = 'body'): Promise<Checked> {
   const errors: FieldError[] = [];
   const hostId = (fields.hostId ?? base?.host_id ?? '').toLowerCase();
   const participants = fields.participants;
@@ -124,13 +125,13 @@ async function check(ctx: Context, fields: Fields, base: EventRow | undefined, d
     ),
   ]);
   const userZones = new Map(users.map((user) => [user.id, user.timezone]));
-  if (!userZones.has(hostId)) errors.push({ path: 'body.hostId', message: `no user ${hostId} in this tenant` });
+  if (!userZones.has(hostId)) errors.push({ path: `${path}.hostId`, message: `no user ${hostId} in this tenant` });
   for (const [index, participant] of (participants ?? []).entries()) {
     const id = participantIds[index] as string;
     const known = isPatient(participant) ? patients.has(id) : userZones.has(id);
     if (!known)
       errors.push({
-        path: `body.participants.${index}.participantId`,
+        path: `${path}.participants.${index}.participantId`,
         message: isPatient(participant) ? `no patient ${id} in this instance` : `no user ${id} in this tenant`,
       });
   }
@@ -140,9 +141,12 @@ async function check(ctx: Context, fields: Fields, base: EventRow | undefined, d
   let start = fields.startDateTime !== undefined ? readInstant(fields.startDateTime) : (base?.start_at as Date);
   let end = fields.endDateTime !== undefined ? readInstant(fields.endDateTime) : (base?.end_at as Date);
   if (allDay) ({ start, end } = wholeDays(start, end, timezone ?? userZones.get(hostId) ?? 'UTC'));
-  if (end.getTime() <= start.getTime()) errors.push({ path: 'body.endDateTime', message: 'must be after startDateTime' });
+  // An all-day event's days, snapped to their zone's midnights, must stay within years 0001–9999.
+  if (start.getTime() < EARLIEST) errors.push({ path: `${path}.startDateTime`, message: 'the whole day must begin in 0001 or later' });
+  if (end.getTime() > LATEST) errors.push({ path: `${path}.endDateTime`, message: 'the whole day must end by 9999-12-31' });
+  else if (end.getTime() <= start.getTime()) errors.push({ path: `${path}.endDateTime`, message: 'must be after startDateTime' });
   else if (end.getTime() - start.getTime() > MAX_EVENT_DAYS * DAY_MS)
-    errors.push({ path: 'body.endDateTime', message: `an event lasts at most ${MAX_EVENT_DAYS} days` });
+    errors.push({ path: `${path}.endDateTime`, message: `an event lasts at most ${MAX_EVENT_DAYS} days` });
   if (errors.length > 0) throw validationError(errors);
   const timesChanged = fields.startDateTime !== undefined || fields.endDateTime !== undefined || 'allDayEvent' in fields;
   const given = fields.duration;
@@ -188,39 +192,78 @@ function changedFields(fields: Fields): string[] {
 
 /** POST: 201 with the event. */
 export async function createCalendarEvent(ctx: Context, body: EventInputBody): Promise<CalendarEventView> {
-  const checked = await check(ctx, body, undefined);
-  const id = uuidv7();
-  const row = await write(ctx, async (w) => {
-    const inserted = await w.db
-      .insertInto('calendar_events')
-      .values({
-        tenant_id: ctx.scope.tenantId,
-        instance_id: ctx.scope.instanceId,
-        id,
-        ...checked.columns,
-        additional_info: json(checked.columns.additional_info),
-        external_event_metadata: json(checked.columns.external_event_metadata),
-        external_id_updated_at: checked.columns.external_id ? w.now : null,
-        ...w.created(),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await replaceParticipants(
-      w.db,
-      inserted,
-      checked.participants ?? [],
-      (checked.participants ?? []).map(() => uuidv7()),
-    );
-    w.changed({
-      action: 'CALENDAR_CREATED',
-      entityType: 'CALENDAR',
-      entityId: id,
-      patientId: checked.patientId,
-      changedFields: changedFields(body),
-    });
-    return inserted;
-  });
+  const row = await write(ctx, (w) => createEventIn(ctx, w, body));
   return (await eventViews(ctx, [row]))[0] as CalendarEventView;
+}
+
+/**
+ * An event made inside a write (its own, or an encounter's whose appointment it is: that write's
+ * transaction holds the event, its participants and their audit row and event).
+ */
+export async function createEventIn(
+  ctx: Context,
+  w: Work,
+  body: EventInputBody,
+  options: { encounterId?: string; path?: string } = {},
+): Promise<EventRow> {
+  const checked = await check(ctx, body, undefined, w.db, options.path);
+  const id = uuidv7();
+  const inserted = await w.db
+    .insertInto('calendar_events')
+    .values({
+      tenant_id: ctx.scope.tenantId,
+      instance_id: ctx.scope.instanceId,
+      id,
+      ...checked.columns,
+      additional_info: json(checked.columns.additional_info),
+      external_event_metadata: json(checked.columns.external_event_metadata),
+      external_id_updated_at: checked.columns.external_id ? w.now : null,
+      encounter_id: options.encounterId ?? null,
+      ...w.created(),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await replaceParticipants(
+    w.db,
+    inserted,
+    checked.participants ?? [],
+    (checked.participants ?? []).map(() => uuidv7()),
+  );
+  w.changed({
+    action: 'CALENDAR_CREATED',
+    entityType: 'CALENDAR',
+    entityId: id,
+    patientId: checked.patientId,
+    changedFields: changedFields(body),
+  });
+  return inserted;
+}
+
+/**
+ * Ties an existing event to an encounter (inside the encounter's write): 400 when the event is not
+ * in the instance or another encounter is built on it.
+ */
+export async function attachEventIn(
+  ctx: Context,
+  w: Work,
+  eventId: string,
+  encounterId: string,
+  path: string,
+): Promise<EventRow> {
+  const event = await findEvent(w.db, ctx.scope, eventId, { forUpdate: true });
+  if (!event) throw validationError([{ path, message: `no calendar event ${eventId} in this instance` }]);
+  if (event.encounter_id && event.encounter_id !== encounterId)
+    throw validationError([{ path, message: `calendar event ${eventId} belongs to encounter ${event.encounter_id}` }]);
+  if (event.encounter_id === encounterId) return event;
+  const updated = await w.db
+    .updateTable('calendar_events')
+    .set({ encounter_id: encounterId, ...w.updated() })
+    .where('tenant_id', '=', ctx.scope.tenantId)
+    .where('id', '=', event.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  w.changed({ action: 'CALENDAR_UPDATED', entityType: 'CALENDAR', entityId: event.id, changedFields: ['encounterInfo'] });
+  return updated;
 }
 
 /** A jsonb value as the driver must send it (an object would be sent as a record). */
@@ -302,4 +345,30 @@ export async function deleteCalendarEvent(ctx: Context, id: string): Promise<voi
     await w.db.deleteFrom('calendar_events').where('tenant_id', '=', ctx.scope.tenantId).where('id', '=', existing.id).execute();
     w.changed({ action: 'CALENDAR_DELETED', entityType: 'CALENDAR', entityId: existing.id });
   });
+}
+
+/** An encounter let go of its event (the encounter was deleted): the event stays, an appointment of its own again. */
+export async function detachEventIn(ctx: Context, w: Work, eventId: string): Promise<void> {
+  const { numUpdatedRows } = await w.db
+    .updateTable('calendar_events')
+    .set({ encounter_id: null, ...w.updated() })
+    .where('tenant_id', '=', ctx.scope.tenantId)
+    .where('instance_id', '=', ctx.scope.instanceId)
+    .where('id', '=', eventId)
+    .executeTakeFirst();
+  if (numUpdatedRows > 0n)
+    w.changed({ action: 'CALENDAR_UPDATED', entityType: 'CALENDAR', entityId: eventId, changedFields: ['encounterInfo'] });
+}
+
+/** An encounter's appointment cancelled with it: `eventStatus` CANCELLED, kept for the record. */
+export async function cancelEventIn(ctx: Context, w: Work, eventId: string): Promise<void> {
+  const { numUpdatedRows } = await w.db
+    .updateTable('calendar_events')
+    .set({ event_status: 'CANCELLED', ...w.updated() })
+    .where('tenant_id', '=', ctx.scope.tenantId)
+    .where('instance_id', '=', ctx.scope.instanceId)
+    .where('id', '=', eventId)
+    .executeTakeFirst();
+  if (numUpdatedRows > 0n)
+    w.changed({ action: 'CALENDAR_UPDATED', entityType: 'CALENDAR', entityId: eventId, changedFields: ['eventStatus'] });
 }

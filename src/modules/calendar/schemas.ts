@@ -248,3 +248,7 @@ export const AvailabilityWindow = Type.Object({
 export const AvailableSchedules = Type.Array(
   Type.Object({ psmId: Uuid, workHours: Type.Array(AvailabilityWindow), events: Type.Array(CalendarEvent) }),
 );
+
+/** An encounter's appointment (002 `currentScheduledAppointment`): an event body whose participants may be left out (the patient is added). */
+export const AppointmentInput = Type.Object({ ...eventFields, participants: Type.Optional(eventFields.participants) });
+export type AppointmentInputBody = Static<typeof AppointmentInput>;

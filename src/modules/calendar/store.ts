@@ -262,3 +262,15 @@ export function workHoursOf(db: Kysely<DB>, scope: Scope, members: string[], ran
     .orderBy('id')
     .execute();
 }
+
+/** The events among `ids` (an encounter page's appointments): one statement. */
+export function eventsAmong(db: Kysely<DB>, scope: Scope, ids: string[]): Promise<EventRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('calendar_events')
+    .selectAll()
+    .where('tenant_id', '=', scope.tenantId)
+    .where('instance_id', '=', scope.instanceId)
+    .where('id', 'in', ids)
+    .execute();
+}

@@ -4,7 +4,7 @@ import type { DB } from '../../db/schema.ts';
 import type { Formation } from '../../formation/schemas.ts';
 import type { Context } from '../../http/context.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
-import { readInstant } from '../../wire/schemas.ts';
+import { LATEST, readInstant } from '../../wire/schemas.ts';
 import { write } from '../../work/write.ts';
 import type { WorkHoursInputBody, WorkHoursView } from './schemas.ts';
 import { findWorkHours, type Range, usersAmong, type WorkHoursRow, workHoursOf } from './store.ts';
@@ -70,8 +70,12 @@ async function check(
   const users = await usersAmong(db, ctx.scope.tenantId, [psmId]);
   if (users.length === 0) errors.push({ path: 'body.psmId', message: `no user ${psmId} in this tenant` });
   const start = readInstant(body.startDateTime);
-  const end = body.endDateTime ? readInstant(body.endDateTime) : new Date(start);
-  if (!body.endDateTime) end.setUTCFullYear(end.getUTCFullYear() + OPEN_ENDED_YEARS);
+  let end = body.endDateTime ? readInstant(body.endDateTime) : new Date(start);
+  if (!body.endDateTime) {
+    end.setUTCFullYear(end.getUTCFullYear() + OPEN_ENDED_YEARS);
+    // A rule starting in the last 50 years of the calendar ends with it.
+    if (end.getTime() > LATEST) end = new Date(LATEST);
+  }
   if (end.getTime() <= start.getTime()) errors.push({ path: 'body.endDateTime', message: 'must be after startDateTime' });
   for (const [index, day] of body.daysInfo.entries()) {
     if (!endsAtMidnight(day.endTime) && day.endTime <= day.startTime)

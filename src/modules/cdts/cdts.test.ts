@@ -5,6 +5,7 @@ import { v5 as uuidv5 } from 'uuid';
 import { systemContext } from '../../http/context.ts';
 import { cdtRecordView } from '../../records/cdt-view.ts';
 import { Records } from '../../records/handle.ts';
+import { listRecordPage } from '../../records/list.ts';
 import { CDT_ID_NAMESPACE } from '../../records/store.ts';
 import { systemType } from '../../records/types.ts';
 import {
@@ -22,7 +23,6 @@ import {
   uuidShape,
 } from '../../test/harness.ts';
 import { write } from '../../work/write.ts';
-import { listCdtRecords } from './store.ts';
 
 /** CDT record routes: POST, GET, PATCH and DELETE of one record, the bulk PATCH, and tenancy. */
 
@@ -510,7 +510,9 @@ describe('the generic store, for system types outside the formation', () => {
     assert.equal(view.jsonBody.files, null);
     assert.equal(view.jsonBody.created_by_name, 'SYSTEM:cli');
     assert.deepEqual(cdtRecordView((await summaries.find(app.services.db, row.id, { patientId }))!, ['type', 'files']), view);
-    const page = await listCdtRecords(app.services.db, ctx.scope, patientId, '_document_summary', {
+    const page = await listRecordPage(app.services.db, ctx.scope, {
+      cdtName: '_document_summary',
+      patientId,
       paging: { page: 0, size: 20 },
       sort: [],
       sourceId: source.id,

@@ -2,20 +2,14 @@ import type { Context } from '../../http/context.ts';
 import { pageObject, parseSort } from '../../http/pagination.ts';
 import { type CdtRecordView, cdtRecordView } from '../../records/cdt-view.ts';
 import { Records } from '../../records/handle.ts';
+import { listRecordPage, type RecordValuesChange, sortableRecordFields, updateRecordValues } from '../../records/list.ts';
 import { requirePatient, withPatient } from '../../records/patient-scope.ts';
 import type { CdtRecordRow } from '../../records/store.ts';
 import { ApiError, badField, errorBody, validationError } from '../../wire/errors.ts';
 import { readInstant, uuidPattern } from '../../wire/schemas.ts';
 import { filterConditions, selectedFields } from './query.ts';
 import type { CdtBulkPatchBody, CdtListQueryInput } from './schemas.ts';
-import {
-  type CdtValuesChange,
-  findCdtRecords,
-  firstCdtRecordId,
-  listCdtRecords,
-  sortableCdtFields,
-  updateCdtRecordValues,
-} from './store.ts';
+import { findCdtRecords, firstCdtRecordId } from './store.ts';
 
 /** CDT records of the formation's types, through the records kernel; every write holds the patient. */
 
@@ -24,9 +18,11 @@ export async function listRecords(ctx: Context, patientId: string, cdtName: stri
   await requirePatient(ctx, patientId);
   const only = selectedFields(type.fields, query.fields);
   const contains = filterConditions(type.fields, query.filters ?? []);
-  const sort = parseSort(query.sort, sortableCdtFields(type.fieldNames));
+  const sort = parseSort(query.sort, sortableRecordFields(type.fieldNames));
   const paging = { page: query.page, size: query.size };
-  const { rows, total } = await listCdtRecords(ctx.db, ctx.scope, patientId, cdtName, {
+  const { rows, total } = await listRecordPage(ctx.db, ctx.scope, {
+    cdtName,
+    patientId,
     paging,
     sort,
     contains,
@@ -97,7 +93,7 @@ export async function deleteRecord(ctx: Context, patientId: string, cdtName: str
   });
 }
 
-type RowOutcome = { change: CdtValuesChange } | { error: ApiError };
+type RowOutcome = { change: RecordValuesChange } | { error: ApiError };
 
 /**
  * DECISIONS §7 bulk PATCH. Every row is checked first; a row that fails (400 bad id or values,
@@ -123,7 +119,7 @@ export async function bulkUpdateRecords(ctx: Context, patientId: string, cdtName
     });
     const changes = outcomes.flatMap((outcome) => ('change' in outcome ? [outcome.change] : []));
     // Written in one statement; the kernel's audit names each record written.
-    const written = await updateCdtRecordValues(w, ctx.scope, patientId, cdtName, records.version, changes);
+    const written = await updateRecordValues(w, ctx.scope, patientId, cdtName, records.version, changes);
     const updated = new Map<string, CdtRecordRow>(written.map((row) => [row.id, row]));
     records.changed(
       w,

@@ -7,9 +7,9 @@ import type { Context } from '../../http/context.ts';
 import { pageObject, parseSort } from '../../http/pagination.ts';
 import { attachFiles } from '../../records/attachments.ts';
 import { Records } from '../../records/handle.ts';
+import { listRecordPage, sortableRecordFields } from '../../records/list.ts';
 import { requirePatient, withPatient } from '../../records/patient-scope.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
-import { listCdtRecords, sortableCdtFields } from '../cdts/index.ts';
 import type { SummaryCreateInput, SummaryListQueryInput, SummaryUpdateInput } from './schemas.ts';
 import { typeRecordsOf } from './store.ts';
 import { DOCUMENT_SUMMARY, documentSummary, documentTypeRecord, findDocumentType, SUMMARY_FILES } from './types.ts';
@@ -25,9 +25,11 @@ import { summaryView, summaryViews } from './views.ts';
 export async function listSummaries(ctx: Context, patientId: string, query: SummaryListQueryInput) {
   const records = await Records.system(ctx, documentSummary);
   await requirePatient(ctx, patientId);
-  const sort = parseSort(query.sort, sortableCdtFields(records.type.fieldNames));
+  const sort = parseSort(query.sort, sortableRecordFields(records.type.fieldNames));
   const paging = { page: query.page, size: query.size };
-  const { rows, total } = await listCdtRecords(ctx.db, ctx.scope, patientId, DOCUMENT_SUMMARY, {
+  const { rows, total } = await listRecordPage(ctx.db, ctx.scope, {
+    cdtName: DOCUMENT_SUMMARY,
+    patientId,
     paging,
     sort,
     ...(query.sourceId ? { sourceId: query.sourceId } : {}),

@@ -202,3 +202,12 @@ export async function writeTerritories(
   }
   return record;
 }
+
+/** Live users among `ids` with their relations, in one statement (other areas show them: an encounter's host). */
+export async function readUsers(db: Kysely<DB>, tenantId: string, ids: string[]): Promise<UserReadRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql<UserReadRow>`
+    SELECT u.*, ${sql.join(userRelations())} FROM users u
+    WHERE u.tenant_id = ${tenantId} AND u.deleted_at IS NULL AND u.id = ANY(${ids}::uuid[])`.execute(db);
+  return rows;
+}

@@ -1,0 +1,188 @@
+import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import type { Context } from '../../http/context.ts';
+import { type Paging, parseSort, type SortKey } from '../../http/pagination.ts';
+import { cdtRecordView } from '../../records/cdt-view.ts';
+import { listRecordPage } from '../../records/list.ts';
+import { requirePatient } from '../../records/patient-scope.ts';
+import type { CdtRecordRow } from '../../records/store.ts';
+import { ApiError, validationError } from '../../wire/errors.ts';
+import { readInstant } from '../../wire/schemas.ts';
+import { readUsers, userViews } from '../users/index.ts';
+import { encounterRecords } from './operations.ts';
+import { commentView } from './parts.ts';
+import { commentsOf, partsOf } from './store.ts';
+import { ASSESSMENT_LINK, DISPOSITION, ENCOUNTER } from './types.ts';
+import { encounterViews } from './views.ts';
+
+/**
+ * The encounter lists of 002 and DECISIONS §7, through the records kernel's list (one statement
+ * per page), and full encounters: a page's related records loaded for the whole page at once.
+ */
+
+/** Sorts served by the encounter indexes of migration 0012 (and the CDT patient index). */
+const sortable = { createdAt: 'c.created_at', updatedAt: 'c.updated_at' };
+
+export interface EncounterFilter {
+  status?: string[] | undefined;
+  /** Only encounters built on a calendar event. */
+  excludeWithoutCalendarEvent?: boolean;
+  ownerUserId?: string;
+  activeUserId?: string | undefined;
+  /** Patients whose care team holds this user (with `ownerUserId`: either). */
+  careTeamOf?: string;
+  /** Their appointment starts in this range. */
+  from?: Date | undefined;
+  to?: Date | undefined;
+}
+
+function conditions(filter: EncounterFilter): RawBuilder<SqlBool>[] {
+  const where: RawBuilder<SqlBool>[] = [];
+  if (filter.excludeWithoutCalendarEvent) where.push(sql<SqlBool>`c.values ? 'calendarEventId'`);
+  if (filter.activeUserId) where.push(sql<SqlBool>`c.values ->> 'activeUserId' = ${filter.activeUserId}`);
+  const careTeam = filter.careTeamOf
+    ? sql<SqlBool>`EXISTS (SELECT 1 FROM patient_care_team ct
+        WHERE ct.tenant_id = c.tenant_id AND ct.user_id = ${filter.careTeamOf} AND ct.patient_id = c.patient_id)`
+    : undefined;
+  const owner = filter.ownerUserId ? sql<SqlBool>`c.values ->> 'ownerUserId' = ${filter.ownerUserId}` : undefined;
+  if (owner && careTeam) where.push(sql<SqlBool>`(${owner} OR ${careTeam})`);
+  else if (owner ?? careTeam) where.push((owner ?? careTeam) as RawBuilder<SqlBool>);
+  if (filter.from || filter.to) {
+    where.push(sql<SqlBool>`EXISTS (SELECT 1 FROM calendar_events e
+      WHERE e.tenant_id = c.tenant_id AND e.id = (c.values ->> 'calendarEventId')::uuid
+        ${filter.from ? sql`AND e.start_at >= ${filter.from}` : sql``} ${filter.to ? sql`AND e.start_at < ${filter.to}` : sql``})`);
+  }
+  return where;
+}
+
+async function page(ctx: Context, filter: EncounterFilter, patientId: string | undefined, paging: Paging, sort: SortKey[]) {
+  return listRecordPage(ctx.db, ctx.scope, {
+    cdtName: ENCOUNTER,
+    patientId,
+    paging,
+    sort,
+    ...(filter.status?.length ? { valueIn: [{ field: 'status', values: filter.status }] } : {}),
+    where: conditions(filter),
+  });
+}
+
+export interface ListQuery extends Paging {
+  sort?: string | string[] | undefined;
+}
+
+export async function patientEncounters(ctx: Context, patientId: string, filter: EncounterFilter, query: ListQuery) {
+  await requirePatient(ctx, patientId);
+  const sort = parseSort(query.sort, sortable);
+  const { rows, total } = await page(ctx, filter, patientId, query, sort);
+  return { data: (await encounterViews(ctx, rows)).views, total };
+}
+
+async function requireUser(ctx: Context, userId: string): Promise<void> {
+  const user = await ctx.db
+    .selectFrom('users')
+    .select('id')
+    .where('tenant_id', '=', ctx.scope.tenantId)
+    .where('id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!user) throw new ApiError('USER_NOT_FOUND', { userId });
+}
+
+/** A user's encounters: those they own (host), and with `withCareTeam` those of their care-team patients too. */
+export async function userEncounters(
+  ctx: Context,
+  userId: string,
+  filter: EncounterFilter & { withCareTeam: boolean },
+  query: ListQuery,
+) {
+  await requireUser(ctx, userId);
+  const sort = parseSort(query.sort, sortable);
+  const { withCareTeam, ...rest } = filter;
+  const { rows, total } = await page(
+    ctx,
+    { ...rest, ownerUserId: userId, ...(withCareTeam ? { careTeamOf: userId } : {}) },
+    undefined,
+    query,
+    sort,
+  );
+  return { data: (await encounterViews(ctx, rows, { list: true })).views, total };
+}
+
+/**
+ * The instance's encounters. `withCareTeam` (default true) keeps those of the calling user's
+ * care-team patients; an API client has no care team, so it passes false (000): true is a 400.
+ */
+export async function instanceEncounters(ctx: Context, filter: EncounterFilter & { withCareTeam: boolean }, query: ListQuery) {
+  const { withCareTeam, ...rest } = filter;
+  if (withCareTeam && ctx.caller?.type !== 'USER') {
+    throw validationError(
+      [{ path: 'querystring.withCareTeam', message: 'an API client has no care team: pass withCareTeam=false' }],
+      'An API client lists encounters with withCareTeam=false',
+    );
+  }
+  const sort = parseSort(query.sort, sortable);
+  const careTeam = withCareTeam && ctx.caller ? { careTeamOf: ctx.caller.id } : {};
+  const { rows, total } = await page(ctx, { ...rest, ...careTeam }, undefined, query, sort);
+  return { data: (await encounterViews(ctx, rows, { list: true })).views, total };
+}
+
+/** Full encounters (002): each with its disposition, appointment, host, assessment links and comments. */
+export async function fullEncounters(ctx: Context, rows: CdtRecordRow[]) {
+  if (rows.length === 0) return [];
+  const { dispositions, links } = await encounterRecords(ctx);
+  const ids = rows.map((row) => row.id);
+  const [page, parts, comments] = await Promise.all([
+    encounterViews(ctx, rows),
+    partsOf(ctx.db, ctx.scope, ids, [DISPOSITION, ASSESSMENT_LINK]),
+    commentsOf(ctx.db, ctx.scope, ids),
+  ]);
+  const hostIds = [...new Set([...page.events.values()].map((event) => event.row.host_id))];
+  const hosts = userViews(ctx.tenant, await readUsers(ctx.db, ctx.scope.tenantId, hostIds));
+  const hostById = new Map(hosts.map((host) => [host.id, host]));
+  return rows.map((row, index) => {
+    const event = page.events.get(row.id);
+    const own = parts.filter((part) => part.source_id === row.id);
+    const disposition = own.find((part) => part.cdt_name === DISPOSITION);
+    return {
+      encounter: page.views[index]!,
+      disposition: disposition ? cdtRecordView(disposition, dispositions.type.fieldNames) : null,
+      calendarEvent: event?.view ?? null,
+      userRelatedToCalendarEvent: (event && hostById.get(event.row.host_id)) ?? null,
+      assessmentLinks: own
+        .filter((part) => part.cdt_name === ASSESSMENT_LINK)
+        .map((part) => cdtRecordView(part, links.type.fieldNames)),
+      comments: comments.filter((comment) => comment.encounter_id === row.id).map(commentView),
+    };
+  });
+}
+
+export async function fullEncounterPage(
+  ctx: Context,
+  filter: EncounterFilter & { withCareTeam?: boolean; userId?: string },
+  patientId: string | undefined,
+  query: ListQuery & { direction?: string | undefined },
+) {
+  if (patientId) await requirePatient(ctx, patientId);
+  if (filter.userId) await requireUser(ctx, filter.userId);
+  let sort = parseSort(query.sort, sortable);
+  // 002: the patient list takes a direction beside sort; it turns the default order (by creation).
+  if (sort.length === 0 && query.direction)
+    sort = [{ column: 'c.created_at', direction: query.direction.toLowerCase() as 'asc' | 'desc' }];
+  const { userId, withCareTeam, ...rest } = filter;
+  const mine = userId ? { ownerUserId: userId, ...(withCareTeam ? { careTeamOf: userId } : {}) } : {};
+  const { rows, total } = await page(ctx, { ...rest, ...mine }, patientId, query, sort);
+  return { data: await fullEncounters(ctx, rows), total };
+}
+
+export async function fullEncounter(ctx: Context, patientId: string, encounterId: string) {
+  const { encounters } = await encounterRecords(ctx);
+  await requirePatient(ctx, patientId);
+  const row = await encounters.require(ctx.db, encounterId, { patientId });
+  return (await fullEncounters(ctx, [row]))[0]!;
+}
+
+export function rangeFilter(query: { from?: string | Date | undefined; to?: string | Date | undefined }) {
+  return {
+    from: query.from ? readInstant(query.from) : undefined,
+    to: query.to ? readInstant(query.to) : undefined,
+  };
+}
