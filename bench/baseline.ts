@@ -12,6 +12,7 @@ import type { Formation } from '../src/formation/schemas.ts';
 import { loadFormation } from '../src/formation/store.ts';
 import type { Context } from '../src/http/context.ts';
 import { pageObject } from '../src/http/pagination.ts';
+import { systemClock } from '../src/http/services.ts';
 import { createPatient } from '../src/modules/patients/operations.ts';
 import { readPatient } from '../src/modules/patients/read.ts';
 import type { PatientInput } from '../src/modules/patients/schemas.ts';
@@ -47,10 +48,14 @@ async function worker() {
     if (!found) throw new Error('unknown tenant');
     return found;
   };
+  // What the unit of work reads of the services: the clock, and job workers to wake (none here: the
+  // baseline runs no background work; the outbox rows its writes make are left in the table).
+  const services = { clock: systemClock, jobs: { signal() {}, wake() {} } };
   // The part of a request context the patient operations read: the formation at hand, a fixed actor.
   const contextOf = (instance: Instance, formation: Formation) =>
     ({
       db,
+      services,
       instance,
       scope: { tenantId: instance.tenantId, instanceId: instance.id },
       actor: { ...systemActor(instance.tenantId, instance.id), name: 'baseline' },

@@ -15,6 +15,13 @@ import { fieldProblems, uniqueBy, uniqueNames } from './validate.ts';
 function recordTypes(key: 'pdts' | 'cdts' | 'dictionaries') {
   return (formation: Formation, add: AddProblem) => {
     uniqueNames(formation[key] ?? [], key, add);
+    // Names starting with `_` are the system's record types (`_document_summary`, `__encounter__`):
+    // a formation type of that name would let the generic routes write them around their rules.
+    if (key === 'cdts') {
+      for (const [index, type] of (formation.cdts ?? []).entries()) {
+        if (type.name.startsWith('_')) add(`cdts.${index}.name`, `"${type.name}": names starting with _ are the system's`);
+      }
+    }
     for (const [index, type] of (formation[key] ?? []).entries()) fieldProblems(type.fields ?? [], `${key}.${index}.fields`, add);
   };
 }

@@ -1,4 +1,5 @@
 import { TZDate } from '@date-fns/tz';
+import { isTimeZone } from './formats.ts';
 
 /**
  * The one writer of `local…` fields (DECISIONS §1, PROD-SHAPES "Timestamps"): an instant as the
@@ -14,6 +15,11 @@ import { TZDate } from '@date-fns/tz';
 
 /** The zone used when none is known: API clients and users without a time zone (PROD-SHAPES: `+00:00`). */
 export const DEFAULT_TIME_ZONE = 'UTC';
+
+/** A zone this runtime knows, or UTC: a zone stored before it was checked must not fail a read. */
+export function knownZone(timeZone: string | null | undefined): string {
+  return timeZone && isTimeZone(timeZone) ? timeZone : DEFAULT_TIME_ZONE;
+}
 
 /** Formatters are costly to build and zones are few: one per zone, kept for the process. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -89,7 +95,9 @@ export function localDay(instant: Date, timeZone: string): LocalDay {
 
 /** The day after `day` (the calendar's, not 24 hours later). */
 export function nextDay(day: LocalDay): LocalDay {
-  const next = new Date(Date.UTC(day.year, day.month - 1, day.day + 1));
+  const next = new Date(0);
+  // setUTCFullYear, not Date.UTC: years 0–99 are not read as 1900–1999.
+  next.setUTCFullYear(day.year, day.month - 1, day.day + 1);
   return { year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate(), weekday: next.getUTCDay() || 7 };
 }
 
@@ -106,12 +114,21 @@ export function compareDays(a: LocalDay, b: LocalDay): number {
  */
 export function instantAt(day: LocalDay, time: string, timeZone: string): Date {
   const [hours = 0, minutes = 0, seconds = 0] = time.split(':').map(Number);
-  const guess = new TZDate(day.year, day.month - 1, day.day, hours, minutes, seconds, timeZone).getTime();
+  const wall = new TZDate(2000, 0, 1, hours, minutes, seconds, timeZone);
+  // Set after: the constructor reads years 0–99 as 1900–1999.
+  wall.setFullYear(day.year, day.month - 1, day.day);
+  wall.setHours(hours, minutes, seconds, 0);
+  const guess = wall.getTime();
   // The library picks one of a repeated time's two instants; an earlier one showing the same wall time wins.
   for (const back of [60, 30]) {
     const earlier = guess - back * 60_000;
-    const wall = new TZDate(earlier, timeZone);
-    if (wall.getHours() === hours && wall.getMinutes() === minutes && wall.getSeconds() === seconds && wall.getDate() === day.day)
+    const shown = new TZDate(earlier, timeZone);
+    if (
+      shown.getHours() === hours &&
+      shown.getMinutes() === minutes &&
+      shown.getSeconds() === seconds &&
+      shown.getDate() === day.day
+    )
       return new Date(earlier);
   }
   return new Date(guess);

@@ -256,6 +256,16 @@ describe('calendar events', () => {
     assert.equal(replaced.body.eventMode, null);
     assert.deepEqual(replaced.body.participants, []);
     assertCode(await s.t.api.patch(`${url}/${randomUUID()}`, { eventTitle: 'x' }), 404, 'CALENDAR_EVENT_NOT_FOUND');
+    // A host who has left since: the event can still change, as long as the host is not set again.
+    const leaving = await member(s.t, 'leaving');
+    const hosted = (
+      await s.t.api.post(url, { ...appointment(s, '2026-07-09T16:00:00Z', '2026-07-09T17:00:00Z'), hostId: leaving })
+    ).body;
+    assert.equal((await s.t.api.delete(`${s.t.admin}/users/leaving`)).status, 200);
+    const status = await s.t.api.patch(`${url}/${hosted.id}`, { eventStatus: 'COMPLETED' });
+    assert.equal(status.status, 200, status.text);
+    assert.equal(status.body.participants[0].participationStatus, 'UNKNOWN');
+    assertValidation(await s.t.api.patch(`${url}/${hosted.id}`, { hostId: leaving }), 'body.hostId');
   });
 
   test('delete: a past event stays readable as CANCELLED, a future one is gone; both answer 204', async () => {

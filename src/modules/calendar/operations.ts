@@ -3,7 +3,7 @@ import type { Work } from '../../events/work.ts';
 import type { Context } from '../../http/context.ts';
 import type { Paging } from '../../http/pagination.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
-import { instantAt, localDay, nextDay } from '../../wire/local-time.ts';
+import { instantAt, knownZone, localDay, nextDay } from '../../wire/local-time.ts';
 import { EARLIEST, LATEST, readInstant } from '../../wire/schemas.ts';
 import { write } from '../../work/write.ts';
 import type { CalendarEventView, EventInputBody, EventPatchBody } from './schemas.ts';
@@ -110,6 +110,8 @@ function wholeDays(start: Date, end: Date, zone: string): { start: Date; end: Da
 async function check(ctx: Context, fields: Fields, base: EventRow | undefined, db = ctx.db, path = 'body'): Promise<Checked> {
   const errors: FieldError[] = [];
   const hostId = (fields.hostId ?? base?.host_id ?? '').toLowerCase();
+  // The host is checked when it is set: a change of status must not fail because the host has left since.
+  const hostGiven = fields.hostId !== undefined || !base;
   const participants = fields.participants;
   const participantIds = (participants ?? []).map((p) => p.participantId.toLowerCase());
   const isPatient = (p: NewParticipant) => p.participantRole.toLowerCase() === 'patient';
@@ -125,7 +127,7 @@ async function check(ctx: Context, fields: Fields, base: EventRow | undefined, d
     ),
   ]);
   const userZones = new Map(users.map((user) => [user.id, user.timezone]));
-  if (!userZones.has(hostId)) errors.push({ path: `${path}.hostId`, message: `no user ${hostId} in this tenant` });
+  if (hostGiven && !userZones.has(hostId)) errors.push({ path: `${path}.hostId`, message: `no user ${hostId} in this tenant` });
   for (const [index, participant] of (participants ?? []).entries()) {
     const id = participantIds[index] as string;
     const known = isPatient(participant) ? patients.has(id) : userZones.has(id);
@@ -140,15 +142,17 @@ async function check(ctx: Context, fields: Fields, base: EventRow | undefined, d
   const allDay = Boolean(pick('allDayEvent', base?.all_day ?? false));
   let start = fields.startDateTime !== undefined ? readInstant(fields.startDateTime) : (base?.start_at as Date);
   let end = fields.endDateTime !== undefined ? readInstant(fields.endDateTime) : (base?.end_at as Date);
-  if (allDay) ({ start, end } = wholeDays(start, end, timezone ?? userZones.get(hostId) ?? 'UTC'));
+  const timesChanged = fields.startDateTime !== undefined || fields.endDateTime !== undefined || 'allDayEvent' in fields;
+  // Snapped when its times or all-day flag are set; a change of zone or host alone leaves them be.
+  if (allDay && (timesChanged || !base)) ({ start, end } = wholeDays(start, end, knownZone(timezone ?? userZones.get(hostId))));
   // An all-day event's days, snapped to their zone's midnights, must stay within years 0001–9999.
-  if (start.getTime() < EARLIEST) errors.push({ path: `${path}.startDateTime`, message: 'the whole day must begin in 0001 or later' });
+  if (start.getTime() < EARLIEST)
+    errors.push({ path: `${path}.startDateTime`, message: 'the whole day must begin in 0001 or later' });
   if (end.getTime() > LATEST) errors.push({ path: `${path}.endDateTime`, message: 'the whole day must end by 9999-12-31' });
   else if (end.getTime() <= start.getTime()) errors.push({ path: `${path}.endDateTime`, message: 'must be after startDateTime' });
   else if (end.getTime() - start.getTime() > MAX_EVENT_DAYS * DAY_MS)
     errors.push({ path: `${path}.endDateTime`, message: `an event lasts at most ${MAX_EVENT_DAYS} days` });
   if (errors.length > 0) throw validationError(errors);
-  const timesChanged = fields.startDateTime !== undefined || fields.endDateTime !== undefined || 'allDayEvent' in fields;
   const given = fields.duration;
   const duration =
     given !== undefined && given !== null
@@ -326,13 +330,15 @@ export async function updateCalendarEvent(
 
 /**
  * DECISIONS §7: an event that has begun stays, with `eventStatus` CANCELLED (its history is kept);
- * one still to come is removed, and reads 404 after. Either way 204.
+ * one still to come is removed, and reads 404 after, unless an encounter is built on it (then it is
+ * cancelled too). Either way 204.
  */
 export async function deleteCalendarEvent(ctx: Context, id: string): Promise<void> {
   await write(ctx, async (w) => {
     const existing = await findEvent(w.db, ctx.scope, id, { forUpdate: true });
     if (!existing) throw new ApiError('CALENDAR_EVENT_NOT_FOUND', { id });
-    if (existing.start_at.getTime() <= w.now.getTime()) {
+    // An event an encounter is built on stays too: the encounter keeps its appointment's history.
+    if (existing.start_at.getTime() <= w.now.getTime() || existing.encounter_id) {
       await w.db
         .updateTable('calendar_events')
         .set({ event_status: 'CANCELLED', ...w.updated() })

@@ -1,5 +1,5 @@
 import type { Context } from '../../http/context.ts';
-import { compareDays, instantAt, localDateTime, localDay, nextDay } from '../../wire/local-time.ts';
+import { compareDays, instantAt, knownZone, localDateTime, localDay, nextDay } from '../../wire/local-time.ts';
 import type { CalendarEventView, WorkHoursView } from './schemas.ts';
 import { type EventRow, eventsOfMembers, type Range, usersAmong, type WorkHoursRow, workHoursOf } from './store.ts';
 import { eventViews, workHoursView, zoneFor } from './views.ts';
@@ -125,7 +125,7 @@ export function minusBooked(windows: Window[], booked: { start: number; end: num
 export async function availableSchedules(ctx: Context, psmIds: string[], range: Range, options: ScheduleOptions) {
   const loaded = await load(ctx, psmIds, range, options, false);
   return loaded.members.map((psmId) => {
-    const ownZone = loaded.zones.get(psmId) ?? 'UTC';
+    const ownZone = knownZone(loaded.zones.get(psmId));
     const viewZone = zoneFor(ctx, options.viewerTimezone, loaded.zones.get(psmId));
     const events = loaded.events.filter((event) => event.member_id === psmId);
     const booked = events

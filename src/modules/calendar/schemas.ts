@@ -109,7 +109,9 @@ const eventFields = {
   allDayEvent: Type.Optional(
     Nullable(Type.Boolean({ description: 'Start and end snap to the midnights of their days in the event zone' })),
   ),
-  duration: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'Seconds; computed from the times when absent' }))),
+  duration: Type.Optional(
+    Nullable(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Seconds; computed from the times when absent' })),
+  ),
   eventType: OptionalText(64),
   eventStatus: OptionalText(64),
   eventMode: OptionalText(64),
@@ -120,7 +122,7 @@ const eventFields = {
   timezone: Type.Optional(Nullable(TimeZone)),
   additionalInfo: Type.Optional(Nullable(JsonObject)),
   externalId: OptionalText(),
-  schedulerAppointmentId: Type.Optional(Nullable(Type.Integer())),
+  schedulerAppointmentId: Type.Optional(Nullable(Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 }))),
   externalCalendarEventId: OptionalText(),
   externalEventMetadata: Type.Optional(Nullable(JsonObject)),
   participants: Type.Array(ParticipantInput, { maxItems: 100 }),

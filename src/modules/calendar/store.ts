@@ -184,7 +184,8 @@ export async function replaceParticipants(db: Kysely<DB>, event: EventRow, parti
         position,
         participant_id: participant.participantId.toLowerCase(),
         participant_role: participant.participantRole,
-        participation_status: participant.participationStatus ?? null,
+        // 002: UNKNOWN is what a participant's status is until told otherwise.
+        participation_status: participant.participationStatus ?? 'UNKNOWN',
         attended: participant.attended ?? null,
         start_at: event.start_at,
         end_at: event.end_at,

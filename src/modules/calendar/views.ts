@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Context } from '../../http/context.ts';
-import { DEFAULT_TIME_ZONE, localDateTime } from '../../wire/local-time.ts';
+import { knownZone, localDateTime } from '../../wire/local-time.ts';
 import type { CalendarEventView, WorkHoursView } from './schemas.ts';
 import { type EventRow, type ParticipantRow, participantsOf, usersAmong, type WorkHoursRow } from './store.ts';
 
@@ -13,7 +13,7 @@ import { type EventRow, type ParticipantRow, participantsOf, usersAmong, type Wo
 export function zoneFor(ctx: Context, viewerTimezone: string | undefined, hostZone: string | null | undefined): string {
   if (viewerTimezone) return viewerTimezone;
   if (ctx.caller?.type === 'USER') return ctx.timezone;
-  return hostZone ?? DEFAULT_TIME_ZONE;
+  return knownZone(hostZone);
 }
 
 /** The members' (hosts') zones, for API-client callers; none is read for a user or a given zone. */

@@ -4,10 +4,10 @@ import { type CdtRecordView, cdtRecordView } from '../../records/cdt-view.ts';
 import { Records } from '../../records/handle.ts';
 import { listRecordPage, type RecordValuesChange, sortableRecordFields, updateRecordValues } from '../../records/list.ts';
 import { requirePatient, withPatient } from '../../records/patient-scope.ts';
+import { filterConditions, selectedFields } from '../../records/query.ts';
 import type { CdtRecordRow } from '../../records/store.ts';
 import { ApiError, badField, errorBody, validationError } from '../../wire/errors.ts';
 import { readInstant, uuidPattern } from '../../wire/schemas.ts';
-import { filterConditions, selectedFields } from './query.ts';
 import type { CdtBulkPatchBody, CdtListQueryInput } from './schemas.ts';
 import { findCdtRecords, firstCdtRecordId } from './store.ts';
 

@@ -214,6 +214,9 @@ describe('create and read', () => {
     const asClient = await s.t.api.get(`${s.base}/${encounter.id}`);
     assert.equal(asClient.body.jsonBody.localStartDatetime, '2026-07-01T09:00:00.000-07:00');
     assert.equal(asClient.body.jsonBody.endDatetime, '2026-07-01T16:30:00.000Z');
+    // 002's names beside production's.
+    assert.equal(asClient.body.jsonBody.endDateTime, '2026-07-01T16:30:00.000Z');
+    assert.equal(asClient.body.jsonBody.localStartDateTime, '2026-07-01T09:00:00.000-07:00');
   });
 });
 
@@ -274,6 +277,20 @@ describe('changes', () => {
     const event = await s.t.api.get(`${s.t.base}/calendar/events/${encounter.jsonBody.calendarEventId}`);
     assert.equal(event.status, 200);
     assert.equal(event.body.encounterInfo, null);
+  });
+
+  test("deleting an encounter's future event cancels it rather than removing it", async () => {
+    const s = await setup();
+    const encounter = await create(s, { currentScheduledAppointment: appointment(s) });
+    const eventUrl = `${s.t.base}/calendar/events/${encounter.jsonBody.calendarEventId}`;
+    assert.equal((await s.t.api.delete(eventUrl)).status, 204);
+    const kept = await s.t.api.get(eventUrl);
+    assert.equal(kept.body.eventStatus, 'CANCELLED');
+    assert.equal(kept.body.encounterInfo.encounterId, encounter.id);
+    assertValidation(
+      await s.t.api.post(s.base, { calendarEventId: kept.body.id, currentScheduledAppointment: appointment(s) }),
+      'body.calendarEventId',
+    );
   });
 
   test('PATCH reprices services and checks the location; unknown encounters are 404', async () => {
@@ -390,18 +407,20 @@ describe('lists', () => {
       [first.id],
     );
 
-    const hostList = await s.t.api.get(`${s.t.base}/users/${s.host}/encounters`);
+    const hostList = await s.t.api.get(`${s.t.base}/users/${s.host}/encounters?withCareTeam=false`);
     assert.deepEqual(
       hostList.body.data.map((e: { id: string }) => e.id),
       [first.id],
     );
     assert.equal(hostList.body.data[0].cdtName, null);
     assert.equal(hostList.body.data[0].jsonBody.patientInfo.firstName, 'Pat');
+    // Care-team only (the default): the encounters of the nurse's care-team patient, whoever hosts.
     const nurseList = await s.t.api.get(`${s.t.base}/users/${nurse}/encounters`);
     assert.deepEqual(
       nurseList.body.data.map((e: { id: string }) => e.id),
       [third.id],
     );
+    assert.equal((await s.t.api.get(`${s.t.base}/users/${s.host}/encounters`)).body.metaInfo.totalElements, 0);
     assertCode(await s.t.api.get(`${s.t.base}/users/${randomUUID()}/encounters`), 404, 'USER_NOT_FOUND');
 
     const all = await s.t.api.get(`${s.t.base}/encounters?withCareTeam=false`);

@@ -1,4 +1,5 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import type { Scope } from '../../db/scope.ts';
 import type { Context } from '../../http/context.ts';
 import { type Paging, parseSort, type SortKey } from '../../http/pagination.ts';
 import { cdtRecordView } from '../../records/cdt-view.ts';
@@ -28,27 +29,32 @@ export interface EncounterFilter {
   excludeWithoutCalendarEvent?: boolean;
   ownerUserId?: string;
   activeUserId?: string | undefined;
-  /** Patients whose care team holds this user (with `ownerUserId`: either). */
+  /** Patients whose care team holds this user. */
   careTeamOf?: string;
   /** Their appointment starts in this range. */
   from?: Date | undefined;
   to?: Date | undefined;
 }
 
-function conditions(filter: EncounterFilter): RawBuilder<SqlBool>[] {
+/**
+ * The filters as conditions on `c`, each written so the planner can start from an index: an owner
+ * through the owner index, a care team through the care-team index and the patients' encounter index.
+ */
+function conditions(scope: Scope, filter: EncounterFilter): RawBuilder<SqlBool>[] {
   const where: RawBuilder<SqlBool>[] = [];
   if (filter.excludeWithoutCalendarEvent) where.push(sql<SqlBool>`c.values ? 'calendarEventId'`);
   if (filter.activeUserId) where.push(sql<SqlBool>`c.values ->> 'activeUserId' = ${filter.activeUserId}`);
-  const careTeam = filter.careTeamOf
-    ? sql<SqlBool>`EXISTS (SELECT 1 FROM patient_care_team ct
-        WHERE ct.tenant_id = c.tenant_id AND ct.user_id = ${filter.careTeamOf} AND ct.patient_id = c.patient_id)`
-    : undefined;
-  const owner = filter.ownerUserId ? sql<SqlBool>`c.values ->> 'ownerUserId' = ${filter.ownerUserId}` : undefined;
-  if (owner && careTeam) where.push(sql<SqlBool>`(${owner} OR ${careTeam})`);
-  else if (owner ?? careTeam) where.push((owner ?? careTeam) as RawBuilder<SqlBool>);
+  const careTeamPatients = (user: string) =>
+    sql`SELECT ct.patient_id FROM patient_care_team ct WHERE ct.tenant_id = ${scope.tenantId} AND ct.user_id = ${user}`;
+  if (filter.ownerUserId) {
+    where.push(sql<SqlBool>`c.values ->> 'ownerUserId' = ${filter.ownerUserId}`);
+  } else if (filter.careTeamOf) {
+    where.push(sql<SqlBool>`c.patient_id IN (${careTeamPatients(filter.careTeamOf)})`);
+  }
   if (filter.from || filter.to) {
     where.push(sql<SqlBool>`EXISTS (SELECT 1 FROM calendar_events e
-      WHERE e.tenant_id = c.tenant_id AND e.id = (c.values ->> 'calendarEventId')::uuid
+      WHERE e.tenant_id = c.tenant_id
+        AND e.id = (CASE WHEN c.values ->> 'calendarEventId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN (c.values ->> 'calendarEventId')::uuid END)
         ${filter.from ? sql`AND e.start_at >= ${filter.from}` : sql``} ${filter.to ? sql`AND e.start_at < ${filter.to}` : sql``})`);
   }
   return where;
@@ -61,7 +67,7 @@ async function page(ctx: Context, filter: EncounterFilter, patientId: string | u
     paging,
     sort,
     ...(filter.status?.length ? { valueIn: [{ field: 'status', values: filter.status }] } : {}),
-    where: conditions(filter),
+    where: conditions(ctx.scope, filter),
   });
 }
 
@@ -87,7 +93,15 @@ async function requireUser(ctx: Context, userId: string): Promise<void> {
   if (!user) throw new ApiError('USER_NOT_FOUND', { userId });
 }
 
-/** A user's encounters: those they own (host), and with `withCareTeam` those of their care-team patients too. */
+/**
+ * A user's encounters. 002's care-team-only flag (`withCareTeam`, default true here, false on the
+ * full list): true lists the encounters of the patients whose care team holds the user, whoever
+ * hosts them; false the encounters the user hosts. `/encounters` reads the flag the same way.
+ */
+function userScope(userId: string, withCareTeam: boolean | undefined): EncounterFilter {
+  return withCareTeam ? { careTeamOf: userId } : { ownerUserId: userId };
+}
+
 export async function userEncounters(
   ctx: Context,
   userId: string,
@@ -97,13 +111,7 @@ export async function userEncounters(
   await requireUser(ctx, userId);
   const sort = parseSort(query.sort, sortable);
   const { withCareTeam, ...rest } = filter;
-  const { rows, total } = await page(
-    ctx,
-    { ...rest, ownerUserId: userId, ...(withCareTeam ? { careTeamOf: userId } : {}) },
-    undefined,
-    query,
-    sort,
-  );
+  const { rows, total } = await page(ctx, { ...rest, ...userScope(userId, withCareTeam) }, undefined, query, sort);
   return { data: (await encounterViews(ctx, rows, { list: true })).views, total };
 }
 
@@ -168,7 +176,7 @@ export async function fullEncounterPage(
   if (sort.length === 0 && query.direction)
     sort = [{ column: 'c.created_at', direction: query.direction.toLowerCase() as 'asc' | 'desc' }];
   const { userId, withCareTeam, ...rest } = filter;
-  const mine = userId ? { ownerUserId: userId, ...(withCareTeam ? { careTeamOf: userId } : {}) } : {};
+  const mine = userId ? userScope(userId, withCareTeam) : {};
   const { rows, total } = await page(ctx, { ...rest, ...mine }, patientId, query, sort);
   return { data: await fullEncounters(ctx, rows), total };
 }

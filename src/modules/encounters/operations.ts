@@ -107,6 +107,11 @@ export async function createEncounter(ctx: Context, patientId: string, body: Enc
         path: 'body.status',
         message: `an encounter starts as ${initialStatuses.join(', ')}; ${status} is reached by a change`,
       });
+    if (body.currentScheduledAppointment && body.calendarEventId)
+      errors.push({
+        path: 'body.calendarEventId',
+        message: 'give either calendarEventId or currentScheduledAppointment, not both',
+      });
     const requested = body.visitServices ?? (template?.visitServices ?? []).map((name) => ({ name }));
     const services = priceServices(formation, requested, errors);
     if (errors.length > 0) throw validationError(errors);
@@ -274,7 +279,9 @@ export async function encounterForPart(
   patient: PatientRow,
   encounterId: string,
 ): Promise<CdtRecordRow> {
-  const encounter = await encounters.require(w.db, encounterId, { patientId: patient.id, forShare: true });
+  // Held for update: a part's write may change the encounter too (its first disposition), and parts
+  // of one encounter are written one at a time.
+  const encounter = await encounters.require(w.db, encounterId, { patientId: patient.id, forUpdate: true });
   guardFinalized(ctx, encounter);
   return encounter;
 }

@@ -57,7 +57,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
       schema: {
         tags,
         summary: "A user's encounters (data and meta)",
-        description: `Encounters the user hosts; with \`withCareTeam\` (default true) also those of patients whose care team holds the user. ${listNote}`,
+        description: `With \`withCareTeam\` (care-team only, default true): the encounters of the patients whose care team holds the user; with false: those the user hosts. ${listNote}`,
         params: UserParams,
         querystring: UserListQuery,
         response: { 200: DataAndMeta(EncounterRecord), ...errors },
@@ -190,7 +190,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
       schema: {
         tags,
         summary: "A user's full encounters (data and meta)",
-        description: `Encounters the user hosts (with \`withCareTeam\`, default false, also those of their care-team patients); \`from\` and \`to\` (Cairn's names) keep those whose appointment starts in range. ${listNote}`,
+        description: `The encounters the user hosts; with \`withCareTeam\` (care-team only, default false) those of the patients whose care team holds the user instead. \`from\` and \`to\` (Cairn's names) keep those whose appointment starts in range. ${listNote}`,
         params: UserParams,
         querystring: UserFullListQuery,
         response: { 200: DataAndMeta(FullEncounter), ...errors },

@@ -70,7 +70,10 @@ export const PatientListQuery = Type.Object({ ...PagingQuery, status: StatusFilt
 export const UserListQuery = Type.Object({
   ...PagingQuery,
   status: StatusFilter,
-  withCareTeam: Type.Boolean({ default: true, description: 'Also encounters of patients whose care team holds the user' }),
+  withCareTeam: Type.Boolean({
+    default: true,
+    description: 'Care-team only: encounters of the patients whose care team holds the user; false: those the user hosts',
+  }),
 });
 export const InstanceListQuery = Type.Object({
   ...PagingQuery,
@@ -97,7 +100,10 @@ export const UserFullListQuery = Type.Object({
   status: StatusFilter,
   from: Type.Optional(DateTime),
   to: Type.Optional(DateTime),
-  withCareTeam: Type.Boolean({ default: false, description: 'Also encounters of patients whose care team holds the user' }),
+  withCareTeam: Type.Boolean({
+    default: false,
+    description: 'Care-team only: encounters of the patients whose care team holds the user; false: those the user hosts',
+  }),
   excludeWithoutCalendarEvent: onlyWithEvent,
 });
 

@@ -2,6 +2,7 @@ import type { Context } from '../../http/context.ts';
 import { type CdtRecordView, cdtRecordView } from '../../records/cdt-view.ts';
 import type { CdtRecordRow } from '../../records/store.ts';
 import { localDateTime } from '../../wire/local-time.ts';
+import { uuidPattern } from '../../wire/schemas.ts';
 import { type CalendarEventView, type EventRow, eventsAmong, eventViews, zoneFor, zonesOf } from '../calendar/index.ts';
 import { encounterFieldNames } from './types.ts';
 
@@ -54,6 +55,8 @@ export interface EncounterPage {
 }
 
 const text = (value: unknown) => (typeof value === 'string' ? value : null);
+/** An id stored in values, when it is one (a value written by hand must not break a uuid query). */
+const idOf = (value: unknown) => (typeof value === 'string' && uuidPattern.test(value) ? value.toLowerCase() : null);
 
 export async function encounterViews(
   ctx: Context,
@@ -103,7 +106,7 @@ export async function encounterViews(
   const byEncounter = new Map<string, { row: EventRow; view: CalendarEventView }>();
   const out = rows.map((row): EncounterView => {
     const values = valuesOf(row);
-    const event = eventById.get(text(values.calendarEventId) ?? '');
+    const event = eventById.get(idOf(values.calendarEventId) ?? '');
     if (event) byEncounter.set(row.id, event);
     const zone = zoneFor(ctx, undefined, event ? (zones.get(event.row.host_id) ?? event.row.timezone) : text(values.timezone));
     const local = (instant: Date | undefined) => (instant ? localDateTime(instant, zone) : null);
@@ -118,8 +121,8 @@ export async function encounterViews(
       localCalendarEventStartDatetime: local(event?.row.start_at),
       calendarEvent: event?.view ?? null,
       currentScheduledAppointment: event?.view ?? null,
-      ownerUserName: names.get(text(values.ownerUserId) ?? '') ?? null,
-      activeUserName: names.get(text(values.activeUserId) ?? '') ?? null,
+      ownerUserName: names.get(idOf(values.ownerUserId) ?? '') ?? null,
+      activeUserName: names.get(idOf(values.activeUserId) ?? '') ?? null,
       local_created_at: localDateTime(row.created_at, zone),
       local_updated_at: localDateTime(row.updated_at, zone),
       ...(options.list
@@ -133,7 +136,16 @@ export async function encounterViews(
         : {}),
     };
     const jsonBody = { ...view.jsonBody, ...derived };
-    if (!options.list) return { ...view, jsonBody };
+    if (!options.list) {
+      // 002 names them startDateTime/endDateTime (and local…); production's jsonBody writes `Datetime`: both.
+      Object.assign(jsonBody, {
+        startDateTime: derived.startDatetime,
+        endDateTime: derived.endDatetime,
+        localStartDateTime: derived.localStartDatetime,
+        localEndDateTime: derived.localEndDatetime,
+      });
+      return { ...view, jsonBody };
+    }
     // PROD-SHAPES: user and instance list items carry fewer keys, and no type ids.
     return {
       id: row.id,

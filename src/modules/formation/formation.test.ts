@@ -303,9 +303,12 @@ describe('the sections later areas read (DECISIONS §6)', () => {
         assessments: [assessment, assessment],
         encounterTemplates: [{ name: 'intake', assessmentNames: ['gad-7'], visitServices: ['house-call'] }],
         encounterDisposition: { fields: [{ name: 'id', type: 'text' }] },
+        // The system's record types are not the formation's to define.
+        cdts: [{ name: '__encounter__', fields: [{ name: 'status', type: 'text' }] }],
       }),
     );
     assertFormationInvalid(response, [
+      'cdts.0.name',
       'assessments.1.name',
       'encounterTemplates.0.assessmentNames',
       'encounterTemplates.0.visitServices',

@@ -1,7 +1,7 @@
-import type { FieldDefinition, FieldType } from '../../formation/field-types.ts';
-import { type FieldError, validationError } from '../../wire/errors.ts';
+import type { FieldDefinition, FieldType } from '../formation/field-types.ts';
+import { type FieldError, validationError } from '../wire/errors.ts';
 
-/** The CDT list's `fields` and `filters` query parameters, read against the type's fields. */
+/** A record list's `fields` and `filters` query parameters, read against the type's fields (the CDT list's today). */
 
 /** `fields`: the custom fields jsonBody shows; undefined (all) when absent or empty. An unknown name is a 400. */
 export function selectedFields(fields: readonly FieldDefinition[], requested: string[] | undefined): string[] | undefined {
