@@ -4,6 +4,7 @@ import { area as auth } from './modules/auth/area.ts';
 import { area as calendar } from './modules/calendar/area.ts';
 import { area as carePlan } from './modules/care-plan/area.ts';
 import { area as cdts } from './modules/cdts/area.ts';
+import { area as chat } from './modules/chat/area.ts';
 import { area as contacts } from './modules/contacts/area.ts';
 import { area as dictionaries } from './modules/dictionaries/area.ts';
 import { area as documents } from './modules/documents/area.ts';
@@ -44,6 +45,7 @@ export const areas: readonly Area[] = [
   assessments,
   calendar,
   encounters,
+  chat,
   webhooks,
   jobs,
 ];

@@ -21,6 +21,16 @@ export interface StoredFile {
 /** file-type reads at most this many leading bytes to judge a type. */
 const SNIFF_BYTES = 4100;
 
+/** What a form carried besides files: its text fields (the last value of each name). */
+export type FormFields = Record<string, string>;
+
+export interface ReceiveOptions {
+  /** The name of the file parts (`files`; chat's `attachmentAsFiles`). */
+  field?: string;
+  /** A form may hold no file at all (a chat message with text only); by default one is needed. */
+  optional?: boolean;
+}
+
 /**
  * Streams the multipart parts named `field` of a request into the blob store, one at a time,
  * checking each against the area's rules as its bytes pass: the extension, the content behind it
@@ -34,12 +44,13 @@ export async function receiveFiles(
   blobs: BlobStore,
   rules: FileRules,
   keyOf: (fileId: string) => string,
-  field = 'files',
-): Promise<StoredFile[]> {
+  { field = 'files', optional = false }: ReceiveOptions = {},
+): Promise<{ files: StoredFile[]; fields: FormFields }> {
   if (!request.isMultipart()) {
     throw new ApiError('NO_FILES', { part: field }, `Send the files as multipart/form-data, in parts named "${field}"`);
   }
   const stored: StoredFile[] = [];
+  const fields: FormFields = {};
   let total = 0;
   try {
     const parts = request.parts({
@@ -47,7 +58,11 @@ export async function receiveFiles(
       limits: { fileSize: rules.maxFileBytes + 1, files: rules.maxFiles + 1, fields: 20, fieldSize: 64 * 1024 },
     });
     for await (const part of parts) {
-      if (part.type !== 'file') continue;
+      if (part.type !== 'file') {
+        // Text parts come before or between files; busboy's fieldSize limit bounds each.
+        if (typeof part.value === 'string') fields[part.fieldname] = part.value;
+        continue;
+      }
       if (part.fieldname !== field) {
         part.file.resume();
         throw new ApiError('NO_FILES', { part: part.fieldname }, `Files go in parts named "${field}"`);
@@ -82,8 +97,9 @@ export async function receiveFiles(
         sha256: check.digest(),
       });
     }
-    if (stored.length === 0) throw new ApiError('NO_FILES', { part: field }, `The request holds no part named "${field}"`);
-    return stored;
+    if (stored.length === 0 && !optional)
+      throw new ApiError('NO_FILES', { part: field }, `The request holds no part named "${field}"`);
+    return { files: stored, fields };
   } catch (error) {
     await removeQuietly(blobs, stored);
     throw asLimitError(error, rules);

@@ -71,6 +71,30 @@ let generation = 1;
 const other = await seedFixtures(tenantB, 'b', formation);
 const otherIds = Object.values(other.ids);
 const nothingClient = await tenantA.clientWithRole('nothing');
+/** A user of A with every permission, for the routes closed to API clients (chat archive). */
+const userTokenA = await signedInUser();
+
+async function signedInUser(): Promise<string> {
+  const api = tenantA.api;
+  const made = await api.post(`${tenantA.admin}/users`, {
+    username: 'route-checks',
+    email: 'route-checks@example.org',
+    roles: [{ permissionName: 'admin', instanceName: tenantA.instance.name }],
+  });
+  if (made.status !== 201) throw new Error(`route checks: no user (${made.text})`);
+  await api.put(`${tenantA.admin}/users/route-checks/password`, { password: 'route checks password' });
+  const login = await tenantA.anonymous.post('/auth/token', {
+    tenantName: tenantA.tenant.name,
+    username: 'route-checks',
+    password: 'route checks password',
+  });
+  return login.body.token;
+}
+
+/** A's token for an operation: its admin client's, or its user's where the route is for users only. */
+function tokenFor(op: { callers?: string | undefined }): string {
+  return op.callers === 'USER' ? userTokenA : tenantA.adminClient.token;
+}
 
 const document = JSON.parse((await app.server.inject({ method: 'GET', url: '/openapi.json' })).body) as {
   paths: Record<string, Record<string, OperationObject>>;
@@ -468,7 +492,7 @@ describe('generated route checks', () => {
             const request = {
               method: op.method,
               url: urlOf(op, { ...params, [param.name]: value }, query),
-              token: tenantA.adminClient.token,
+              token: tokenFor(op),
               body: await goodBody(op),
             };
             const answer = await send(request);
@@ -517,7 +541,7 @@ describe('generated route checks', () => {
           await compare(`query ${param.name}`, (value) => ({
             method: op.method,
             url: url([[param.name, value]]),
-            token: tenantA.adminClient.token,
+            token: tokenFor(op),
             body: good,
           }));
         }
@@ -526,7 +550,7 @@ describe('generated route checks', () => {
           await compare(`body ${slot.join('.')}`, (value) => ({
             method: op.method,
             url: url([]),
-            token: tenantA.adminClient.token,
+            token: tokenFor(op),
             body: setAt(good, slot, value),
           }));
         }
@@ -565,7 +589,7 @@ describe('generated route checks', () => {
         }
       }
       for (const request of requests) {
-        const sent = op.public ? request : { ...request, token: tenantA.adminClient.token };
+        const sent = op.public ? request : { ...request, token: tokenFor(op) };
         const answer = await send(sent);
         count += 1;
         const problem = undocumented(op, answer) ?? (answer.status < 300 ? leakOf(answer.text, JSON.stringify(sent)) : undefined);
@@ -913,7 +937,7 @@ function requestOf(op: Operation, generated: FuzzCase): Sent {
   return {
     method: op.method,
     url: urlOf(op, generated.params, generated.query),
-    ...(op.public ? {} : { token: tenantA.adminClient.token }),
+    ...(op.public ? {} : { token: tokenFor(op) }),
     ...(generated.body?.raw !== undefined ? { raw: generated.body.raw } : {}),
     ...(generated.body && 'value' in generated.body && generated.body.value !== undefined ? { body: generated.body.value } : {}),
   };

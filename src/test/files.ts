@@ -23,11 +23,21 @@ export interface Part {
   type?: string;
 }
 
-/** A multipart/form-data body: every part a file, in parts named `files` unless said otherwise. */
-export function multipart(parts: Part[]): { body: Buffer; headers: Record<string, string> } {
+/** A text field of a form (a chat message's `message`). */
+export interface FieldPart {
+  field: string;
+  value: string;
+}
+
+/** A multipart/form-data body: files in parts named `files` unless said otherwise, and text fields. */
+export function multipart(parts: (Part | FieldPart)[]): { body: Buffer; headers: Record<string, string> } {
   const boundary = `----cairn${randomUUID()}`;
   const chunks: Buffer[] = [];
   for (const part of parts) {
+    if ('value' in part) {
+      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.field}"\r\n\r\n${part.value}\r\n`));
+      continue;
+    }
     chunks.push(
       Buffer.from(
         `--${boundary}\r\nContent-Disposition: form-data; name="${part.field ?? 'files'}"; filename="${part.name}"\r\nContent-Type: ${part.type ?? 'application/octet-stream'}\r\n\r\n`,

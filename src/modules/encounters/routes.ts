@@ -48,6 +48,11 @@ const P = `${I}/patients/:patientId`;
 const E = `${P}/encounters/:encounterId`;
 const listNote = 'Sort: createdAt (default, newest first) or updatedAt. `status`: one or more statuses.';
 const finalizedNote = 'A FINALIZED encounter is read-only without ENCOUNTER_FINALIZED_UPDATE (403).';
+/** The writes that change an encounter or its parts: a FINALIZED one needs its own permission too (DECISIONS §7). */
+const writes = () =>
+  needs('ENCOUNTER_UPDATE', {
+    alsoNeeds: { permission: 'ENCOUNTER_FINALIZED_UPDATE', when: 'the encounter is FINALIZED' },
+  });
 
 const encounterRoutes: AreaPlugin = async (app) => {
   app.get(
@@ -241,7 +246,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.patch(
     E,
     {
-      config: needs('ENCOUNTER_UPDATE'),
+      config: writes(),
       schema: {
         tags,
         summary: 'Change an encounter',
@@ -257,7 +262,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.delete(
     E,
     {
-      config: needs('ENCOUNTER_UPDATE'),
+      config: writes(),
       schema: {
         tags,
         summary: 'Delete an encounter (200, empty)',
@@ -289,7 +294,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.post(
     `${E}/comments`,
     {
-      config: needs('ENCOUNTER_UPDATE'),
+      config: writes(),
       schema: {
         tags,
         summary: 'Comment on an encounter (201)',
@@ -308,7 +313,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.patch(
     `${E}/comments/:commentId`,
     {
-      config: needs('ENCOUNTER_UPDATE'),
+      config: writes(),
       schema: {
         tags,
         summary: "Change a comment's text",
@@ -326,7 +331,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.delete(
     `${E}/comments/:commentId`,
     {
-      config: needs('ENCOUNTER_UPDATE'),
+      config: writes(),
       schema: { tags, summary: 'Remove a comment (200, empty)', params: CommentParams, response: { 200: EmptyBody, ...errors } },
     },
     async (request, reply) => {
@@ -353,7 +358,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.patch(
     `${E}/disposition`,
     {
-      config: needs('ENCOUNTER_UPDATE'),
+      config: writes(),
       schema: {
         tags,
         summary: "Change an encounter's disposition",
@@ -383,7 +388,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.post(
     `${E}/assessments`,
     {
-      config: needs('ENCOUNTER_UPDATE'),
+      config: writes(),
       schema: {
         tags,
         summary: 'Link an assessment to an encounter (201)',
@@ -414,7 +419,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.patch(
     `${E}/assessments/:linkId`,
     {
-      config: needs('ENCOUNTER_UPDATE'),
+      config: writes(),
       schema: {
         tags,
         summary: "Set a link's assessment record",
@@ -433,7 +438,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.delete(
     `${E}/assessments/:linkId`,
     {
-      config: needs('ENCOUNTER_UPDATE'),
+      config: writes(),
       schema: {
         tags,
         summary: 'Remove an assessment link (200, empty)',

@@ -1,0 +1,14 @@
+import type { Area } from '../../platform/area.ts';
+import { chatAuditActions, chatErrors, chatEvents, chatFiles, chatPermissions } from './catalog.ts';
+import routes from './routes.ts';
+
+export const area: Area = {
+  name: 'chat',
+  routes,
+  permissions: chatPermissions,
+  errors: chatErrors,
+  auditActions: chatAuditActions,
+  events: chatEvents,
+  files: chatFiles,
+  fixtures: new URL('./fixtures.ts', import.meta.url),
+};
