@@ -8,6 +8,7 @@ import { area as chat } from './modules/chat/area.ts';
 import { area as contacts } from './modules/contacts/area.ts';
 import { area as dictionaries } from './modules/dictionaries/area.ts';
 import { area as documents } from './modules/documents/area.ts';
+import { area as email } from './modules/email/area.ts';
 import { area as encounters } from './modules/encounters/area.ts';
 import { area as files } from './modules/files/area.ts';
 import { area as formation } from './modules/formation/area.ts';
@@ -46,6 +47,7 @@ export const areas: readonly Area[] = [
   calendar,
   encounters,
   chat,
+  email,
   webhooks,
   jobs,
 ];
