@@ -59,6 +59,14 @@ export class FileService {
     // Cairn keeps no thumbnails: no image is resized on upload, so there is none to link.
     return { ...fileEntry(row), url: presigned ?? `${origin}${this.links.sign(target, now)}`, thumbnailUrl: null };
   }
+
+  /** The files of a page of records, linked and grouped by the record they belong to. */
+  async withLinksByOwner(rows: readonly FileRow[], origin: string, now: Date): Promise<Map<string, LinkedFileEntry[]>> {
+    const linked = await Promise.all(rows.map((row) => this.withLink(row, origin, now)));
+    const byOwner = new Map<string, LinkedFileEntry[]>();
+    for (const [index, row] of rows.entries()) byOwner.set(row.owner_id, [...(byOwner.get(row.owner_id) ?? []), linked[index]!]);
+    return byOwner;
+  }
 }
 
 /** The `files.remove` job: the blob of a file whose row is gone. Removing one already gone is no error. */

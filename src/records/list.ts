@@ -2,7 +2,7 @@ import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { Scope } from '../db/scope.ts';
 import type { Writing } from '../events/work.ts';
-import { applySort, offsetOf, type Paging, type SortKey } from '../http/pagination.ts';
+import { filteredPage, type Paging, type SortKey } from '../http/pagination.ts';
 import { type CdtRecordRow, withoutNulls } from './store.ts';
 
 /**
@@ -60,34 +60,22 @@ function filtered(db: Kysely<DB>, scope: Scope, query: RecordListQuery) {
   return select;
 }
 
-/**
- * One page of records and the total, in one statement: the total rides on each row as a window
- * count. Only a page past the last (no rows to carry it) counts again on its own.
- */
-export async function listRecordPage(
+/** One page of records and the total, in one statement (the shared `filteredPage`); newest first unless sorted. */
+export function listRecordPage(
   db: Kysely<DB>,
   scope: Scope,
   query: RecordListQuery,
 ): Promise<{ rows: CdtRecordRow[]; total: number }> {
-  const base = filtered(db, scope, query);
-  const keys: SortKey[] = query.sort.length > 0 ? query.sort : [{ column: 'c.created_at', direction: 'desc' }];
+  const list = {
+    base: filtered(db, scope, query) as never,
+    table: 'cdt_records',
+    alias: 'c',
+    tenantId: scope.tenantId,
+    searched: false,
+  };
   // Records written in the same millisecond follow their v7 ids, in the direction of the last key.
-  const tieBreaker: SortKey = { column: 'c.id', direction: keys[keys.length - 1]!.direction };
-  const page = await applySort(
-    base.selectAll('c').select(sql<number>`count(*) OVER ()`.as('total_count')),
-    [...keys, tieBreaker],
-    [],
-    'c.id',
-  )
-    .limit(query.paging.size)
-    .offset(offsetOf(query.paging))
-    .execute();
-  if (page.length > 0 || query.paging.page === 0) {
-    const total = Number(page[0]?.total_count ?? 0);
-    return { rows: page.map(({ total_count: _, ...row }) => row as CdtRecordRow), total };
-  }
-  const count = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-  return { rows: [], total: Number(count.total) };
+  const order = { keys: query.sort, fallback: [{ column: 'c.created_at', direction: 'desc' as const }], tieBreaker: 'c.id' };
+  return filteredPage<CdtRecordRow>(db as Kysely<never>, list, order, query.paging);
 }
 
 export interface RecordValuesChange {

@@ -1,7 +1,7 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { DB, Row } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';
-import type { Paging } from '../../http/pagination.ts';
+import { filteredPage, type Paging } from '../../http/pagination.ts';
 
 /**
  * The calendar's SQL. Every query names the tenant and the instance; a member's events are read
@@ -62,8 +62,8 @@ function residual(filter: Pick<EventFilter, 'eventType' | 'includeCancelled' | '
   return terms.length > 0 ? sql`AND ${sql.join(terms, sql` AND `)}` : sql``;
 }
 
-/** A page of the events list and the total, in one statement (the total rides on each row). */
-export async function listEvents(
+/** A page of the events list and the total, in one statement (the shared `filteredPage`). */
+export function listEvents(
   db: Kysely<DB>,
   scope: Scope,
   filter: EventFilter,
@@ -71,21 +71,15 @@ export async function listEvents(
   direction: 'asc' | 'desc',
 ): Promise<{ rows: EventRow[]; total: number }> {
   const ids = filter.participantIds?.length
-    ? sql`SELECT DISTINCT id FROM (${membersEvents(scope, filter, filter.participantIds)}) m`
+    ? sql`SELECT id FROM (${membersEvents(scope, filter, filter.participantIds)}) m`
     : sql`SELECT id FROM (${overlapping(scope, filter, { table: 'calendar_events', id: 'id' })}) m`;
-  const order = sql.raw(`e.start_at ${direction}, e.id ${direction}`);
-  const page = sql<EventRow & { total: number }>`
-    SELECT e.*, count(*) OVER () AS total
-    FROM (${ids}) ids JOIN calendar_events e ON e.tenant_id = ${scope.tenantId} AND e.id = ids.id
-    WHERE true ${residual(filter)}
-    ORDER BY ${order} LIMIT ${paging.size} OFFSET ${paging.page * paging.size}`;
-  const { rows } = await page.execute(db);
-  if (rows.length > 0 || paging.page === 0) return { rows, total: Number(rows[0]?.total ?? 0) };
-  // Past the last page: the rows carry no total, so it is counted on its own.
-  const count = await sql<{ total: number }>`
-    SELECT count(*) AS total FROM (${ids}) ids JOIN calendar_events e ON e.tenant_id = ${scope.tenantId} AND e.id = ids.id
-    WHERE true ${residual(filter)}`.execute(db);
-  return { rows, total: Number(count.rows[0]?.total ?? 0) };
+  const base = db
+    .selectFrom('calendar_events as e')
+    .where('e.tenant_id', '=', scope.tenantId)
+    .where(sql<SqlBool>`e.id IN (${ids}) ${residual(filter)}`);
+  const list = { base: base as never, table: 'calendar_events', alias: 'e', tenantId: scope.tenantId, searched: false };
+  const order = { keys: [{ column: 'e.start_at', direction }], fallback: [], tieBreaker: 'e.id' };
+  return filteredPage<EventRow>(db as Kysely<never>, list, order, paging);
 }
 
 /** Each member's events in range (as host or participant), for all members in one statement. */

@@ -70,7 +70,7 @@ async function views(ctx: Context, rows: ChatRow[], origin: string, patient?: Pa
     rows.map((row) => row.id),
   );
   const now = ctx.services.clock.now();
-  const linked = await Promise.all(files.map((file) => ctx.services.files.withLink(file, origin, now)));
+  const linked = await ctx.services.files.withLinksByOwner(files, origin, now);
   return rows.map((row) => ({
     id: row.id,
     sender: {
@@ -85,7 +85,7 @@ async function views(ctx: Context, rows: ChatRow[], origin: string, patient?: Pa
     message: row.message,
     externalId: row.external_id,
     createdAt: row.created_at,
-    attachments: linked.filter((_, index) => files[index]!.owner_id === row.id),
+    attachments: linked.get(row.id) ?? [],
     skipEvent: false,
     deletedAt: row.deleted_at,
   }));

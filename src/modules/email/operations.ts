@@ -54,7 +54,7 @@ async function views(ctx: Context, rows: DraftRow[], recipient: Recipient, origi
     rows.map((row) => row.id),
   );
   const now = ctx.services.clock.now();
-  const linked = await Promise.all(files.map((file) => ctx.services.files.withLink(file, origin, now)));
+  const linked = await ctx.services.files.withLinksByOwner(files, origin, now);
   const { patient, contact } = recipient;
   return rows.map((row) => ({
     id: row.id,
@@ -68,7 +68,7 @@ async function views(ctx: Context, rows: DraftRow[], recipient: Recipient, origi
     receiver: contact?.id ?? patient.id,
     patientEmail: row.patient_email,
     secure: row.secure,
-    attachments: linked.filter((_, index) => files[index]!.owner_id === row.id),
+    attachments: linked.get(row.id) ?? [],
     attachmentsFromTemplate: row.attachments_from_template as Record<string, unknown>[],
     bodyAttachments: [],
     priority: row.priority,

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, Row } from '../../db/schema.ts';
 import type { PatientScope, Scope } from '../../db/scope.ts';
-import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
+import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
 
 /** Email drafts' SQL: every query names the tenant, the instance and the patient. */
 
@@ -22,33 +22,22 @@ export function findDraft(db: Kysely<DB>, where: PatientScope, id: string, forUp
   return query.executeTakeFirst();
 }
 
-/** A page of a patient's (or one contact's) drafts and the total, in one statement. */
-export async function listDrafts(
+/** A page of a patient's (or one contact's) drafts and the total, in one statement; newest first unless sorted. */
+export function listDrafts(
   db: Kysely<DB>,
   where: PatientScope & { contactId: string | null },
   paging: Paging,
   sort: SortKey[],
 ): Promise<{ rows: DraftRow[]; total: number }> {
-  let query = db
+  let base = db
     .selectFrom('email_drafts as d')
     .where('d.tenant_id', '=', where.tenantId)
     .where('d.patient_id', '=', where.patientId)
     .where('d.instance_id', '=', where.instanceId);
-  query = where.contactId ? query.where('d.contact_id', '=', where.contactId) : query.where('d.contact_id', 'is', null);
-  const rows = await applySort(
-    query.selectAll('d').select((eb) => eb.fn.countAll<number>().over().as('total_count')),
-    sort,
-    [{ column: 'd.created_at', direction: 'desc' }],
-    'd.id',
-  )
-    .limit(paging.size)
-    .offset(offsetOf(paging))
-    .execute();
-  if (rows.length > 0 || paging.page === 0) {
-    return { rows: rows.map(({ total_count: _, ...row }) => row as DraftRow), total: Number(rows[0]?.total_count ?? 0) };
-  }
-  const count = await query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-  return { rows: [], total: Number(count.total) };
+  base = where.contactId ? base.where('d.contact_id', '=', where.contactId) : base.where('d.contact_id', 'is', null);
+  const list = { base: base as never, table: 'email_drafts', alias: 'd', tenantId: where.tenantId, searched: false };
+  const order = { keys: sort, fallback: [{ column: 'd.created_at', direction: 'desc' as const }], tieBreaker: 'd.id' };
+  return filteredPage<DraftRow>(db as Kysely<never>, list, order, paging);
 }
 
 /** A contact of a patient in the instance, by its id (a draft about it names it in the patient's place). */
