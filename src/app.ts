@@ -77,7 +77,10 @@ export async function buildApp({ config, database, clock, blobs, providers, area
     ...(blobs ? { blobs } : {}),
     ...(providers ? { providers } : {}),
   });
-  app.addHook('onClose', () => services.jobs.stop());
+  app.addHook('onClose', async () => {
+    await services.jobs.stop();
+    services.providers.close();
+  });
 
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(handleError);

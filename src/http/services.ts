@@ -14,10 +14,20 @@ import { loadFormation } from '../formation/store.ts';
 import type { JobKind } from '../jobs/kinds.ts';
 import { JobRunner } from '../jobs/runner.ts';
 import { jobSettings } from '../jobs/settings.ts';
-import { type Channel, Providers } from '../providers/slot.ts';
+import type { ChannelHandlers, ChannelName } from '../providers/channels.ts';
+import { Sealer } from '../providers/sealed.ts';
+import { type Channel, Providers, type StoredConfig } from '../providers/slot.ts';
+import { loadProviderConfig } from '../providers/store.ts';
 import type { Caller } from '../tenancy/access.ts';
 import { type Access, loadAccess } from '../tenancy/access.ts';
-import { findInstanceByName, findTenantById, findTenantByName, type Instance, type Tenant } from '../tenancy/tenancy.ts';
+import {
+  findInstanceById,
+  findInstanceByName,
+  findTenantById,
+  findTenantByName,
+  type Instance,
+  type Tenant,
+} from '../tenancy/tenancy.ts';
 import { ReadThroughCache } from './cache.ts';
 import { PageTokens } from './pagination.ts';
 import { TokenService } from './tokens.ts';
@@ -53,6 +63,8 @@ export interface Declared {
   fileOwners: FileOwners;
   /** The formation's sections, the platform's and the areas'. */
   formation: FormationShape;
+  /** What the channels' areas do with what providers report (inbound messages, delivery outcomes). */
+  channels: ReadonlyMap<ChannelName, ChannelHandlers<Services>>;
 }
 
 const noop = () => {};
@@ -83,19 +95,31 @@ export class Services {
   readonly files: FileService;
   readonly fileOwners: FileOwners;
   readonly formationShape: FormationShape;
-  /** The outside services' drivers (email, SMS, ...), one per channel: `services.providers.of(emailSlot)`. */
+  /** The outside services' drivers (email, SMS, ...) per instance: `await services.providers.for(emailSlot, scope)`. */
   readonly providers: Providers<Services>;
+  /** Seals the credentials tenants give for outside services (their SMTP password). */
+  readonly sealer: Sealer;
+  /** What the channels' areas do with inbound messages and delivery outcomes, by channel. */
+  readonly channels: ReadonlyMap<ChannelName, ChannelHandlers<Services>>;
+  /** Call after a change to a provider configuration (this node sees it at once, others within the cache's time). */
+  readonly forgetProviderConfigs: () => void;
   readonly log: FastifyBaseLogger;
   /** This process's job workers: started by `cairn serve`, woken by writes, drained by tests. */
   readonly jobs: JobRunner<Services>;
   private readonly tenants: ReadThroughCache<Tenant>;
   private readonly tenantsById: ReadThroughCache<Tenant>;
   private readonly instances: ReadThroughCache<Instance>;
+  private readonly instancesById: ReadThroughCache<Instance>;
   private readonly formations: ReadThroughCache<{ document: Formation }>;
   private readonly access: ReadThroughCache<Access>;
 
   constructor({ config, database, secret, clock = systemClock, blobs, declared = {}, providers, log = silent }: ServiceOptions) {
-    const { jobKinds = new Map(), fileOwners = new Map(), formation = new FormationShape(platformSections) } = declared;
+    const {
+      jobKinds = new Map(),
+      fileOwners = new Map(),
+      formation = new FormationShape(platformSections),
+      channels = new Map(),
+    } = declared;
     this.config = config;
     this.tokens = new TokenService(secret, clock);
     this.pageTokens = new PageTokens(secret);
@@ -105,7 +129,21 @@ export class Services {
     this.files = new FileService(blobs ?? createBlobStore(settingsOf(config, fileStoreSettings)), secret);
     this.fileOwners = fileOwners;
     this.formationShape = formation;
-    this.providers = new Providers<Services>(this, (section) => settingsOf(config, section), providers);
+    this.channels = channels;
+    this.sealer = new Sealer(secret);
+    // A channel's configuration for an instance, its tenant's, or none, read once per node every CAIRN_CACHE_TTL_MS.
+    const providerConfigs = new ReadThroughCache<{ config: StoredConfig | null }>(config.cacheTtlMs, async (key) => {
+      const [channel = '', tenantId = '', instanceId = ''] = key.split('/');
+      return { config: (await loadProviderConfig(this.db, this.sealer, channel, { tenantId, instanceId })) ?? null };
+    });
+    this.forgetProviderConfigs = () => providerConfigs.clear();
+    this.providers = new Providers<Services>(
+      this,
+      (section) => settingsOf(config, section),
+      async (channel, scope) =>
+        (await providerConfigs.get(`${channel}/${scope.tenantId}/${scope.instanceId}`))?.config ?? undefined,
+      providers,
+    );
     this.log = log;
     this.jobs = new JobRunner({ db: this.db, clock, kinds: jobKinds, env: this, settings: settingsOf(config, jobSettings), log });
     const ttl = config.cacheTtlMs;
@@ -115,6 +153,11 @@ export class Services {
     this.instances = new ReadThroughCache(ttl, (key) => {
       const [tenantId = '', name = ''] = key.split('/');
       return findInstanceByName(this.db, tenantId, name);
+    });
+    // Background work knows instances by id.
+    this.instancesById = new ReadThroughCache(ttl, (key) => {
+      const [tenantId = '', id = ''] = key.split('/');
+      return findInstanceById(this.db, tenantId, id);
     });
     // Published formations never change, so only the version that is current can go stale.
     this.formations = new ReadThroughCache(
@@ -150,6 +193,10 @@ export class Services {
     return this.instances.get(`${tenantId}/${name}`);
   }
 
+  instanceById(tenantId: string, id: string): Promise<Instance | undefined> {
+    return this.instancesById.get(`${tenantId}/${id}`);
+  }
+
   /** A published formation; an instance that never published one has an empty formation. */
   async formation(tenantId: string, instanceId: string, version: number | null): Promise<Formation> {
     if (version === null) return {};
@@ -170,6 +217,7 @@ export class Services {
   forgetCachedAccess(): void {
     this.tenants.clear();
     this.instances.clear();
+    this.instancesById.clear();
     this.access.clear();
   }
 }

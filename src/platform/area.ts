@@ -13,6 +13,8 @@ import type { AreaPlugin } from '../http/plugin.ts';
 import type { Declared, Services } from '../http/services.ts';
 import type { JobKind } from '../jobs/kinds.ts';
 import { jobSettings } from '../jobs/settings.ts';
+import type { ChannelHandlers, ChannelName } from '../providers/channels.ts';
+import { providerSettings } from '../providers/settings.ts';
 import type { Channel } from '../providers/slot.ts';
 import { recordAuditActions, recordErrors, recordEvents } from '../records/catalog.ts';
 import { coreErrors, type ErrorCatalog, registerErrors } from '../wire/errors.ts';
@@ -43,6 +45,8 @@ export interface Area {
   formation?: FormationSection[];
   /** The outside services it reaches (src/providers/<channel>/): their settings join the configuration. */
   providers?: Channel[];
+  /** The channels it owns (EMAIL): what it does with the messages providers hand over and the outcomes they report. */
+  channels?: Partial<Record<ChannelName, ChannelHandlers<Services>>>;
   /**
    * Where its route-check fixtures are (its `fixtures.ts`: the records it seeds in a test tenant and
    * the path parameters they fill). Test code: the app never loads it.
@@ -61,6 +65,9 @@ export interface Catalogs {
 export interface Declarations extends Declared {
   jobKinds: Map<string, JobKind<Services>>;
   fileOwners: Map<string, FileOwner>;
+  channels: Map<ChannelName, ChannelHandlers<Services>>;
+  /** Every provider slot the areas reach. */
+  providers: Channel[];
   settings: SettingsSection[];
 }
 
@@ -90,7 +97,7 @@ export const platform: Area = {
 };
 
 /** The platform's settings sections beyond its own (config.ts), which mechanisms declare. */
-const platformSettings = [fileStoreSettings, jobSettings];
+const platformSettings = [fileStoreSettings, jobSettings, providerSettings];
 
 /** Every settings section of the platform and of the areas given (their channels' too), for loadConfig and the README. */
 export function settingsSections(areas: readonly Area[]): SettingsSection[] {
@@ -114,6 +121,8 @@ export function mergeAreas(areas: readonly Area[]): Merged {
   const declarations: Declarations = {
     jobKinds: new Map(),
     fileOwners: new Map(),
+    channels: new Map(),
+    providers: areas.flatMap((area) => area.providers ?? []),
     // Two areas declaring one section or one route name stop the app here.
     formation: new FormationShape([...platformSections, ...areas.flatMap((area) => area.formation ?? [])]),
     settings: settingsSections(areas),
@@ -138,6 +147,12 @@ export function mergeAreas(areas: readonly Area[]): Merged {
     for (const [name, owner] of Object.entries(area.files ?? {})) {
       claim('file owner', name, area);
       declarations.fileOwners.set(name, owner);
+    }
+    for (const [name, handlers] of Object.entries(area.channels ?? {})) {
+      claim('channel', name, area);
+      if (!declarations.providers.includes(handlers.slot))
+        throw new Error(`channel ${name} of ${area.name}: its slot is on no Area's providers`);
+      declarations.channels.set(name as ChannelName, handlers);
     }
   }
   registerPermissions(catalogs.permissions);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { type Static, Type } from 'typebox';
 import { areas } from '../areas.ts';
@@ -82,16 +83,22 @@ function recordingPager(driver: string): Pager {
   const sent: string[] = [];
   return { driver, sent, page: async (message) => void sent.push(message) };
 }
-const pagerSlot = providerSlot<Pager, { prefix: string }, Services>(
+const pagerSlot = providerSlot<Pager, Services>(
   'pager',
   {
-    sandbox: () => recordingPager('sandbox'),
-    loud: (settings) => ({ ...recordingPager('loud'), page: async () => void 0, prefix: settings.prefix }) as Pager,
+    sandbox: { description: 'Records pages', options: Type.Object({}), make: () => recordingPager('sandbox') },
+    loud: {
+      description: 'Pages loudly',
+      options: Type.Object({ prefix: Type.String() }),
+      make: (options) => ({ ...recordingPager('loud'), page: async () => void 0, prefix: options.prefix }) as Pager,
+    },
   },
   settingsSection('notes', Type.Object({ CAIRN_PAGER_PREFIX: Type.String({ default: '' }) }), (e) => ({
-    prefix: e.CAIRN_PAGER_PREFIX,
+    loud: { prefix: e.CAIRN_PAGER_PREFIX },
   })),
 );
+const pagerOf = async (services: Services, tenantId: string, instanceId: string) =>
+  (await services.providers.for(pagerSlot, { tenantId, instanceId })).use;
 
 const note = systemType({
   name: '_note',
@@ -161,7 +168,8 @@ const notesArea: Area = {
       description: 'Pages the care team about a new note',
       run: async (job, services) => {
         const { greeting } = settingsOf(services.config, noteSettings);
-        await services.providers.of(pagerSlot).page(`${greeting}: ${String(job.payload.noteId)}`);
+        const pager = await pagerOf(services, job.tenantId, String(job.instanceId));
+        await pager.page(`${greeting}: ${String(job.payload.noteId)}`);
       },
       maxAttempts: 3,
     },
@@ -200,7 +208,7 @@ test('an area declared in one Area value: routes, a file owner, a formation sect
 
   // Its job runs on the queue, reading its setting and reaching its provider's sandbox driver.
   await app.jobs.drain();
-  const pager = app.services.providers.of(pagerSlot);
+  const pager = await pagerOf(app.services, t.tenant.id, t.instance.id);
   assert.equal(pager.driver, 'sandbox');
   assert.deepEqual(pager.sent, [`Look: ${created.body.id}`]);
 
@@ -229,10 +237,11 @@ test("a provider's driver is chosen by its setting, checked, and replaced in tes
     {},
     { areas: [...areas, notesArea], env: { CAIRN_PAGER_DRIVER: 'loud', CAIRN_PAGER_PREFIX: '!' } },
   );
-  assert.equal(configured.services.providers.of(pagerSlot).driver, 'loud');
+  const scope = { tenantId: randomUUID(), instanceId: randomUUID() };
+  assert.equal((await pagerOf(configured.services, scope.tenantId, scope.instanceId)).driver, 'loud');
   const unknown = await startApp({}, { areas: [...areas, notesArea], env: { CAIRN_PAGER_DRIVER: 'carrier-pigeon' } });
-  assert.throws(() => unknown.services.providers.of(pagerSlot), /CAIRN_PAGER_DRIVER: one of sandbox, loud/);
+  await assert.rejects(pagerOf(unknown.services, scope.tenantId, scope.instanceId), /CAIRN_PAGER_DRIVER: one of sandbox, loud/);
   const fake = recordingPager('fake');
   const replaced = await startApp({}, { areas: [...areas, notesArea], providers: new Map([[pagerSlot, fake]]) });
-  assert.equal(replaced.services.providers.of(pagerSlot), fake);
+  assert.equal(await pagerOf(replaced.services, scope.tenantId, scope.instanceId), fake);
 });

@@ -1,4 +1,6 @@
-import { Type } from 'typebox';
+import { LRUCache } from 'lru-cache';
+import { type TObject, Type } from 'typebox';
+import { Value } from 'typebox/value';
 import { invalid, type SettingsSection, settingsSection } from '../config.ts';
 
 /**
@@ -7,32 +9,71 @@ import { invalid, type SettingsSection, settingsSection } from '../config.ts';
  * drivers, and its settings. The `sandbox` driver is the default everywhere: it records what it
  * is asked to do, simulates delivery, and lets tests and demos inject inbound traffic, so Cairn
  * runs with no vendor account. Real drivers speak the vendor's SDK or protocol (nodemailer,
- * twilio, stripe) and are chosen by `CAIRN_<CHANNEL>_DRIVER`. Tests replace a channel's driver
- * through `buildApp({ providers })`, as they replace the blob store and the clock.
+ * twilio, stripe).
+ *
+ * Which driver serves an instance, with which options: the instance's own configuration, else its
+ * tenant's (both set by a tenant administrator, `/{tenant}/admin/providers`), else the server's
+ * (`CAIRN_<CHANNEL>_DRIVER` and the drivers' variables). Each level is whole on its own: a tenant's
+ * SMTP host never borrows the server's password. Tests replace a channel's driver through
+ * `buildApp({ providers })`, as they replace the blob store and the clock.
  */
-export interface ProviderSlot<T = unknown, S = unknown, Env = unknown> extends Channel {
-  /** The channel's settings: which driver, and each driver's own variables. */
-  settings: SettingsSection<S & { driver: string }>;
-  /** Makes the chosen driver once per process, from the settings and what the app has (its services). */
-  drivers: { sandbox: (settings: S, env: Env) => T } & Record<string, (settings: S, env: Env) => T>;
+
+/** The instance a provider serves: every channel is configured per tenant or per instance. */
+export interface ProviderScope {
+  tenantId: string;
+  instanceId: string;
 }
 
-/** What the platform knows of any slot: its name and settings (an area lists its slots on its `Area`). */
+/** Where an instance's configuration of a channel comes from. */
+export type ConfigLevel = 'server' | 'tenant' | 'instance';
+
+export interface ProviderConfig {
+  driver: string;
+  options: Record<string, unknown>;
+}
+
+/** A configuration a tenant administrator stored, its credentials opened. */
+export interface StoredConfig extends ProviderConfig {
+  level: 'tenant' | 'instance';
+  /** Changes whenever the configuration does: a driver made from an older one is not reused. */
+  version: string;
+}
+
+export interface Driver<T, Env> {
+  description: string;
+  /** What a tenant administrator sets for this driver (checked when set); the server's variables fill the same. */
+  options: TObject;
+  /** Option names that are credentials: sealed at rest, never answered back. */
+  secrets?: readonly string[];
+  /**
+   * Makes the driver for a configuration. `level` says whose it is: a tenant's may only reach
+   * public addresses (unless the operator allows private ones); the server's own is trusted.
+   */
+  make(options: Record<string, unknown>, env: Env, level: ConfigLevel): T;
+}
+
+/** What the platform knows of any slot: its name, settings and drivers (an area lists its slots on its `Area`). */
 export interface Channel {
   /** The channel's name (`email`); its variables are `CAIRN_<CHANNEL>_...`. */
   channel: string;
-  settings: SettingsSection<{ driver: string }>;
+  settings: SettingsSection<ProviderConfig>;
+  drivers: Record<string, Pick<Driver<unknown, never>, 'description' | 'options' | 'secrets'>>;
+}
+
+export interface ProviderSlot<T, Env> extends Channel {
+  drivers: { sandbox: Driver<T, Env> } & Record<string, Driver<T, Env>>;
 }
 
 /**
- * Declares a channel: its settings are its drivers' variables plus `CAIRN_<CHANNEL>_DRIVER`
- * (sandbox by default), checked against the drivers it has.
+ * Declares a channel: its settings are `CAIRN_<CHANNEL>_DRIVER` (sandbox by default) and the
+ * variables `env` reads into each driver's options; the server's chosen driver's options are
+ * checked against that driver's schema at start-up, so a missing SMTP host stops the server.
  */
-export function providerSlot<T, S extends object, Env>(
+export function providerSlot<T, Env>(
   channel: string,
-  drivers: ProviderSlot<T, S, Env>['drivers'],
-  settings: SettingsSection<S>,
-): ProviderSlot<T, S, Env> {
+  drivers: ProviderSlot<T, Env>['drivers'],
+  env: SettingsSection<Record<string, Record<string, unknown>>>,
+): ProviderSlot<T, Env> {
   const variable = `CAIRN_${channel.toUpperCase()}_DRIVER`;
   const names = Object.keys(drivers);
   const schema = Type.Object({
@@ -40,39 +81,77 @@ export function providerSlot<T, S extends object, Env>(
       default: 'sandbox',
       description: `The ${channel} driver: ${names.join(', ')} (sandbox records and simulates, reaching no vendor).`,
     }),
-    ...settings.schema.properties,
+    ...env.schema.properties,
   });
   return {
     channel,
     drivers,
-    settings: settingsSection(settings.owner, schema, (values, platform) => {
+    settings: settingsSection(env.owner, schema, (values, platform) => {
       const driver = String((values as Record<string, unknown>)[variable]);
-      if (!names.includes(driver)) invalid(`${variable}: one of ${names.join(', ')}`);
-      return { ...settings.read(values, platform), driver };
+      const chosen = drivers[driver];
+      if (!chosen) invalid(`${variable}: one of ${names.join(', ')}`);
+      const options = Value.Default(chosen.options, { ...(env.read(values, platform)[driver] ?? {}) }) as Record<string, unknown>;
+      const [problem] = [...Value.Errors(chosen.options, options)];
+      if (problem) invalid(`${variable}=${driver}: ${problem.instancePath.slice(1) || 'options'} ${problem.message}`);
+      return { driver, options };
     }),
   };
 }
 
-/** The drivers a process uses, one per channel, made on first use (or given by a test). */
+/** The driver serving an instance, and where its configuration came from. */
+export interface Chosen<T> {
+  driver: string;
+  level: ConfigLevel;
+  use: T;
+}
+
+/** What a driver may hold that needs closing (a pool of SMTP connections). */
+interface Closable {
+  close?(): unknown;
+}
+
+/**
+ * The drivers a process uses. A driver is made once per configuration and kept while it is used
+ * (so an SMTP pool is shared by every send of a tenant), and closed when its configuration changes
+ * or it is idle for an hour.
+ */
 export class Providers<Env> {
-  private readonly made = new Map<Channel, unknown>();
+  private readonly made = new LRUCache<string, { use: unknown }>({
+    max: 1_000,
+    ttl: 60 * 60_000,
+    updateAgeOnGet: true,
+    dispose: (entry) => void Promise.resolve((entry.use as Closable).close?.()).catch(() => {}),
+  });
 
   constructor(
     private readonly env: Env,
     private readonly settingsOf: <S>(section: SettingsSection<S>) => S,
-    replaced: ReadonlyMap<Channel, unknown> = new Map(),
-  ) {
-    for (const [slot, driver] of replaced) this.made.set(slot, driver);
+    /** The tenant's or instance's stored configuration of a channel, when there is one (cached by the caller). */
+    private readonly stored: (channel: string, scope: ProviderScope) => Promise<StoredConfig | undefined>,
+    private readonly replaced: ReadonlyMap<Channel, unknown> = new Map(),
+  ) {}
+
+  /** The channel's driver for an instance: the one configured for it, or the one a test put in its place. */
+  async for<T>(slot: ProviderSlot<T, Env>, scope: ProviderScope): Promise<Chosen<T>> {
+    const replaced = this.replaced.get(slot);
+    if (replaced !== undefined) return { driver: 'replaced', level: 'server', use: replaced as T };
+    const stored = await this.stored(slot.channel, scope);
+    const config = stored ?? this.settingsOf(slot.settings);
+    const level: ConfigLevel = stored?.level ?? 'server';
+    const owner = level === 'server' ? '' : level === 'tenant' ? scope.tenantId : `${scope.tenantId}/${scope.instanceId}`;
+    const key = `${slot.channel}|${level}|${owner}|${stored?.version ?? ''}`;
+    // A stored driver this build no longer has falls back to the sandbox rather than to a vendor.
+    const name = config.driver in slot.drivers ? config.driver : 'sandbox';
+    let entry = this.made.get(key);
+    if (!entry) {
+      entry = { use: (slot.drivers[name] ?? slot.drivers.sandbox).make(config.options, this.env, level) };
+      this.made.set(key, entry);
+    }
+    return { driver: name, level, use: entry.use as T };
   }
 
-  /** The channel's driver: the one configured, or the one a test put in its place. */
-  of<T, S>(slot: ProviderSlot<T, S, Env>): T {
-    const known = this.made.get(slot);
-    if (known !== undefined) return known as T;
-    const settings = this.settingsOf(slot.settings);
-    const driver = slot.drivers[settings.driver] ?? slot.drivers.sandbox;
-    const made = driver(settings, this.env);
-    this.made.set(slot, made);
-    return made;
+  /** Closes every driver made (the app's close). */
+  close(): void {
+    this.made.clear();
   }
 }

@@ -40,6 +40,16 @@ export async function findInstanceByName(db: Kysely<DB>, tenantId: string, name:
   return row && toInstance(row);
 }
 
+export async function findInstanceById(db: Kysely<DB>, tenantId: string, id: string): Promise<Instance | undefined> {
+  const row = await db
+    .selectFrom('instances')
+    .select(['tenant_id', 'id', 'name', 'description', 'current_formation_version'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && toInstance(row);
+}
+
 export async function listInstances(db: Kysely<DB>, tenantId: string): Promise<Instance[]> {
   const rows = await db
     .selectFrom('instances')

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { addressPolicy, isPublicAddress } from '../../providers/network.ts';
 import { startReceiver } from '../../test/receiver.ts';
-import { addressPolicy, checkedUrl, isPublicAddress, OutboundError, post } from './outbound.ts';
+import { checkedUrl, OutboundError, post } from './outbound.ts';
 
 /** Loopback is private, so these tests name which loopback addresses their policy lets through. */
 const only =

@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import ipaddr from 'ipaddr.js';
+import type { AddressPolicy } from '../../providers/network.ts';
 
 /**
  * POSTs to a receiver's URL and reaches only where webhooks may go: http(s) URLs whose every
@@ -19,25 +19,6 @@ export class OutboundError extends Error {
     super(code);
     this.name = 'OutboundError';
   }
-}
-
-/** Only global unicast addresses (IPv4-mapped IPv6 judged as the IPv4 it maps). */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  }
-  return parsed.range() === 'unicast';
-}
-
-/** Which addresses may be reached: public ones, or any when private networks are allowed. */
-export type AddressPolicy = (address: string) => boolean;
-
-const anyAddress: AddressPolicy = () => true;
-
-export function addressPolicy(allowPrivate: boolean): AddressPolicy {
-  return allowPrivate ? anyAddress : isPublicAddress;
 }
 
 /**

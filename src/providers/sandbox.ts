@@ -1,0 +1,56 @@
+import type { Kysely } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { DB } from '../db/schema.ts';
+import type { ChannelName } from './channels.ts';
+import type { ProviderScope } from './slot.ts';
+
+/**
+ * The sandbox every channel's default driver sends into: a table, so every node of a cluster sees
+ * the same outbox, which an operator (or a test) reads and tells what became of each message
+ * (`/{tenant}/{instance}/sandbox/...`, `cairn sandbox ...`). Nothing leaves the machine.
+ */
+
+export interface SandboxEnv {
+  db: Kysely<DB>;
+  clock: { now(): Date };
+}
+
+export interface SandboxOutbound {
+  channel: ChannelName;
+  /** The id of Cairn's record of the message: a send that runs again is recorded once. */
+  reference: string;
+  from: string;
+  to: string;
+  subject?: string | null;
+  body?: string | null;
+  attachmentNames?: string[];
+}
+
+/** Records a message as sent, ACCEPTED; answers its sandbox id (the provider's id of the message). */
+export async function sandboxSend(env: SandboxEnv, scope: ProviderScope, message: SandboxOutbound): Promise<string> {
+  const now = env.clock.now();
+  const row = await env.db
+    .insertInto('sandbox_messages')
+    .values({
+      tenant_id: scope.tenantId,
+      instance_id: scope.instanceId,
+      id: uuidv7(),
+      channel: message.channel,
+      direction: 'OUT',
+      reference: message.reference,
+      from_address: message.from,
+      to_address: message.to,
+      subject: message.subject ?? null,
+      body: message.body ?? null,
+      attachment_names: JSON.stringify(message.attachmentNames ?? []),
+      status: 'ACCEPTED',
+      error: null,
+      created_at: now,
+      updated_at: now,
+    })
+    // Sent again (its job ran twice): the first record stands, and answers.
+    .onConflict((oc) => oc.columns(['tenant_id', 'channel', 'reference']).doUpdateSet({ reference: message.reference }))
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
