@@ -17,6 +17,8 @@ import { area as jobs } from './modules/jobs/area.ts';
 import { area as patients } from './modules/patients/area.ts';
 import { area as pdts } from './modules/pdts/area.ts';
 import { area as programs } from './modules/programs/area.ts';
+import { area as providers } from './modules/providers/area.ts';
+import { area as sandbox } from './modules/sandbox/area.ts';
 import { area as tasks } from './modules/tasks/area.ts';
 import { area as users } from './modules/users/area.ts';
 import { area as webhooks } from './modules/webhooks/area.ts';
@@ -48,6 +50,8 @@ export const areas: readonly Area[] = [
   encounters,
   chat,
   email,
+  providers,
+  sandbox,
   webhooks,
   jobs,
 ];

@@ -85,3 +85,15 @@ export async function deleteFilesOf(trx: Kysely<DB>, scope: Scope, kind: string,
     .where('owner_id', '=', ownerId)
     .execute();
 }
+
+/** Gives one owner's files to another (a sent draft's attachments become its email's): the rows move, the blobs stay. */
+export async function moveFiles(trx: Kysely<DB>, scope: Scope, from: FileOwnerRef, to: FileOwnerRef): Promise<void> {
+  await trx
+    .updateTable('files')
+    .set({ owner_kind: to.kind, owner_id: to.id, ...(to.patientId ? { patient_id: to.patientId } : {}) })
+    .where('tenant_id', '=', scope.tenantId)
+    .where('owner_kind', '=', from.kind)
+    .where('owner_id', '=', from.id)
+    .where('instance_id', '=', scope.instanceId)
+    .execute();
+}

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { pipeline, Transform, type TransformCallback } from 'node:stream';
+import { pipeline, type Readable, Transform, type TransformCallback } from 'node:stream';
 import '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { fileTypeFromBuffer } from 'file-type';
@@ -71,31 +71,9 @@ export async function receiveFiles(
         part.file.resume();
         throw new ApiError('TOO_MANY_FILES', { maxFiles: rules.maxFiles });
       }
-      const extension = extensionOf(part.filename);
-      const expected = contentTypes[extension];
-      if (!expected || !rules.extensions.includes(extension)) {
-        part.file.resume();
-        throw new ApiError('FILE_TYPE_NOT_ALLOWED', { extension, allowed: rules.extensions });
-      }
-      const id = uuidv7();
-      const storageKey = keyOf(id);
-      const check = new FileCheck(expected, extension, rules.maxFileBytes, rules.maxTotalBytes - total);
-      const source = pipeline(part.file, check, () => {});
-      try {
-        await blobs.put(storageKey, source, expected);
-      } catch (error) {
-        await blobs.remove([storageKey]).catch(() => {});
-        throw check.failure ?? error;
-      }
-      total += check.size;
-      stored.push({
-        id,
-        originalName: part.filename,
-        contentType: expected,
-        size: check.size,
-        storageKey,
-        sha256: check.digest(),
-      });
+      const file = await storeFile(blobs, rules, keyOf, part.filename, part.file, rules.maxTotalBytes - total);
+      total += file.size;
+      stored.push(file);
     }
     if (stored.length === 0 && !optional)
       throw new ApiError('NO_FILES', { part: field }, `The request holds no part named "${field}"`);
@@ -104,6 +82,39 @@ export async function receiveFiles(
     await removeQuietly(blobs, stored);
     throw asLimitError(error, rules);
   }
+}
+
+/**
+ * Streams one file into the blob store, judged as it passes against the owner's rules (its
+ * extension, the content behind it, its size and what is left of the request's total); a file
+ * that fails leaves no blob. For uploads (receiveFiles) and files that arrive otherwise (an
+ * inbound email's attachments).
+ */
+export async function storeFile(
+  blobs: BlobStore,
+  rules: FileRules,
+  keyOf: (fileId: string) => string,
+  fileName: string,
+  stream: Readable,
+  remainingTotal: number,
+): Promise<StoredFile> {
+  const extension = extensionOf(fileName);
+  const expected = contentTypes[extension];
+  if (!expected || !rules.extensions.includes(extension)) {
+    stream.resume();
+    throw new ApiError('FILE_TYPE_NOT_ALLOWED', { extension, allowed: rules.extensions });
+  }
+  const id = uuidv7();
+  const storageKey = keyOf(id);
+  const check = new FileCheck(expected, extension, rules.maxFileBytes, remainingTotal);
+  const source = pipeline(stream, check, () => {});
+  try {
+    await blobs.put(storageKey, source, expected);
+  } catch (error) {
+    await blobs.remove([storageKey]).catch(() => {});
+    throw check.failure ?? error;
+  }
+  return { id, originalName: fileName, contentType: expected, size: check.size, storageKey, sha256: check.digest() };
 }
 
 /** busboy's limits (one past Cairn's) answer in the files mechanism's codes too. */

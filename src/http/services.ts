@@ -65,6 +65,8 @@ export interface Declared {
   formation: FormationShape;
   /** What the channels' areas do with what providers report (inbound messages, delivery outcomes). */
   channels: ReadonlyMap<ChannelName, ChannelHandlers<Services>>;
+  /** Every outside service's slot the areas reach (a tenant administrator configures their drivers). */
+  slots: readonly Channel[];
 }
 
 const noop = () => {};
@@ -101,6 +103,8 @@ export class Services {
   readonly sealer: Sealer;
   /** What the channels' areas do with inbound messages and delivery outcomes, by channel. */
   readonly channels: ReadonlyMap<ChannelName, ChannelHandlers<Services>>;
+  /** Every outside service's slot, by the area that reaches it. */
+  readonly slots: readonly Channel[];
   /** Call after a change to a provider configuration (this node sees it at once, others within the cache's time). */
   readonly forgetProviderConfigs: () => void;
   readonly log: FastifyBaseLogger;
@@ -119,6 +123,7 @@ export class Services {
       fileOwners = new Map(),
       formation = new FormationShape(platformSections),
       channels = new Map(),
+      slots = [],
     } = declared;
     this.config = config;
     this.tokens = new TokenService(secret, clock);
@@ -130,6 +135,7 @@ export class Services {
     this.fileOwners = fileOwners;
     this.formationShape = formation;
     this.channels = channels;
+    this.slots = slots;
     this.sealer = new Sealer(secret);
     // A channel's configuration for an instance, its tenant's, or none, read once per node every CAIRN_CACHE_TTL_MS.
     const providerConfigs = new ReadThroughCache<{ config: StoredConfig | null }>(config.cacheTtlMs, async (key) => {

@@ -66,8 +66,7 @@ export interface Declarations extends Declared {
   jobKinds: Map<string, JobKind<Services>>;
   fileOwners: Map<string, FileOwner>;
   channels: Map<ChannelName, ChannelHandlers<Services>>;
-  /** Every provider slot the areas reach. */
-  providers: Channel[];
+  slots: Channel[];
   settings: SettingsSection[];
 }
 
@@ -122,7 +121,7 @@ export function mergeAreas(areas: readonly Area[]): Merged {
     jobKinds: new Map(),
     fileOwners: new Map(),
     channels: new Map(),
-    providers: areas.flatMap((area) => area.providers ?? []),
+    slots: areas.flatMap((area) => area.providers ?? []),
     // Two areas declaring one section or one route name stop the app here.
     formation: new FormationShape([...platformSections, ...areas.flatMap((area) => area.formation ?? [])]),
     settings: settingsSections(areas),
@@ -150,7 +149,7 @@ export function mergeAreas(areas: readonly Area[]): Merged {
     }
     for (const [name, handlers] of Object.entries(area.channels ?? {})) {
       claim('channel', name, area);
-      if (!declarations.providers.includes(handlers.slot))
+      if (!declarations.slots.includes(handlers.slot))
         throw new Error(`channel ${name} of ${area.name}: its slot is on no Area's providers`);
       declarations.channels.set(name as ChannelName, handlers);
     }

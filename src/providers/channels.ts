@@ -12,7 +12,10 @@ export const channelNames = ['SMS', 'EMAIL', 'VOICE_CALL', 'FAX'] as const;
 export type ChannelName = (typeof channelNames)[number];
 
 export interface InboundMessage {
+  /** The sender's address (an email address, an E.164 number). */
   from: string;
+  /** The name it came with, when the channel carries one (an email's From). */
+  fromName?: string | null;
   to: string;
   /** The text (an SMS's, an email's plain body). */
   message?: string | null;

@@ -36,7 +36,6 @@ export async function sandboxSend(env: SandboxEnv, scope: ProviderScope, message
       instance_id: scope.instanceId,
       id: uuidv7(),
       channel: message.channel,
-      direction: 'OUT',
       reference: message.reference,
       from_address: message.from,
       to_address: message.to,

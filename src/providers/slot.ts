@@ -88,7 +88,7 @@ export function providerSlot<T, Env>(
     drivers,
     settings: settingsSection(env.owner, schema, (values, platform) => {
       const driver = String((values as Record<string, unknown>)[variable]);
-      const chosen = drivers[driver];
+      const chosen = Object.hasOwn(drivers, driver) ? drivers[driver] : undefined;
       if (!chosen) invalid(`${variable}: one of ${names.join(', ')}`);
       const options = Value.Default(chosen.options, { ...(env.read(values, platform)[driver] ?? {}) }) as Record<string, unknown>;
       const [problem] = [...Value.Errors(chosen.options, options)];
@@ -141,13 +141,21 @@ export class Providers<Env> {
     const owner = level === 'server' ? '' : level === 'tenant' ? scope.tenantId : `${scope.tenantId}/${scope.instanceId}`;
     const key = `${slot.channel}|${level}|${owner}|${stored?.version ?? ''}`;
     // A stored driver this build no longer has falls back to the sandbox rather than to a vendor.
-    const name = config.driver in slot.drivers ? config.driver : 'sandbox';
+    const name = Object.hasOwn(slot.drivers, config.driver) ? config.driver : 'sandbox';
     let entry = this.made.get(key);
     if (!entry) {
       entry = { use: (slot.drivers[name] ?? slot.drivers.sandbox).make(config.options, this.env, level) };
       this.made.set(key, entry);
     }
     return { driver: name, level, use: entry.use as T };
+  }
+
+  /** The name of the driver serving a channel for an instance, without making it. */
+  async driverName(slot: Channel, scope: ProviderScope): Promise<string> {
+    if (this.replaced.has(slot)) return 'replaced';
+    const stored = await this.stored(slot.channel, scope);
+    const name = (stored ?? this.settingsOf(slot.settings)).driver;
+    return Object.hasOwn(slot.drivers, name) ? name : 'sandbox';
   }
 
   /** Closes every driver made (the app's close). */

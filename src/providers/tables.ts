@@ -21,15 +21,13 @@ export interface SandboxMessagesTable {
   instance_id: string;
   id: string;
   channel: string;
-  /** OUT: given to the sandbox to send; IN: injected as if it came in. */
-  direction: string;
   reference: string | null;
   from_address: string;
   to_address: string;
   subject: string | null;
   body: string | null;
   attachment_names: JsonWithDefault<string[]>;
-  /** ACCEPTED until told otherwise: DELIVERED, BOUNCED, FAILED; RECEIVED for inbound ones. */
+  /** ACCEPTED until told otherwise: DELIVERED, BOUNCED or FAILED. */
   status: string;
   error: string | null;
   created_at: Timestamp;

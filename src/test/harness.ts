@@ -197,6 +197,8 @@ export class Api {
 }
 
 export interface TestTenant {
+  /** The app it lives in (its job queue: `await t.app.jobs.drain()`). */
+  app: TestApp;
   tenant: Tenant;
   instance: Instance;
   /** `/<tenant>/<instance>` */
@@ -247,6 +249,7 @@ export async function createTestTenant(
   const adminClient = await clientWithRole(adminRole);
   let roleCount = 0;
   return {
+    app,
     tenant,
     instance: published,
     base: `/${tenant.name}/${instance.name}`,

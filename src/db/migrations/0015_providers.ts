@@ -2,8 +2,8 @@ import { type Kysely, sql } from 'kysely';
 
 /**
  * Outside services: a tenant's (or one instance's) configuration of a channel, its credentials
- * sealed; and the sandbox driver's record of what it was given and what it was told came in, kept
- * in the database so every node of a cluster sees the same sandbox.
+ * sealed; and the sandbox driver's record of what it was given to send, kept in the database so
+ * every node of a cluster sees the same sandbox.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -28,7 +28,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       instance_id uuid NOT NULL,
       id uuid NOT NULL,
       channel text NOT NULL,
-      direction text NOT NULL,
       -- The id of what Cairn sent (an email's): a send repeated after a crash is recorded once.
       reference text,
       from_address text NOT NULL,

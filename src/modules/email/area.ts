@@ -1,6 +1,9 @@
 import type { Area } from '../../platform/area.ts';
+import { emailSlot } from '../../providers/email/email.ts';
 import { emailAuditActions, emailErrors, emailEvents, emailFiles, emailPermissions } from './catalog.ts';
+import { receiveEmail } from './inbound.ts';
 import routes from './routes.ts';
+import { reportEmailStatus, runSendEmail, SEND_ATTEMPTS, SEND_BACKOFF, SEND_EMAIL } from './send.ts';
 
 export const area: Area = {
   name: 'email',
@@ -10,5 +13,15 @@ export const area: Area = {
   auditActions: emailAuditActions,
   events: emailEvents,
   files: emailFiles,
+  providers: [emailSlot],
+  channels: { EMAIL: { slot: emailSlot, receive: receiveEmail, report: reportEmailStatus } },
+  jobs: {
+    [SEND_EMAIL]: {
+      description: "Hands an email to its instance's email provider; retried until it is taken, refused or out of attempts",
+      run: runSendEmail,
+      maxAttempts: SEND_ATTEMPTS,
+      backoff: SEND_BACKOFF,
+    },
+  },
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

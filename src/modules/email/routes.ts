@@ -5,19 +5,24 @@ import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody } from '../../wire/schemas.ts';
+import { addDraftFiles, createEmailDraft, deleteEmailDraft, getEmailDraft, listEmailDrafts, updateEmailDraft } from './drafts.ts';
+import { getEmail, listPatientEmails } from './emails.ts';
 import {
-  addDraftFiles,
-  createEmailDraft,
-  deleteEmailDraft,
-  getEmailDraft,
-  listEmailDrafts,
-  updateEmailDraft,
-} from './operations.ts';
-import { DraftInput, DraftListQuery, DraftParams, EmailDraft, RecipientParams } from './schemas.ts';
+  DraftInput,
+  DraftListQuery,
+  DraftParams,
+  EmailDraft,
+  EmailListQuery,
+  EmailParams,
+  EmailRecord,
+  RecipientParams,
+} from './schemas.ts';
+import { sendEmailDraft } from './send.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const tags = ['Email'];
 const base = '/:tenantName/:instanceName/patients/:patientId/email-drafts';
+const emails = '/:tenantName/:instanceName/patients/:patientId/emails';
 const recipientNote =
   "`{patientId}` may be a contact's id: the draft is then about that contact of its patient, who is the receiver (002).";
 
@@ -132,6 +137,69 @@ const emailRoutes: AreaPlugin = async (app) => {
     async (request) => {
       const { patientId, draftId } = request.params;
       return addDraftFiles(contextOf(request), request, patientId, draftId, requestOrigin(request));
+    },
+  );
+
+  app.post(
+    `${base}/:draftId/send`,
+    {
+      config: needs('EMAIL_UPDATE'),
+      schema: {
+        tags,
+        summary: 'Send an email draft: the email (200), stored and queued; the draft is gone',
+        description:
+          "The draft becomes an email with its attachments, in one transaction, and the answer comes once it is stored and queued: ACCEPTED, or SCHEDULED when `scheduledAt` is ahead (a time already past sends at once). A background job hands it to the instance's email provider and moves its status: DELIVERED once an SMTP relay takes it; with the sandbox, ACCEPTED until the sandbox is told what became of it; REJECTED with `errorMessage` when the provider refuses it for good; FAILED when every attempt (14, over about 9 to 18 hours) failed. 400 EMAIL_ADDRESS_MISSING when the draft has no address.",
+        params: DraftParams,
+        response: { 200: EmailRecord, ...errors },
+      },
+    },
+    async (request) => {
+      const { patientId, draftId } = request.params;
+      return sendEmailDraft(contextOf(request), patientId, draftId, requestOrigin(request));
+    },
+  );
+
+  app.get(
+    emails,
+    {
+      config: needs('EMAIL_READ'),
+      schema: {
+        tags,
+        summary: "A patient's (or contact's) emails, sent and received (page object)",
+        description: `Filters combine: \`status\` (any of, comma-separated or repeated), \`email\` (the from or to address), \`from\`, \`to\`, \`starred\`, \`direction\` (IN or OUT), \`senderId\`, \`receiverId\`, \`senderName\` and \`receiverName\` (part of the name), \`dateAfter\` (inclusive) and \`dateBefore\` (exclusive) on \`date\`, and \`search\` (or \`query\`: part of the subject or body, through a trigram index). Addresses match in any case. Sort: date (default, newest first), createdAt or updatedAt. \`date\` is when an email goes (its scheduledAt, or when it was sent) or came in. ${recipientNote}`,
+        params: RecipientParams,
+        querystring: EmailListQuery,
+        response: { 200: PageObject(EmailRecord), ...errors },
+      },
+    },
+    async (request) => {
+      const { page, size, sort, ...filters } = request.query;
+      const { content, total, sorted } = await listPatientEmails(
+        contextOf(request),
+        request.params.patientId,
+        filters,
+        { page, size },
+        sort,
+        requestOrigin(request),
+      );
+      return pageObject(content, total, { page, size }, sorted);
+    },
+  );
+
+  app.get(
+    `${emails}/:emailId`,
+    {
+      config: needs('EMAIL_READ'),
+      schema: {
+        tags,
+        summary: 'Read an email (404 EMAIL_NOT_FOUND)',
+        params: EmailParams,
+        response: { 200: EmailRecord, ...errors },
+      },
+    },
+    async (request) => {
+      const { patientId, emailId } = request.params;
+      return getEmail(contextOf(request), patientId, emailId, requestOrigin(request));
     },
   );
 };

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { PagingQuery } from '../../http/pagination.ts';
-import { DateTime, Email, InstanceParams, JsonObject, Nullable, Uuid } from '../../wire/schemas.ts';
+import { CsvList, DateTime, Email, InstanceParams, JsonObject, Nullable, Uuid } from '../../wire/schemas.ts';
 import { LinkedFileEntry } from '../files/index.ts';
 
 /** The wire contract of email drafts: 002 "Email draft", DECISIONS §8. */
@@ -60,3 +60,85 @@ export const EmailDraft = Type.Object({
 export type EmailDraftView = Static<typeof EmailDraft>;
 
 export const DraftListQuery = Type.Object({ ...PagingQuery });
+
+/** DECISIONS §8: the statuses an email has, and filters by. */
+export const emailStatuses = ['SCHEDULED', 'ACCEPTED', 'DELIVERED', 'REJECTED', 'FAILED', 'UNRECOGNISED'] as const;
+export type EmailStatus = (typeof emailStatuses)[number];
+const EmailStatusSchema = Type.Enum(emailStatuses, {
+  description:
+    'SCHEDULED (to go at scheduledAt), ACCEPTED (queued, or taken by a provider that reports later), DELIVERED, REJECTED (refused for good), FAILED (could not be sent), UNRECOGNISED (inbound from an address no patient or contact has)',
+});
+const Direction = Type.Union([Type.Literal('IN'), Type.Literal('OUT')]);
+
+export const EmailParams = Type.Object({ ...RecipientParams.properties, emailId: Uuid });
+
+/**
+ * An email: the message record of 002 with PROD-SHAPES' email keys (`careTeam` and `patientInfo`
+ * are names, `sender` and `receiver` ids).
+ */
+export const EmailRecord = Type.Object({
+  id: Uuid,
+  createdAt: DateTime,
+  updatedAt: DateTime,
+  createdBy: Nullable(Uuid),
+  updatedBy: Nullable(Uuid),
+  createdByName: Nullable(Type.String()),
+  updatedByName: Nullable(Type.String()),
+  sendNow: Type.Boolean(),
+  scheduledAt: Nullable(DateTime),
+  sentAt: Nullable(DateTime),
+  receivedAt: Nullable(DateTime),
+  deletedAt: Nullable(DateTime),
+  date: DateTime,
+  careTeam: Nullable(Type.String()),
+  patientInfo: Nullable(Type.String()),
+  timezone: Nullable(Type.String()),
+  sender: Nullable(Uuid),
+  senderType: Type.String(),
+  senderName: Nullable(Type.String()),
+  from: Type.String(),
+  receiver: Nullable(Uuid),
+  receiverType: Type.String(),
+  receiverName: Nullable(Type.String()),
+  to: Type.String(),
+  direction: Direction,
+  externalId: Nullable(Type.String()),
+  starred: Type.Boolean(),
+  errorMessage: Nullable(Type.String()),
+  assignedBy: Nullable(Uuid),
+  assignedByName: Nullable(Type.String()),
+  hasHistory: Type.Boolean(),
+  unrecognized: Type.Boolean(),
+  subject: Nullable(Type.String()),
+  body: Nullable(Type.String()),
+  bodyType: Type.String(),
+  status: EmailStatusSchema,
+  messageType: Type.String(),
+  secure: Type.Boolean(),
+  priority: Type.String(),
+  templateName: Nullable(Type.String()),
+  attachments: Type.Array(LinkedFileEntry),
+  attachmentsFromTemplate: Type.Array(JsonObject),
+  skipEvent: Type.Boolean(),
+});
+export type EmailView = Static<typeof EmailRecord>;
+
+/** 002's email list filters; the names beyond status, email and starred are Cairn's (002 open items). */
+export const EmailListQuery = Type.Object({
+  ...PagingQuery,
+  status: Type.Optional(CsvList(EmailStatusSchema, { maxItems: 6, description: 'Any of these statuses' })),
+  email: Type.Optional(Type.String({ maxLength: 320, description: 'The from or to address is this one (any case)' })),
+  starred: Type.Optional(Type.Boolean()),
+  direction: Type.Optional(Direction),
+  senderId: Type.Optional(Uuid),
+  receiverId: Type.Optional(Uuid),
+  from: Type.Optional(Type.String({ maxLength: 320, description: 'The from address is this one (any case)' })),
+  to: Type.Optional(Type.String({ maxLength: 320, description: 'The to address is this one (any case)' })),
+  senderName: Type.Optional(Type.String({ maxLength: 200, description: 'Part of the sender’s name (any case)' })),
+  receiverName: Type.Optional(Type.String({ maxLength: 200, description: 'Part of the receiver’s name (any case)' })),
+  dateAfter: Type.Optional(DateTime),
+  dateBefore: Type.Optional(DateTime),
+  search: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Part of the subject or body (any case)' })),
+  query: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Alias of search' })),
+});
+export type EmailListFilters = Omit<Static<typeof EmailListQuery>, 'page' | 'size' | 'sort'>;

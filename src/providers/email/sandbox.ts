@@ -1,5 +1,5 @@
 import { sandboxSend } from '../sandbox.ts';
-import type { EmailDriver, EmailEnv } from './email.ts';
+import type { EmailDriver, EmailEnv } from './driver.ts';
 
 /** The default email driver: each email goes to the sandbox outbox, ACCEPTED, and waits there to be told its fate. */
 export function sandboxEmail(options: Record<string, unknown>, env: EmailEnv): EmailDriver {

@@ -7,7 +7,7 @@ import { ProviderError } from '../channels.ts';
 import { type AddressPolicy, addressPolicy, allowedAddress } from '../network.ts';
 import { providerSettings } from '../settings.ts';
 import type { ConfigLevel } from '../slot.ts';
-import type { EmailDriver, EmailEnv } from './email.ts';
+import type { EmailDriver, EmailEnv } from './driver.ts';
 
 /** The SMTP driver's options, a tenant's or the server's (CAIRN_SMTP_*). */
 export const SmtpOptions = Type.Object({

@@ -6,11 +6,12 @@ import { deleteFilesOf, filesOf } from '../../files/store.ts';
 import type { Context } from '../../http/context.ts';
 import { type Paging, parseSort } from '../../http/pagination.ts';
 import { attachFiles } from '../../records/attachments.ts';
-import { type PatientRow, requirePatient, withPatient } from '../../records/patient-scope.ts';
+import { withPatient } from '../../records/patient-scope.ts';
 import { ApiError } from '../../wire/errors.ts';
 import { readInstant } from '../../wire/schemas.ts';
+import { patientName, type Recipient, recipientOf, recipientScope } from './recipient.ts';
 import type { DraftInputBody, EmailDraftView } from './schemas.ts';
-import { type DraftRow, findContactAnywhere, findDraft, listDrafts, sortableDraftFields } from './store.ts';
+import { type DraftRow, findDraft, listDrafts, sortableDraftFields } from './store.ts';
 
 /**
  * Email drafts (002 "Email draft", DECISIONS §8) of a patient, or of one of the patient's
@@ -20,21 +21,8 @@ import { type DraftRow, findContactAnywhere, findDraft, listDrafts, sortableDraf
 
 export const DRAFT_FILES = 'EMAIL_DRAFT';
 
-/** Who a draft is for: the patient, or a contact of theirs. */
-interface Recipient {
-  patient: PatientRow;
-  contact: { id: string; name: string | null; email: string | null } | null;
-}
-
-/** `{patientId}` read as 002 says: a patient's id, else a contact's (404 PATIENT_NOT_FOUND when neither). */
-async function recipientOf(ctx: Context, id: string): Promise<Recipient> {
-  const contact = await findContactAnywhere(ctx.db, ctx.scope, id);
-  const patient = await requirePatient(ctx, contact ? contact.patient_id : id);
-  return { patient, contact: contact ? { id: contact.id, name: contact.name, email: contact.email } : null };
-}
-
 /** An HTML body keeps formatting, links and images, never scripts, handlers or `javascript:` links. */
-function cleanBody(body: string | null | undefined, bodyType: string): string | null {
+export function cleanBody(body: string | null | undefined, bodyType: string): string | null {
   if (body === undefined || body === null) return null;
   if (bodyType !== 'HTML') return body;
   return sanitizeHtml(body, {
@@ -76,7 +64,7 @@ async function views(ctx: Context, rows: DraftRow[], recipient: Recipient, origi
     templateName: row.template_name,
     bodyType: row.body_type,
     senderName: row.sender_name,
-    receiverName: contact ? contact.name : [patient.first_name, patient.last_name].filter(Boolean).join(' '),
+    receiverName: contact ? contact.name : patientName(patient),
     status: row.status,
     starred: row.starred,
   }));
@@ -112,16 +100,11 @@ export async function listEmailDrafts(
 ) {
   const recipient = await recipientOf(ctx, recipientId);
   const keys = parseSort(sort, sortableDraftFields);
-  const { rows, total } = await listDrafts(
-    ctx.db,
-    { ...ctx.scope, patientId: recipient.patient.id, contactId: recipient.contact?.id ?? null },
-    paging,
-    keys,
-  );
+  const { rows, total } = await listDrafts(ctx.db, recipientScope(ctx, recipient), paging, keys);
   return { content: await views(ctx, rows, recipient, origin), total, sorted: keys.length > 0 };
 }
 
-async function requireDraft(ctx: Context, recipient: Recipient, draftId: string, db = ctx.db, forUpdate = false) {
+export async function requireDraft(ctx: Context, recipient: Recipient, draftId: string, db = ctx.db, forUpdate = false) {
   const row = await findDraft(db, { ...ctx.scope, patientId: recipient.patient.id }, draftId, forUpdate);
   // A contact's draft is read through the contact's id only, and a patient's through the patient's.
   if (!row || row.contact_id !== (recipient.contact?.id ?? null)) {

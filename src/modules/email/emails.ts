@@ -1,0 +1,89 @@
+import { filesOf } from '../../files/store.ts';
+import type { Context } from '../../http/context.ts';
+import { type Paging, parseSort } from '../../http/pagination.ts';
+import { ApiError } from '../../wire/errors.ts';
+import { recipientOf, recipientScope } from './recipient.ts';
+import type { EmailListFilters, EmailStatus, EmailView } from './schemas.ts';
+import { type EmailRow, findEmail, listEmails, sortableEmailFields } from './store.ts';
+
+/** Emails (002 "Email", DECISIONS §7 and §8): a patient's (or a contact's) list and one by id. */
+
+export const EMAIL_FILES = 'EMAIL';
+
+/** Rows as the API shows them, with their attachments' fresh links (one statement for the page's files). */
+export async function emailViews(ctx: Context, rows: EmailRow[], origin: string): Promise<EmailView[]> {
+  const files = await filesOf(
+    ctx.db,
+    ctx.scope,
+    EMAIL_FILES,
+    rows.map((row) => row.id),
+  );
+  const linked = await ctx.services.files.withLinksByOwner(files, origin, ctx.services.clock.now());
+  return rows.map((row) => ({
+    id: row.id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    createdBy: row.created_by,
+    updatedBy: row.updated_by,
+    createdByName: row.created_by_name,
+    updatedByName: row.updated_by_name,
+    sendNow: row.direction === 'OUT' && row.scheduled_at === null,
+    scheduledAt: row.scheduled_at,
+    sentAt: row.sent_at,
+    receivedAt: row.received_at,
+    deletedAt: null,
+    date: row.date,
+    careTeam: row.care_team,
+    patientInfo: row.patient_info,
+    timezone: row.timezone,
+    sender: row.sender,
+    senderType: row.sender_type,
+    senderName: row.sender_name,
+    from: row.from_address,
+    receiver: row.receiver,
+    receiverType: row.receiver_type,
+    receiverName: row.receiver_name,
+    to: row.to_address,
+    direction: row.direction,
+    externalId: row.external_id,
+    starred: row.starred,
+    errorMessage: row.error_message,
+    assignedBy: null,
+    assignedByName: null,
+    hasHistory: false,
+    unrecognized: row.patient_id === null,
+    subject: row.subject,
+    body: row.body,
+    bodyType: row.body_type,
+    status: row.status as EmailStatus,
+    messageType: row.message_type,
+    secure: row.secure,
+    priority: row.priority,
+    templateName: row.template_name,
+    attachments: linked.get(row.id) ?? [],
+    attachmentsFromTemplate: row.attachments_from_template as Record<string, unknown>[],
+    skipEvent: row.skip_event,
+  }));
+}
+
+export async function listPatientEmails(
+  ctx: Context,
+  recipientId: string,
+  filters: EmailListFilters,
+  paging: Paging,
+  sort: string | string[] | undefined,
+  origin: string,
+) {
+  const recipient = await recipientOf(ctx, recipientId);
+  const keys = parseSort(sort, sortableEmailFields);
+  const { rows, total } = await listEmails(ctx.db, recipientScope(ctx, recipient), filters, paging, keys);
+  return { content: await emailViews(ctx, rows, origin), total, sorted: keys.length > 0 };
+}
+
+/** GET .../emails/{id}: 404 EMAIL_NOT_FOUND (PROD-SHAPES: details {patientId, id}). */
+export async function getEmail(ctx: Context, recipientId: string, emailId: string, origin: string): Promise<EmailView> {
+  const recipient = await recipientOf(ctx, recipientId);
+  const row = await findEmail(ctx.db, recipientScope(ctx, recipient), emailId);
+  if (!row) throw new ApiError('EMAIL_NOT_FOUND', { patientId: recipientId, id: emailId });
+  return (await emailViews(ctx, [row], origin))[0] as EmailView;
+}

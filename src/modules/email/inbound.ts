@@ -1,0 +1,86 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { Scope } from '../../db/scope.ts';
+import type { Work } from '../../events/work.ts';
+import { insertFiles } from '../../files/store.ts';
+import type { StoredFile } from '../../files/upload.ts';
+import type { Services } from '../../http/services.ts';
+import type { InboundMessage, Received } from '../../providers/channels.ts';
+import { withPatient } from '../../records/patient-scope.ts';
+import { instanceJobContext } from '../../work/job-context.ts';
+import { write } from '../../work/write.ts';
+import { cleanBody } from './drafts.ts';
+import { EMAIL_FILES } from './emails.ts';
+import { patientName } from './recipient.ts';
+import { careTeamNames, findEmailByExternalId, senderByAddress } from './store.ts';
+
+/**
+ * Inbound email (002 "Email"): what a provider hands over (the sandbox's inject route, a raw
+ * message posted by the operator's mail system) becomes an email on the patient whose address it
+ * comes from, or on the contact's patient, DELIVERED; from an address no patient or contact has,
+ * an UNRECOGNISED email with no patient. The same message handed over twice (by its provider id)
+ * is stored once.
+ */
+export async function receiveEmail(
+  services: Services,
+  scope: Scope,
+  message: InboundMessage,
+  files: readonly StoredFile[] = [],
+): Promise<Received> {
+  const known = await findEmailByExternalId(services.db, scope, message.externalId);
+  if (known) return { id: known.id, patientId: known.patient_id, status: known.status };
+  const ctx = await instanceJobContext(services, scope, 'SYSTEM:email');
+  if (!ctx) throw new Error('the instance is gone');
+  const sender = await senderByAddress(services.db, scope, message.from);
+  const patient = sender?.patient;
+  const careTeam = patient ? await careTeamNames(services.db, scope.tenantId, patient.id) : null;
+  const id = uuidv7();
+  const html = message.html ? cleanBody(message.html, 'HTML') : null;
+  const store = async (w: Work) => {
+    await w.db
+      .insertInto('emails')
+      .values({
+        tenant_id: scope.tenantId,
+        instance_id: scope.instanceId,
+        id,
+        patient_id: patient?.id ?? null,
+        contact_id: sender?.contact?.id ?? null,
+        direction: 'IN',
+        status: patient ? 'DELIVERED' : 'UNRECOGNISED',
+        subject: message.subject ?? null,
+        body: html ?? message.message ?? null,
+        body_type: html ? 'HTML' : 'PLAIN_TEXT',
+        secure: false,
+        from_address: message.from,
+        to_address: message.to,
+        sender: sender?.contact?.id ?? patient?.id ?? null,
+        sender_type: sender?.contact ? 'CONTACT' : patient ? 'PATIENT' : 'UNKNOWN',
+        sender_name: sender?.contact?.name ?? (patient ? patientName(patient) : (message.fromName ?? null)),
+        receiver: null,
+        receiver_type: 'CARE_TEAM',
+        receiver_name: null,
+        care_team: careTeam,
+        patient_info: patient ? patientName(patient) : null,
+        timezone: patient?.timezone ?? null,
+        scheduled_at: null,
+        sent_at: null,
+        received_at: w.now,
+        date: w.now,
+        external_id: message.externalId,
+        error_message: null,
+        starred: false,
+        priority: 'NO_PRIORITY',
+        source: 'PROVIDER',
+        template_name: null,
+        message_type: 'CARE_TEAM',
+        attachments_from_template: '[]',
+        skip_event: false,
+        ...w.created(),
+      })
+      .execute();
+    await insertFiles(w, scope, { kind: EMAIL_FILES, id, ...(patient ? { patientId: patient.id } : {}) }, files);
+    w.changed({ action: 'EMAIL_RECEIVED', entityType: 'EMAIL', entityId: id, patientId: patient?.id ?? null });
+  };
+  // Under its patient, held so a concurrent delete waits; an unrecognised one belongs to no patient.
+  await (patient ? withPatient(ctx, patient.id, store) : write(ctx, store));
+  return { id, patientId: patient?.id ?? null, status: patient ? 'DELIVERED' : 'UNRECOGNISED' };
+}

@@ -1,0 +1,11 @@
+import type { Area } from '../../platform/area.ts';
+import { sandboxErrors, sandboxPermissions } from './catalog.ts';
+import routes from './routes.ts';
+
+export const area: Area = {
+  name: 'sandbox',
+  routes,
+  permissions: sandboxPermissions,
+  errors: sandboxErrors,
+  fixtures: new URL('./fixtures.ts', import.meta.url),
+};
