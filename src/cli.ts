@@ -10,8 +10,10 @@ import { loadConfig, settingsDocumentation } from './config.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { systemContext } from './http/context.ts';
 import { applyFormation } from './modules/formation/index.ts';
+import { injectInbound, sandboxOutbox, settleSandboxMessage } from './modules/sandbox/index.ts';
 import { saveUser, setPassword } from './modules/users/index.ts';
 import { mergeAreas, settingsSections } from './platform/area.ts';
+import { type ChannelName, channelNames } from './providers/channels.ts';
 import { createApiClient, createInstance, createTenant } from './tenancy/store.ts';
 import { findInstanceByName, findTenantByName } from './tenancy/tenancy.ts';
 import { ApiError } from './wire/errors.ts';
@@ -29,6 +31,13 @@ Usage:
                                                 Set the draft formation and publish it
   cairn user create <tenant> --username U --email E [--first-name F] [--last-name L]
                     [--role <instance>:<role> ...] [--password P]
+  cairn sandbox outbox <tenant>/<instance> [--channel C] [--status S]
+                                                What the instance's sandbox was given to send (JSON lines)
+  cairn sandbox deliver|bounce|fail <tenant>/<instance> <messageId> [--error E]
+                                                Tell the sandbox what became of a message
+  cairn sandbox inbound <tenant>/<instance> --channel EMAIL|SMS|VOICE_CALL|FAX --from F --to T
+                        [--subject S] [--message M] [--recorded]
+                                                Make a message come in through the sandbox
   cairn seed demo                               Demo tenant plus sample users and patients
   cairn seed bulk --tenant T [--instance sandbox] --patients N [--tasks M] [--events E] [--users U] [--batch 10000]
                   [--keep-indexes]              Scale data: coordinators, patients with care teams and programs, tasks,
@@ -90,6 +99,14 @@ async function main(argv: string[]): Promise<void> {
       users: { type: 'string' },
       batch: { type: 'string' },
       'keep-indexes': { type: 'boolean' },
+      channel: { type: 'string' },
+      status: { type: 'string' },
+      error: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      subject: { type: 'string' },
+      message: { type: 'string' },
+      recorded: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -113,6 +130,14 @@ async function main(argv: string[]): Promise<void> {
     const tenant = name ? await findTenantByName(db, name) : undefined;
     return tenant ?? fail(`No tenant "${name ?? ''}"`);
   };
+  /** `<tenant>/<instance>`, as a system context in that instance. */
+  const instanceContext = async (path: string | undefined) => {
+    const [tenantName, instanceName] = (path ?? '').split('/');
+    const tenant = await tenantNamed(tenantName);
+    const instance = (await findInstanceByName(db, tenant.id, instanceName ?? '')) ?? fail(`No instance "${instanceName ?? ''}"`);
+    return systemContext(services, tenant, instance);
+  };
+  const settle = { deliver: 'DELIVERED', bounce: 'BOUNCED', fail: 'FAILED' } as const;
   try {
     switch (`${command} ${sub ?? ''}`.trim()) {
       case 'migrate': {
@@ -184,6 +209,44 @@ async function main(argv: string[]): Promise<void> {
         const password = text(options, 'password', false);
         if (password) await setPassword(ctx, user.id, 'ID', password);
         console.log(`Created user ${user.username} (${user.id})${password ? ' with a password' : ''}`);
+        break;
+      }
+      case 'sandbox outbox': {
+        const ctx = await instanceContext(rest[0]);
+        const channel = text(options, 'channel', false) || undefined;
+        if (channel && !(channelNames as readonly string[]).includes(channel))
+          fail(`--channel: one of ${channelNames.join(', ')}`);
+        const { content } = await sandboxOutbox(
+          ctx,
+          { channel: channel as ChannelName | undefined, status: text(options, 'status', false) || undefined },
+          { page: 0, size: 1000 },
+        );
+        for (const message of content) console.log(JSON.stringify(message));
+        break;
+      }
+      case 'sandbox deliver':
+      case 'sandbox bounce':
+      case 'sandbox fail': {
+        const ctx = await instanceContext(rest[0]);
+        const messageId = rest[1] ?? fail(`sandbox ${sub} <tenant>/<instance> <messageId>`);
+        const outcome = settle[sub as keyof typeof settle];
+        const settled = await settleSandboxMessage(ctx, messageId, outcome, text(options, 'error', false) || undefined);
+        console.log(JSON.stringify(settled));
+        break;
+      }
+      case 'sandbox inbound': {
+        const ctx = await instanceContext(rest[0]);
+        const channel = text(options, 'channel');
+        if (!(channelNames as readonly string[]).includes(channel)) fail(`--channel: one of ${channelNames.join(', ')}`);
+        const received = await injectInbound(ctx, {
+          channel: channel as ChannelName,
+          from: text(options, 'from'),
+          to: text(options, 'to'),
+          ...(text(options, 'subject', false) ? { subject: text(options, 'subject') } : {}),
+          ...(text(options, 'message', false) ? { message: text(options, 'message') } : {}),
+          recorded: options.recorded === true,
+        });
+        console.log(JSON.stringify(received));
         break;
       }
       case 'seed demo': {

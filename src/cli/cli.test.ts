@@ -68,6 +68,22 @@ describe('the cairn command', () => {
     await assert.rejects(cairn('tenant', 'create', 'auth'), /reserved/);
   });
 
+  test('the sandbox: a message comes in, the outbox is read, an unknown message is not settled', async () => {
+    const inbound = (...more: string[]) =>
+      cairn('sandbox', 'inbound', `${tenant}/sandbox`, '--channel', 'EMAIL', '--to', 'care@clinic.example', ...more);
+    const received = JSON.parse(await inbound('--from', 'who@elsewhere.example', '--subject', 'Hello', '--message', 'Anyone?'));
+    assert.equal(received.channel, 'EMAIL');
+    assert.equal(received.status, 'UNRECOGNISED');
+    assert.equal(received.patientId, null);
+    await assert.rejects(inbound('--from', 'not an address'), /body.from: must be an email address/);
+    await assert.rejects(cairn('sandbox', 'outbox', `${tenant}/sandbox`, '--channel', 'PIGEON'), /--channel: one of/);
+    assert.equal(await cairn('sandbox', 'outbox', `${tenant}/sandbox`), '');
+    await assert.rejects(
+      cairn('sandbox', 'deliver', `${tenant}/sandbox`, '0190b7a0-0000-7000-8000-000000000000'),
+      /No such message in the sandbox/,
+    );
+  });
+
   test(`serves the API${onPostgres ? ' with two workers that share the token limit' : ''}`, { timeout: 180_000 }, async () => {
     const { base } = await startServer(onPostgres ? 2 : 1, env);
     const login = await post(`${base}/auth/token`, { apiClient: clientKey, secret });

@@ -13,6 +13,7 @@ import type { AreaPlugin } from '../http/plugin.ts';
 import type { Declared, Services } from '../http/services.ts';
 import type { JobKind } from '../jobs/kinds.ts';
 import { jobSettings } from '../jobs/settings.ts';
+import { providerErrors } from '../providers/catalog.ts';
 import type { ChannelHandlers, ChannelName } from '../providers/channels.ts';
 import { providerSettings } from '../providers/settings.ts';
 import type { Channel } from '../providers/slot.ts';
@@ -81,7 +82,7 @@ export interface Merged {
  */
 export const platform: Area = {
   name: 'platform',
-  errors: { ...coreErrors, ...formationErrors, ...recordErrors, ...fileErrors },
+  errors: { ...coreErrors, ...formationErrors, ...recordErrors, ...fileErrors, ...providerErrors },
   auditActions: recordAuditActions,
   events: recordEvents,
   jobs: {

@@ -27,7 +27,11 @@ export async function receiveEmail(
   files: readonly StoredFile[] = [],
 ): Promise<Received> {
   const known = await findEmailByExternalId(services.db, scope, message.externalId);
-  if (known) return { id: known.id, patientId: known.patient_id, status: known.status };
+  if (known) {
+    // Handed over before: this copy's attachments are not kept.
+    await services.files.blobs.remove(files.map((file) => file.storageKey)).catch(() => {});
+    return { id: known.id, patientId: known.patient_id, status: known.status };
+  }
   const ctx = await instanceJobContext(services, scope, 'SYSTEM:email');
   if (!ctx) throw new Error('the instance is gone');
   const sender = await senderByAddress(services.db, scope, message.from);

@@ -1,12 +1,14 @@
+import { Type } from 'typebox';
 import { requestOrigin } from '../../files/links.ts';
 import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
 import { ErrorBody } from '../../wire/errors.ts';
-import { EmptyBody } from '../../wire/schemas.ts';
+import { EmptyBody, InstanceParams, Nullable, Uuid } from '../../wire/schemas.ts';
 import { addDraftFiles, createEmailDraft, deleteEmailDraft, getEmailDraft, listEmailDrafts, updateEmailDraft } from './drafts.ts';
 import { getEmail, listPatientEmails } from './emails.ts';
+import { receiveRawEmail } from './mime.ts';
 import {
   DraftInput,
   DraftListQuery,
@@ -26,7 +28,10 @@ const emails = '/:tenantName/:instanceName/patients/:patientId/emails';
 const recipientNote =
   "`{patientId}` may be a contact's id: the draft is then about that contact of its patient, who is the receiver (002).";
 
-const emailRoutes: AreaPlugin = async (app) => {
+const emailRoutes: AreaPlugin = async (app, { services }) => {
+  // A raw inbound email streams on to its parser (mime.ts); nothing holds it whole.
+  app.addContentTypeParser('message/rfc822', (_request, payload, done) => done(null, payload));
+
   app.get(
     base,
     {
@@ -201,6 +206,28 @@ const emailRoutes: AreaPlugin = async (app) => {
       const { patientId, emailId } = request.params;
       return getEmail(contextOf(request), patientId, emailId, requestOrigin(request));
     },
+  );
+
+  app.post(
+    '/:tenantName/:instanceName/providers/email/inbound',
+    {
+      config: { access: { public: true } },
+      schema: {
+        tags,
+        summary: 'An inbound email from your mail system: the raw message, signed (Standard Webhooks)',
+        description:
+          "For the smtp driver: the operator's mail system (a pipe from Postfix, a cloud inbound-parse hook) POSTs each message received for the instance as `message/rfc822`, signed as Standard Webhooks says (`webhook-id`, `webhook-timestamp` within 5 minutes, `webhook-signature`) with the instance's email `inboundSecret` (`/{tenantName}/admin/providers`, or CAIRN_EMAIL_INBOUND_SECRET). The email lands on the patient (or contact) whose address it is from, DELIVERED, else UNRECOGNISED; attachments the email rules take (jpg, jpeg, png, pdf; 10 MB each, 10 and 25 MB in all) are kept, others left out. The same Message-ID twice is stored once. At most 40 MB. 403 PROVIDER_SIGNATURE_INVALID, nothing kept, when the signature is missing, old or wrong.",
+        consumes: ['message/rfc822'],
+        params: InstanceParams,
+        response: {
+          200: Type.Object({ id: Uuid, patientId: Nullable(Uuid), status: Type.String() }),
+          ...errors,
+          413: ErrorBody,
+          415: ErrorBody,
+        },
+      },
+    },
+    async (request) => receiveRawEmail(services, request.params.tenantName, request.params.instanceName, request),
   );
 };
 
