@@ -9,8 +9,9 @@
  * (pg_stat_statements). It prints and saves (bench/results/) req/s, p50/p95/p99, the servers'
  * peak memory, Cairn ÷ floor and Cairn ÷ same-SQL, statements per request, and the growth of
  * search and list latency from the small tenant to the large one. Then the files bench
- * (bench/files.ts) and the events bench (bench/events.ts: webhook delivery delay and throughput,
- * and patient create with the outbox against the build before it). Absolute figures depend on
+ * (bench/files.ts), the events bench (bench/events.ts: webhook delivery delay and throughput,
+ * and patient create with the outbox against the build before it) and the messages bench
+ * (bench/messages.ts: chat page 500 against page 1, emails through SMTP). Absolute figures depend on
  * the machine; the ratios are what carry over.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -23,6 +24,7 @@ import { type Cluster, freePort, startCluster } from '../src/test/postgres-clust
 import { benchEvents } from './events.ts';
 import { benchFiles } from './files.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
+import { benchMessages } from './messages.ts';
 
 const quick = process.argv.includes('--quick');
 const sizes = { small: 10_000, large: quick ? 100_000 : 1_000_000 };
@@ -318,6 +320,7 @@ async function main() {
     for (const child of children) child.kill('SIGTERM');
     await sleep(500);
     report.text += await benchEvents();
+    report.text += await benchMessages();
     process.stdout.write(report.text);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     fs.mkdirSync(path.join(root, 'bench/results'), { recursive: true });
