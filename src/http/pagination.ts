@@ -319,7 +319,9 @@ export async function keysetPage<DB, TB extends keyof DB, Row>(
       // One row comparison, (k1, k2) < (v1, v2): the index seeks to it. The same test written as
       // (k1 < v1) or (k1 = v1 and k2 < v2) is only a filter, and page 500 read the 10,000 rows above it.
       const columns = sql.join(keys.map((key) => sql.raw(key.column)));
-      page = page.where(sql<boolean>`(${columns}) ${sql.raw(ascending ? '>' : '<')} (${sql.join(after.map((value) => sql`${value}`))})`);
+      page = page.where(
+        sql<boolean>`(${columns}) ${sql.raw(ascending ? '>' : '<')} (${sql.join(after.map((value) => sql`${value}`))})`,
+      );
     } else {
       // Mixed directions have no row comparison: (k1 > v1) or (k1 = v1 and k2 < v2) or ..., with
       // the first key's bound beside it, which the index seeks to.

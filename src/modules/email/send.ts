@@ -1,3 +1,4 @@
+import { convert } from 'html-to-text';
 import { v7 as uuidv7 } from 'uuid';
 import type { Scope } from '../../db/scope.ts';
 import type { Work } from '../../events/work.ts';
@@ -122,7 +123,8 @@ export async function runSendEmail(job: ClaimedJob, services: Services): Promise
       from: { address: email.from_address, name: driver.from.name },
       to: { address: email.to_address, name: email.receiver_name },
       subject: email.subject ?? '',
-      text: email.body_type === 'HTML' ? null : email.body,
+      // An HTML email carries a plain-text rendering too, for clients that show no HTML.
+      text: email.body_type === 'HTML' ? convert(email.body ?? '', { wordwrap: 78 }) : email.body,
       html: email.body_type === 'HTML' ? email.body : null,
       attachments: files.map((file) => ({
         fileName: file.original_name,

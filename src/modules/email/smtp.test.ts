@@ -65,7 +65,7 @@ async function tenantOn(app: TestApp): Promise<{ t: TestTenant; drafts: string; 
 }
 
 describe('the SMTP driver', () => {
-  test('sends over STARTTLS with AUTH: subject, HTML and text, the attachment and the headers arrive; DELIVERED', async () => {
+  test('sends over STARTTLS with AUTH: subject, HTML with its text rendering, the attachment and the headers arrive; DELIVERED', async () => {
     const app = await startApp({}, { env: { CAIRN_PROVIDERS_ALLOW_PRIVATE: 'true' } });
     const { t, drafts, emails } = await tenantOn(app);
     const draft = (
@@ -84,6 +84,7 @@ describe('the SMTP driver', () => {
     assert.equal((mail.to as { value: { address: string; name: string }[] }).value[0]?.address, 'pat@example.org');
     assert.equal((mail.to as { value: { address: string; name: string }[] }).value[0]?.name, 'Pat Lee');
     assert.equal(mail.html, '<p>All <b>clear</b></p>');
+    assert.equal(mail.text?.trim(), 'All clear');
     assert.equal(mail.messageId, `<${email.id}@clinic.example>`);
     assert.equal(mail.attachments.length, 1);
     assert.equal(mail.attachments[0]?.filename, 'results.pdf');
