@@ -13,20 +13,18 @@
  * Every server is `cairn serve --workers 2` from a build, its job workers on, with PostgreSQL on
  * the same machine; the load comes from a separate process (bench/load.ts).
  */
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { type Cluster, freePort, startCluster } from '../src/test/postgres-cluster.ts';
-import type { LoadPlan, LoadResult } from './load.ts';
+import { load, log, median, percentile, quick, root, settle, standalone, waitFor } from './common.ts';
+import type { LoadPlan } from './load.ts';
 
-const quick = process.argv.includes('--quick');
-const root = path.resolve(import.meta.dirname, '..');
 const beforeRef = process.env.BENCH_BEFORE_REF ?? 'f5c05e6';
 const PATIENTS = 10_000;
 const RATE = 200;
@@ -36,47 +34,8 @@ const clientKey = 'events-bench';
 const clientSecret = 'events-bench-secret-0123';
 const children: ChildProcess[] = [];
 
-function log(message: string) {
-  process.stderr.write(`${message}\n`);
-}
-
 function cli(cwd: string, args: string[], env: NodeJS.ProcessEnv) {
   execFileSync(process.execPath, ['dist/cli.js', ...args], { cwd, env, stdio: ['ignore', 'ignore', 'inherit'] });
-}
-
-async function waitFor(url: string) {
-  for (let attempt = 0; attempt < 240; attempt++) {
-    if (
-      await fetch(url).then(
-        (response) => response.status < 500,
-        () => false,
-      )
-    )
-      return;
-    await sleep(250);
-  }
-  throw new Error(`${url} did not come up`);
-}
-
-/** Runs a load from its own process, without blocking this one: the webhook receiver lives here. */
-async function load(plan: LoadPlan): Promise<LoadResult> {
-  const planFile = path.join(os.tmpdir(), `cairn-events-plan-${process.pid}.json`);
-  fs.writeFileSync(planFile, JSON.stringify(plan));
-  const output = await new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, ['--import', 'tsx', 'bench/load.ts', planFile], { cwd: root, encoding: 'utf8' }, (error, text) =>
-      error ? reject(error) : resolve(text),
-    ),
-  );
-  return JSON.parse(output) as LoadResult;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-function median(values: number[]): number {
-  return percentile(values, 50);
 }
 
 /** A webhook receiver: answers 200 at once, and keeps each event's delay and arrival. */
@@ -171,19 +130,6 @@ function createPlan(server: Server, extra: Partial<LoadPlan> = {}): LoadPlan {
   };
 }
 
-/** Waits until `count` arrivals are in, or 60 s pass without a new one. */
-async function settle(arrivals: unknown[], count: number): Promise<void> {
-  let last = arrivals.length;
-  let quietSince = Date.now();
-  while (arrivals.length < count && Date.now() - quietSince < 60_000) {
-    await sleep(100);
-    if (arrivals.length !== last) {
-      last = arrivals.length;
-      quietSince = Date.now();
-    }
-  }
-}
-
 export async function benchEvents(): Promise<string> {
   const cluster = await startCluster({ synchronous_commit: 'off', max_connections: '100' });
   const worktree = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-before-'));
@@ -223,11 +169,11 @@ export async function benchEvents(): Promise<string> {
     if (subscribed.status !== 201) throw new Error(`subscribing failed: ${subscribed.status} ${await subscribed.text()}`);
     // A warm-up at the same pace first (pools, kept-alive connections, the JIT); then the measured run.
     const warm = await load(createPlan(now, { rate: RATE, connections: 20, seconds: quick ? 3 : 5 }));
-    await settle(receiver.arrivals, warm.requests - warm.non2xx);
+    await settle(() => receiver.arrivals.length, warm.requests - warm.non2xx);
     receiver.arrivals.length = 0;
     const paced = await load(createPlan(now, { rate: RATE, connections: 20 }));
     const pacedCount = paced.requests - paced.non2xx;
-    await settle(receiver.arrivals, pacedCount);
+    await settle(() => receiver.arrivals.length, pacedCount);
     const pacedDelays = receiver.arrivals.map((arrival) => arrival.delayMs);
     const pacedDelivered = new Set(receiver.arrivals.map((arrival) => arrival.id)).size;
     const pacedTwice = receiver.arrivals.length - pacedDelivered;
@@ -237,7 +183,7 @@ export async function benchEvents(): Promise<string> {
     const startedAt = Date.now();
     const blast = await load(createPlan(now));
     const blastCount = blast.requests - blast.non2xx;
-    await settle(receiver.arrivals, blastCount);
+    await settle(() => receiver.arrivals.length, blastCount);
     const lastArrival = Math.max(...receiver.arrivals.map((arrival) => arrival.at));
     const delivered = new Set(receiver.arrivals.map((arrival) => arrival.id)).size;
     const eventsPerSecond = delivered / ((lastArrival - startedAt) / 1000);
@@ -272,17 +218,4 @@ export async function benchEvents(): Promise<string> {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
-  benchEvents().then(
-    (text) => {
-      process.stdout.write(text);
-      fs.writeFileSync(path.join(root, `bench/results/latest-events${quick ? '-quick' : ''}.md`), text);
-    },
-    (error: unknown) => {
-      console.error(error);
-      for (const child of children) child.kill('SIGTERM');
-      process.exit(1);
-    },
-  );
-}
+standalone(import.meta.url, 'events', benchEvents, children);

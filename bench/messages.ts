@@ -11,20 +11,16 @@
  * The server is `cairn serve --workers 2` from the build, job workers on, with PostgreSQL on the
  * same machine; the chat load comes from a separate process (bench/load.ts).
  */
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
-import fs from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 import { freePort, startCluster } from '../src/test/postgres-cluster.ts';
-import type { LoadPlan, LoadResult } from './load.ts';
+import { load, log, median, quick, root, settle, standalone } from './common.ts';
+import type { LoadPlan } from './load.ts';
 
-const quick = process.argv.includes('--quick');
-const root = path.resolve(import.meta.dirname, '..');
 const MESSAGES = 100_000;
 const PAGE_SIZE = 20;
 const DEEP_PAGE = 500;
@@ -36,29 +32,8 @@ const clientKey = 'messages-bench';
 const clientSecret = 'messages-bench-secret-0123';
 const children: ChildProcess[] = [];
 
-function log(message: string) {
-  process.stderr.write(`${message}\n`);
-}
-
 function cli(args: string[], env: NodeJS.ProcessEnv) {
   execFileSync(process.execPath, ['dist/cli.js', ...args], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
-}
-
-async function load(plan: LoadPlan): Promise<LoadResult> {
-  const planFile = path.join(os.tmpdir(), `cairn-messages-plan-${process.pid}.json`);
-  fs.writeFileSync(planFile, JSON.stringify(plan));
-  const output = await new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, ['--import', 'tsx', 'bench/load.ts', planFile], { cwd: root, encoding: 'utf8' }, (error, text) =>
-      error ? reject(error) : resolve(text),
-    ),
-  );
-  return JSON.parse(output) as LoadResult;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** An SMTP server that takes everything (no TLS on loopback) and counts what arrived, and when. */
@@ -231,15 +206,7 @@ export async function benchMessages(): Promise<string> {
       await response.arrayBuffer();
     });
     const queuedSeconds = (Date.now() - startedAt) / 1000;
-    let quietSince = Date.now();
-    let last = relay.arrivals.length;
-    while (relay.arrivals.length < EMAILS - failures && Date.now() - quietSince < 60_000) {
-      await sleep(100);
-      if (relay.arrivals.length !== last) {
-        last = relay.arrivals.length;
-        quietSince = Date.now();
-      }
-    }
+    await settle(() => relay.arrivals.length, EMAILS - failures);
     const deliveredSeconds = (Math.max(...relay.arrivals) - startedAt) / 1000;
     const { rows: statuses } = await db.query(
       `SELECT status, count(*)::int AS n FROM emails WHERE tenant_id = $1 GROUP BY status ORDER BY status`,
@@ -271,17 +238,4 @@ export async function benchMessages(): Promise<string> {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
-  benchMessages().then(
-    (text) => {
-      process.stdout.write(text);
-      fs.writeFileSync(path.join(root, `bench/results/latest-messages${quick ? '-quick' : ''}.md`), text);
-    },
-    (error: unknown) => {
-      console.error(error);
-      for (const child of children) child.kill('SIGTERM');
-      process.exit(1);
-    },
-  );
-}
+standalone(import.meta.url, 'messages', benchMessages, children);

@@ -21,38 +21,21 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { type Cluster, freePort, startCluster } from '../src/test/postgres-cluster.ts';
+import { load, log, median, quick, root, waitFor } from './common.ts';
 import { benchEvents } from './events.ts';
 import { benchFiles } from './files.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
 import { benchMessages } from './messages.ts';
 
-const quick = process.argv.includes('--quick');
 const sizes = { small: 10_000, large: quick ? 100_000 : 1_000_000 };
 const seconds = quick ? 3 : 10;
 const connections = 10;
 const clientKey = 'bench-client';
 const clientSecret = 'bench-secret-0123456789';
-const root = path.resolve(import.meta.dirname, '..');
 const children: ChildProcess[] = [];
-
-function log(message: string) {
-  process.stderr.write(`${message}\n`);
-}
 
 function cairn(args: string[], env: NodeJS.ProcessEnv) {
   execFileSync(process.execPath, ['dist/cli.js', ...args], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
-}
-
-async function waitFor(url: string) {
-  for (let attempt = 0; attempt < 240; attempt++) {
-    const ok = await fetch(url).then(
-      (response) => response.status < 500,
-      () => false,
-    );
-    if (ok) return;
-    await sleep(250);
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 function startProcess(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
@@ -88,24 +71,6 @@ async function peakMemory<T>(
   } finally {
     clearInterval(timer);
   }
-}
-
-async function load(plan: LoadPlan): Promise<LoadResult> {
-  // Plans list thousands of paths: too long for a command line, so they travel in a file.
-  const planFile = path.join(os.tmpdir(), `cairn-bench-plan-${process.pid}.json`);
-  fs.writeFileSync(planFile, JSON.stringify(plan));
-  const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/load.ts', planFile], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let text = '';
-    child.stdout.on('data', (chunk) => {
-      text += chunk;
-    });
-    child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`load exited ${code}`))));
-  });
-  return JSON.parse(output) as LoadResult;
 }
 
 type Target = 'cairn' | 'baseline' | 'floor';
@@ -153,12 +118,6 @@ async function countStatements<T>(url: string, during: () => Promise<T>): Promis
 
 /** Rounds per paired scenario (Cairn and baseline alternating). */
 const ROUNDS = quick ? 2 : 3;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 function medianResult(results: LoadResult[]): LoadResult {
   const pick = (key: keyof LoadResult) => median(results.map((result) => result[key]));

@@ -122,6 +122,8 @@ export class Providers<Env> {
     updateAgeOnGet: true,
     dispose: (entry) => void Promise.resolve((entry.use as Closable).close?.()).catch(() => {}),
   });
+  /** The key of the driver each configuration's owner has now: a new version retires the one before. */
+  private readonly current = new Map<string, string>();
 
   constructor(
     private readonly env: Env,
@@ -139,13 +141,17 @@ export class Providers<Env> {
     const config = stored ?? this.settingsOf(slot.settings);
     const level: ConfigLevel = stored?.level ?? 'server';
     const owner = level === 'server' ? '' : level === 'tenant' ? scope.tenantId : `${scope.tenantId}/${scope.instanceId}`;
-    const key = `${slot.channel}|${level}|${owner}|${stored?.version ?? ''}`;
+    const ownerKey = `${slot.channel}|${level}|${owner}`;
+    const key = `${ownerKey}|${stored?.version ?? ''}`;
     // A stored driver this build no longer has falls back to the sandbox rather than to a vendor.
     const name = Object.hasOwn(slot.drivers, config.driver) ? config.driver : 'sandbox';
     let entry = this.made.get(key);
     if (!entry) {
       entry = { use: (slot.drivers[name] ?? slot.drivers.sandbox).make(config.options, this.env, level) };
       this.made.set(key, entry);
+      const previous = this.current.get(ownerKey);
+      if (previous !== undefined && previous !== key) this.made.delete(previous);
+      this.current.set(ownerKey, key);
     }
     return { driver: name, level, use: entry.use as T };
   }
@@ -161,5 +167,6 @@ export class Providers<Env> {
   /** Closes every driver made (the app's close). */
   close(): void {
     this.made.clear();
+    this.current.clear();
   }
 }

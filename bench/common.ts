@@ -1,0 +1,88 @@
+/** What the bench's parts share: where the project is, logging, statistics, loads from their own process, standalone runs. */
+import { type ChildProcess, execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import type { LoadPlan, LoadResult } from './load.ts';
+
+export const root = path.resolve(import.meta.dirname, '..');
+export const quick = process.argv.includes('--quick');
+
+export function log(message: string) {
+  process.stderr.write(`${message}\n`);
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** The middle value; the mean of the two middle ones for an even count. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+export async function waitFor(url: string) {
+  for (let attempt = 0; attempt < 240; attempt++) {
+    const up = await fetch(url).then(
+      (response) => response.status < 500,
+      () => false,
+    );
+    if (up) return;
+    await sleep(250);
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+/**
+ * Drives one scenario with autocannon from its own process (bench/load.ts), so the load does not
+ * share this process's event loop (where a webhook receiver or an SMTP server may run). Plans list
+ * thousands of paths: too long for a command line, so they travel in a file.
+ */
+export async function load(plan: LoadPlan): Promise<LoadResult> {
+  const planFile = path.join(os.tmpdir(), `cairn-bench-plan-${process.pid}.json`);
+  fs.writeFileSync(planFile, JSON.stringify(plan));
+  const output = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, ['--import', 'tsx', 'bench/load.ts', planFile], { cwd: root, encoding: 'utf8' }, (error, text) =>
+      error ? reject(error) : resolve(text),
+    ),
+  );
+  return JSON.parse(output) as LoadResult;
+}
+
+/** Waits until `count()` reaches `target`, or 60 s pass without it growing. */
+export async function settle(count: () => number, target: number): Promise<void> {
+  let last = count();
+  let quietSince = Date.now();
+  while (count() < target && Date.now() - quietSince < 60_000) {
+    await sleep(100);
+    if (count() !== last) {
+      last = count();
+      quietSince = Date.now();
+    }
+  }
+}
+
+/**
+ * Runs a part of the bench on its own (`npm run bench:<name>`) when its file is the one started:
+ * builds first, prints its section and saves it as bench/results/latest-<name>.md.
+ */
+export function standalone(url: string, name: string, bench: () => Promise<string>, children: ChildProcess[] = []) {
+  if (!process.argv[1] || path.resolve(process.argv[1]) !== fileURLToPath(url)) return;
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+  bench().then(
+    (text) => {
+      process.stdout.write(text);
+      fs.writeFileSync(path.join(root, `bench/results/latest-${name}${quick ? '-quick' : ''}.md`), text);
+    },
+    (error: unknown) => {
+      console.error(error);
+      for (const child of children) child.kill('SIGTERM');
+      process.exit(1);
+    },
+  );
+}
