@@ -198,7 +198,7 @@ export async function benchEvents(): Promise<string> {
       '',
       '## Events and webhooks',
       '',
-      `${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}. ${PATIENTS.toLocaleString('en-US')} patients per database; \`cairn serve --workers 2\`, job workers on (4 each); a receiver on this machine answering 200 at once; ${seconds} s runs, creates ${ROUNDS} rounds taking turns (medians).`,
+      `${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}. ${PATIENTS.toLocaleString('en-US')} patients per database; \`cairn serve --workers 2\`, job workers on (${process.env.CAIRN_JOB_WORKERS ?? 12} each); a receiver on this machine answering 200 at once; ${seconds} s runs, creates ${ROUNDS} rounds taking turns (medians).`,
       '',
       'More events arrive than creates were answered: the load stops with requests in flight, whose writes still commit.',
       '',
