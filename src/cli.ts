@@ -13,7 +13,7 @@ import { applyFormation } from './modules/formation/index.ts';
 import { injectInbound, sandboxOutbox, settleSandboxMessage } from './modules/sandbox/index.ts';
 import { saveUser, setPassword } from './modules/users/index.ts';
 import { mergeAreas, settingsSections } from './platform/area.ts';
-import { type ChannelName, channelNames } from './providers/channels.ts';
+import { type ChannelName, channelNames, type SandboxOutcome } from './providers/channels.ts';
 import { createApiClient, createInstance, createTenant } from './tenancy/store.ts';
 import { findInstanceByName, findTenantByName } from './tenancy/tenancy.ts';
 import { ApiError } from './wire/errors.ts';
@@ -137,7 +137,6 @@ async function main(argv: string[]): Promise<void> {
     const instance = (await findInstanceByName(db, tenant.id, instanceName ?? '')) ?? fail(`No instance "${instanceName ?? ''}"`);
     return systemContext(services, tenant, instance);
   };
-  const settle = { deliver: 'DELIVERED', bounce: 'BOUNCED', fail: 'FAILED' } as const;
   try {
     switch (`${command} ${sub ?? ''}`.trim()) {
       case 'migrate': {
@@ -229,8 +228,12 @@ async function main(argv: string[]): Promise<void> {
       case 'sandbox fail': {
         const ctx = await instanceContext(rest[0]);
         const messageId = rest[1] ?? fail(`sandbox ${sub} <tenant>/<instance> <messageId>`);
-        const outcome = settle[sub as keyof typeof settle];
-        const settled = await settleSandboxMessage(ctx, messageId, outcome, text(options, 'error', false) || undefined);
+        const settled = await settleSandboxMessage(
+          ctx,
+          messageId,
+          sub as SandboxOutcome,
+          text(options, 'error', false) || undefined,
+        );
         console.log(JSON.stringify(settled));
         break;
       }

@@ -31,10 +31,15 @@ export interface InboundMessage {
 /** A provider's word on a message it was given, by the id it answered with. */
 export interface StatusReport {
   externalId: string;
-  /** DELIVERED; BOUNCED (the receiving side refused it); FAILED (the provider could not send it). */
-  outcome: 'DELIVERED' | 'BOUNCED' | 'FAILED';
+  /** In the channel's own words (an SMS's UNDELIVERED, a call's NO_ANSWER): its driver translates the vendor's. */
+  status: string;
   error?: string | null;
+  /** What else the vendor said that the channel keeps (a call's duration, a fax's page count). */
+  details?: Record<string, unknown>;
 }
+
+/** What the sandbox can be told of a message it holds. */
+export type SandboxOutcome = 'deliver' | 'bounce' | 'fail';
 
 /** A message the channel's area stored from an inbound one. */
 export interface Received {
@@ -50,6 +55,8 @@ export interface ChannelHandlers<Env> {
   receive?(env: Env, scope: ProviderScope, message: InboundMessage): Promise<Received>;
   /** Moves a sent message's status; false when no message has that provider id. */
   report?(env: Env, scope: ProviderScope, report: StatusReport): Promise<boolean>;
+  /** What the sandbox's deliver, bounce and fail mean in the channel's words (an email bounced is REJECTED). */
+  sandbox?: Record<SandboxOutcome, string>;
 }
 
 /**

@@ -3,7 +3,7 @@ import { emailSlot } from '../../providers/email/email.ts';
 import { emailAuditActions, emailErrors, emailEvents, emailFiles, emailPermissions } from './catalog.ts';
 import { receiveEmail } from './inbound.ts';
 import routes from './routes.ts';
-import { reportEmailStatus, runSendEmail, SEND_ATTEMPTS, SEND_BACKOFF, SEND_EMAIL } from './send.ts';
+import { emailSandboxOutcomes, reportEmailStatus, runSendEmail, SEND_ATTEMPTS, SEND_BACKOFF, SEND_EMAIL } from './send.ts';
 
 export const area: Area = {
   name: 'email',
@@ -14,7 +14,7 @@ export const area: Area = {
   events: emailEvents,
   files: emailFiles,
   providers: [emailSlot],
-  channels: { EMAIL: { slot: emailSlot, receive: receiveEmail, report: reportEmailStatus } },
+  channels: { EMAIL: { slot: emailSlot, receive: receiveEmail, report: reportEmailStatus, sandbox: emailSandboxOutcomes } },
   jobs: {
     [SEND_EMAIL]: {
       description: "Hands an email to its instance's email provider; retried until it is taken, refused or out of attempts",

@@ -199,22 +199,24 @@ async function moveStatus(ctx: Context, email: EmailRow, outcome: Outcome): Prom
   });
 }
 
-/** What a provider's report moves, from where: a bounce may follow the relay's acceptance. */
-const reported: Record<StatusReport['outcome'], { status: EmailStatus; from: readonly string[] }> = {
-  DELIVERED: { status: 'DELIVERED', from: ['ACCEPTED'] },
-  BOUNCED: { status: 'REJECTED', from: ['ACCEPTED', 'DELIVERED'] },
-  FAILED: { status: 'FAILED', from: ['ACCEPTED'] },
+/** The statuses a provider's report moves an email to, from where: a bounce may follow the relay's acceptance. */
+const reportedFrom: Partial<Record<EmailStatus, readonly string[]>> = {
+  DELIVERED: ['ACCEPTED'],
+  REJECTED: ['ACCEPTED', 'DELIVERED'],
+  FAILED: ['ACCEPTED'],
 };
+
+/** The sandbox's outcomes, in an email's words. */
+export const emailSandboxOutcomes = { deliver: 'DELIVERED', bounce: 'REJECTED', fail: 'FAILED' } as const;
 
 /** The email channel's `report`: a provider's word on an email it was given; false when no email has that id. */
 export async function reportEmailStatus(services: Services, scope: Scope, report: StatusReport): Promise<boolean> {
   const email = await findEmailByExternalId(services.db, scope, report.externalId);
   if (!email) return false;
-  const move = reported[report.outcome];
-  if (!move.from.includes(email.status)) return true;
+  const status = report.status as EmailStatus;
+  if (!reportedFrom[status]?.includes(email.status)) return true;
   const ctx = await instanceJobContext(services, scope, 'SYSTEM:email');
   if (!ctx) return false;
-  const errorMessage = report.outcome === 'DELIVERED' ? null : (report.error ?? report.outcome.toLowerCase());
-  await moveStatus(ctx, email, { status: move.status, errorMessage });
+  await moveStatus(ctx, email, { status, errorMessage: status === 'DELIVERED' ? null : (report.error ?? null) });
   return true;
 }

@@ -2,7 +2,7 @@ import { Value } from 'typebox/value';
 import { v7 as uuidv7 } from 'uuid';
 import type { Context } from '../../http/context.ts';
 import type { Paging } from '../../http/pagination.ts';
-import type { ChannelName, StatusReport } from '../../providers/channels.ts';
+import type { ChannelName, SandboxOutcome } from '../../providers/channels.ts';
 import { ApiError, badField } from '../../wire/errors.ts';
 import { isE164 } from '../../wire/formats.ts';
 import { Email } from '../../wire/schemas.ts';
@@ -58,8 +58,8 @@ export async function sandboxOutbox(
   return { content: rows.map(view), total };
 }
 
-/** What deliver, bounce and fail tell the sandbox, and the status its message takes. */
-const settled: Record<StatusReport['outcome'], string> = { DELIVERED: 'DELIVERED', BOUNCED: 'BOUNCED', FAILED: 'FAILED' };
+/** The status the sandbox's message takes when told each outcome. */
+const settled: Record<SandboxOutcome, string> = { deliver: 'DELIVERED', bounce: 'BOUNCED', fail: 'FAILED' };
 
 /**
  * POST .../sandbox/outbox/{id}/deliver|bounce|fail: the channel's area hears it as it would hear
@@ -68,7 +68,7 @@ const settled: Record<StatusReport['outcome'], string> = { DELIVERED: 'DELIVERED
 export async function settleSandboxMessage(
   ctx: Context,
   messageId: string,
-  outcome: StatusReport['outcome'],
+  outcome: SandboxOutcome,
   error: string | undefined,
 ): Promise<SandboxMessageView> {
   const message = await findSandboxMessage(ctx.db, ctx.scope, messageId);
@@ -77,9 +77,11 @@ export async function settleSandboxMessage(
   await requireSandbox(ctx, channel);
   if (message.status !== 'ACCEPTED') throw new ApiError('SANDBOX_MESSAGE_SETTLED', { messageId, status: message.status });
   const reason =
-    outcome === 'DELIVERED' ? null : (error ?? (outcome === 'BOUNCED' ? 'Bounced by the sandbox' : 'Failed in the sandbox'));
+    outcome === 'deliver' ? null : (error ?? (outcome === 'bounce' ? 'Bounced by the sandbox' : 'Failed in the sandbox'));
   // The record moves first (it only moves from where it was): a second settle then finds the message settled.
-  await ctx.services.channels.get(channel)?.report?.(ctx.services, ctx.scope, { externalId: message.id, outcome, error: reason });
+  const handlers = ctx.services.channels.get(channel);
+  const status = handlers?.sandbox?.[outcome];
+  if (status) await handlers?.report?.(ctx.services, ctx.scope, { externalId: message.id, status, error: reason });
   const row = await settleMessage(ctx.db, ctx.scope, message.id, settled[outcome], reason, ctx.services.clock.now());
   if (!row) throw new ApiError('SANDBOX_MESSAGE_SETTLED', { messageId });
   return view(row);

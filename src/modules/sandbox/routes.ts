@@ -2,7 +2,7 @@ import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
-import type { StatusReport } from '../../providers/channels.ts';
+import type { SandboxOutcome } from '../../providers/channels.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { InstanceParams } from '../../wire/schemas.ts';
 import { injectInbound, sandboxOutbox, settleSandboxMessage } from './operations.ts';
@@ -36,12 +36,12 @@ const sandboxRoutes: AreaPlugin = async (app) => {
     },
   );
 
-  const outcomes: [string, StatusReport['outcome'], string][] = [
-    ['deliver', 'DELIVERED', 'delivered (an email becomes DELIVERED)'],
-    ['bounce', 'BOUNCED', 'refused by the receiving side (an email becomes REJECTED with the error)'],
-    ['fail', 'FAILED', 'not sent by the provider (an email becomes FAILED with the error)'],
+  const outcomes: [SandboxOutcome, string][] = [
+    ['deliver', 'delivered (an email or SMS becomes DELIVERED, a call COMPLETED)'],
+    ['bounce', 'refused by the receiving side (an email becomes REJECTED, an SMS UNDELIVERED, a call NO_ANSWER; with the error)'],
+    ['fail', 'not sent by the provider (FAILED, with the error)'],
   ];
-  for (const [action, outcome, meaning] of outcomes) {
+  for (const [action, meaning] of outcomes) {
     app.post(
       `${base}/outbox/:messageId/${action}`,
       {
@@ -55,7 +55,7 @@ const sandboxRoutes: AreaPlugin = async (app) => {
           response: { 200: SandboxMessage, ...errors, 409: ErrorBody },
         },
       },
-      async (request) => settleSandboxMessage(contextOf(request), request.params.messageId, outcome, request.body?.error),
+      async (request) => settleSandboxMessage(contextOf(request), request.params.messageId, action, request.body?.error),
     );
   }
 
