@@ -45,6 +45,8 @@ export interface Driver<T, Env> {
   options: TObject;
   /** Option names that are credentials: sealed at rest, never answered back. */
   secrets?: readonly string[];
+  /** Option names only the server's configuration sets (a vendor API's address, for a test double): a tenant's may not. */
+  serverOnly?: readonly string[];
   /**
    * Makes the driver for a configuration. `level` says whose it is: a tenant's may only reach
    * public addresses (unless the operator allows private ones); the server's own is trusted.
@@ -57,7 +59,7 @@ export interface Channel {
   /** The channel's name (`email`); its variables are `CAIRN_<CHANNEL>_...`. */
   channel: string;
   settings: SettingsSection<ProviderConfig>;
-  drivers: Record<string, Pick<Driver<unknown, never>, 'description' | 'options' | 'secrets'>>;
+  drivers: Record<string, Pick<Driver<unknown, never>, 'description' | 'options' | 'secrets' | 'serverOnly'>>;
 }
 
 export interface ProviderSlot<T, Env> extends Channel {

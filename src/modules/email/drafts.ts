@@ -7,9 +7,9 @@ import type { Context } from '../../http/context.ts';
 import { type Paging, parseSort } from '../../http/pagination.ts';
 import { attachFiles } from '../../records/attachments.ts';
 import { withPatient } from '../../records/patient-scope.ts';
+import { patientName, type Recipient, recipientOf, recipientScope } from '../../records/recipients.ts';
 import { ApiError } from '../../wire/errors.ts';
 import { readInstant } from '../../wire/schemas.ts';
-import { patientName, type Recipient, recipientOf, recipientScope } from './recipient.ts';
 import type { DraftInputBody, EmailDraftView } from './schemas.ts';
 import { type DraftRow, findDraft, listDrafts, sortableDraftFields } from './store.ts';
 

@@ -1,8 +1,9 @@
 import { filesOf } from '../../files/store.ts';
 import type { Context } from '../../http/context.ts';
 import { type Paging, parseSort } from '../../http/pagination.ts';
+import { messageRecordView } from '../../records/messages.ts';
+import { recipientOf, recipientScope } from '../../records/recipients.ts';
 import { ApiError } from '../../wire/errors.ts';
-import { recipientOf, recipientScope } from './recipient.ts';
 import type { EmailListFilters, EmailStatus, EmailView } from './schemas.ts';
 import { type EmailRow, findEmail, listEmails, sortableEmailFields } from './store.ts';
 
@@ -20,49 +21,15 @@ export async function emailViews(ctx: Context, rows: EmailRow[], origin: string)
   );
   const linked = await ctx.services.files.withLinksByOwner(files, origin, ctx.services.clock.now());
   return rows.map((row) => ({
-    id: row.id,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    createdBy: row.created_by,
-    updatedBy: row.updated_by,
-    createdByName: row.created_by_name,
-    updatedByName: row.updated_by_name,
-    sendNow: row.direction === 'OUT' && row.scheduled_at === null,
-    scheduledAt: row.scheduled_at,
-    sentAt: row.sent_at,
-    receivedAt: row.received_at,
-    deletedAt: null,
-    date: row.date,
-    careTeam: row.care_team,
-    patientInfo: row.patient_info,
-    timezone: row.timezone,
-    sender: row.sender,
-    senderType: row.sender_type,
-    senderName: row.sender_name,
-    from: row.from_address,
-    receiver: row.receiver,
-    receiverType: row.receiver_type,
-    receiverName: row.receiver_name,
-    to: row.to_address,
-    direction: row.direction,
-    externalId: row.external_id,
-    starred: row.starred,
-    errorMessage: row.error_message,
-    assignedBy: null,
-    assignedByName: null,
-    hasHistory: false,
-    unrecognized: row.patient_id === null,
+    ...messageRecordView(row),
     subject: row.subject,
     body: row.body,
     bodyType: row.body_type,
     status: row.status as EmailStatus,
-    messageType: row.message_type,
     secure: row.secure,
     priority: row.priority,
     templateName: row.template_name,
     attachments: linked.get(row.id) ?? [],
-    attachmentsFromTemplate: row.attachments_from_template as Record<string, unknown>[],
-    skipEvent: row.skip_event,
   }));
 }
 

@@ -6,12 +6,12 @@ import type { StoredFile } from '../../files/upload.ts';
 import type { Services } from '../../http/services.ts';
 import type { InboundMessage, Received } from '../../providers/channels.ts';
 import { withPatient } from '../../records/patient-scope.ts';
+import { careTeamNames, patientName, senderOf } from '../../records/recipients.ts';
 import { instanceJobContext } from '../../work/job-context.ts';
 import { write } from '../../work/write.ts';
 import { cleanBody } from './drafts.ts';
 import { EMAIL_FILES } from './emails.ts';
-import { patientName } from './recipient.ts';
-import { careTeamNames, findEmailByExternalId, senderByAddress } from './store.ts';
+import { findEmailByExternalId } from './store.ts';
 
 /**
  * Inbound email (002 "Email"): what a provider hands over (the sandbox's inject route, a raw
@@ -34,7 +34,7 @@ export async function receiveEmail(
   }
   const ctx = await instanceJobContext(services, scope, 'SYSTEM:email');
   if (!ctx) throw new Error('the instance is gone');
-  const sender = await senderByAddress(services.db, scope, message.from);
+  const sender = await senderOf(services.db, scope, { email: message.from });
   const patient = sender?.patient;
   const careTeam = patient ? await careTeamNames(services.db, scope.tenantId, patient.id) : null;
   const id = uuidv7();

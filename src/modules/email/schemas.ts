@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { PagingQuery } from '../../http/pagination.ts';
+import { MessageRecordFields } from '../../records/messages.ts';
 import { CsvList, DateTime, Email, InstanceParams, JsonObject, Nullable, Uuid } from '../../wire/schemas.ts';
 import { LinkedFileEntry } from '../files/index.ts';
 
@@ -68,58 +69,21 @@ const EmailStatusSchema = Type.Enum(emailStatuses, {
   description:
     'SCHEDULED (to go at scheduledAt), ACCEPTED (queued, or taken by a provider that reports later), DELIVERED, REJECTED (refused for good), FAILED (could not be sent), UNRECOGNISED (inbound from an address no patient or contact has)',
 });
-const Direction = Type.Union([Type.Literal('IN'), Type.Literal('OUT')]);
+const Direction = MessageRecordFields.direction;
 
 export const EmailParams = Type.Object({ ...RecipientParams.properties, emailId: Uuid });
 
-/**
- * An email: the message record of 002 with PROD-SHAPES' email keys (`careTeam` and `patientInfo`
- * are names, `sender` and `receiver` ids).
- */
+/** An email: the message record of 002 with PROD-SHAPES' email keys (`sender` and `receiver` ids). */
 export const EmailRecord = Type.Object({
-  id: Uuid,
-  createdAt: DateTime,
-  updatedAt: DateTime,
-  createdBy: Nullable(Uuid),
-  updatedBy: Nullable(Uuid),
-  createdByName: Nullable(Type.String()),
-  updatedByName: Nullable(Type.String()),
-  sendNow: Type.Boolean(),
-  scheduledAt: Nullable(DateTime),
-  sentAt: Nullable(DateTime),
-  receivedAt: Nullable(DateTime),
-  deletedAt: Nullable(DateTime),
-  date: DateTime,
-  careTeam: Nullable(Type.String()),
-  patientInfo: Nullable(Type.String()),
-  timezone: Nullable(Type.String()),
-  sender: Nullable(Uuid),
-  senderType: Type.String(),
-  senderName: Nullable(Type.String()),
-  from: Type.String(),
-  receiver: Nullable(Uuid),
-  receiverType: Type.String(),
-  receiverName: Nullable(Type.String()),
-  to: Type.String(),
-  direction: Direction,
-  externalId: Nullable(Type.String()),
-  starred: Type.Boolean(),
-  errorMessage: Nullable(Type.String()),
-  assignedBy: Nullable(Uuid),
-  assignedByName: Nullable(Type.String()),
-  hasHistory: Type.Boolean(),
-  unrecognized: Type.Boolean(),
+  ...MessageRecordFields,
   subject: Nullable(Type.String()),
   body: Nullable(Type.String()),
   bodyType: Type.String(),
   status: EmailStatusSchema,
-  messageType: Type.String(),
   secure: Type.Boolean(),
   priority: Type.String(),
   templateName: Nullable(Type.String()),
   attachments: Type.Array(LinkedFileEntry),
-  attachmentsFromTemplate: Type.Array(JsonObject),
-  skipEvent: Type.Boolean(),
 });
 export type EmailView = Static<typeof EmailRecord>;
 

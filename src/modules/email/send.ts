@@ -8,15 +8,16 @@ import type { Services } from '../../http/services.ts';
 import type { ClaimedJob } from '../../jobs/kinds.ts';
 import { ProviderError, type StatusReport } from '../../providers/channels.ts';
 import { emailSlot } from '../../providers/email/email.ts';
+import { moveMessageStatus, noteSendError, type StatusMove } from '../../records/messages.ts';
 import { withPatient } from '../../records/patient-scope.ts';
+import { careTeamNames, patientName, recipientOf } from '../../records/recipients.ts';
 import { ApiError } from '../../wire/errors.ts';
 import { instanceJobContext } from '../../work/job-context.ts';
 import { write } from '../../work/write.ts';
 import { DRAFT_FILES, requireDraft } from './drafts.ts';
 import { EMAIL_FILES, emailViews } from './emails.ts';
-import { patientName, recipientOf } from './recipient.ts';
 import type { EmailStatus, EmailView } from './schemas.ts';
-import { careTeamNames, type EmailRow, findEmailByExternalId, findEmailById } from './store.ts';
+import { type EmailRow, findEmailByExternalId, findEmailById } from './store.ts';
 
 /**
  * Sending (DECISIONS §8): a draft becomes an email, stored and queued in one transaction, and the
@@ -98,14 +99,6 @@ export async function sendEmailDraft(ctx: Context, recipientId: string, draftId:
   return (await emailViews(ctx, [row], origin))[0] as EmailView;
 }
 
-/** What a send or a report makes of an email. */
-interface Outcome {
-  status: EmailStatus;
-  externalId?: string;
-  sentAt?: Date;
-  errorMessage: string | null;
-}
-
 /** The `email.send` job: one attempt to hand an email to its instance's driver. */
 export async function runSendEmail(job: ClaimedJob, services: Services): Promise<number> {
   const scope = { tenantId: job.tenantId, instanceId: String(job.instanceId) };
@@ -114,7 +107,7 @@ export async function runSendEmail(job: ClaimedJob, services: Services): Promise
   if (!email || email.external_id !== null || (email.status !== 'ACCEPTED' && email.status !== 'SCHEDULED')) return 0;
   const ctx = await instanceJobContext(services, scope, 'SYSTEM:email');
   if (!ctx) return 0;
-  let outcome: Outcome;
+  let outcome: StatusMove;
   try {
     const { use: driver } = await services.providers.for(emailSlot, scope);
     const files = await filesOf(services.db, scope, EMAIL_FILES, [email.id]);
@@ -138,7 +131,7 @@ export async function runSendEmail(job: ClaimedJob, services: Services): Promise
     const provider = error instanceof ProviderError ? error : null;
     if (!provider?.permanent && !last) {
       // Retried: the record says why it is still waiting.
-      if (provider) await noteError(ctx, email, provider.message);
+      if (provider) await noteSendError(ctx, 'emails', email, provider.message);
       throw error;
     }
     outcome = {
@@ -147,56 +140,8 @@ export async function runSendEmail(job: ClaimedJob, services: Services): Promise
       errorMessage: provider?.message ?? 'The email could not be sent',
     };
   }
-  await moveStatus(ctx, email, outcome);
+  await moveMessageStatus(ctx, 'emails', 'EMAIL', email, outcome);
   return 1;
-}
-
-async function noteError(ctx: Context, email: EmailRow, message: string): Promise<void> {
-  await write(ctx, async (w) => {
-    await w.db
-      .updateTable('emails')
-      .set({ error_message: message, ...w.updated() })
-      .where('tenant_id', '=', email.tenant_id)
-      .where('id', '=', email.id)
-      .execute();
-  });
-}
-
-/** Moves an email from the status it had to the outcome's, with its audit row and events; false when it moved meanwhile. */
-async function moveStatus(ctx: Context, email: EmailRow, outcome: Outcome): Promise<boolean> {
-  return write(ctx, async (w: Work) => {
-    const moved = await w.db
-      .updateTable('emails')
-      .set({
-        status: outcome.status,
-        error_message: outcome.errorMessage,
-        ...(outcome.externalId !== undefined ? { external_id: outcome.externalId } : {}),
-        ...(outcome.sentAt ? { sent_at: outcome.sentAt } : {}),
-        ...w.updated(),
-      })
-      .where('tenant_id', '=', email.tenant_id)
-      .where('id', '=', email.id)
-      .where('status', '=', email.status)
-      .returning('id')
-      .executeTakeFirst();
-    if (!moved) return false;
-    w.changed({
-      action: 'EMAIL_STATUS_CHANGED',
-      entityType: 'EMAIL',
-      entityId: email.id,
-      patientId: email.patient_id,
-      changedFields: ['status', ...(outcome.externalId !== undefined ? ['externalId', 'sentAt'] : []), 'errorMessage'],
-    });
-    if (outcome.status !== email.status) {
-      w.emit({
-        subtype: 'EMAIL_STATUS_CHANGED',
-        recordId: email.id,
-        patientId: email.patient_id,
-        data: { status: outcome.status, previousStatus: email.status },
-      });
-    }
-    return true;
-  });
 }
 
 /** The statuses a provider's report moves an email to, from where: a bounce may follow the relay's acceptance. */
@@ -217,6 +162,9 @@ export async function reportEmailStatus(services: Services, scope: Scope, report
   if (!reportedFrom[status]?.includes(email.status)) return true;
   const ctx = await instanceJobContext(services, scope, 'SYSTEM:email');
   if (!ctx) return false;
-  await moveStatus(ctx, email, { status, errorMessage: status === 'DELIVERED' ? null : (report.error ?? null) });
+  await moveMessageStatus(ctx, 'emails', 'EMAIL', email, {
+    status,
+    errorMessage: status === 'DELIVERED' ? null : (report.error ?? null),
+  });
   return true;
 }

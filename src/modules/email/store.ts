@@ -43,17 +43,6 @@ export function listDrafts(
   return filteredPage<DraftRow>(db as Kysely<never>, list, order, paging);
 }
 
-/** A contact of a patient in the instance, by its id (a draft about it names it in the patient's place). */
-export function findContactAnywhere(db: Kysely<DB>, scope: Scope, id: string) {
-  return db
-    .selectFrom('contacts')
-    .select(['id', 'patient_id', 'name', 'email'])
-    .where('tenant_id', '=', scope.tenantId)
-    .where('instance_id', '=', scope.instanceId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
-
 export type EmailRow = Row<'emails'>;
 
 /** Sort keys, each served by an emails index (tenant, patient, key, id). */
@@ -127,20 +116,6 @@ export function findEmailByExternalId(db: Kysely<DB>, scope: Scope, externalId: 
     .executeTakeFirst();
 }
 
-/** The names of a patient's care team, in their order, as a message record keeps them. */
-export async function careTeamNames(db: Kysely<DB>, tenantId: string, patientId: string): Promise<string | null> {
-  const rows = await db
-    .selectFrom('patient_care_team as ct')
-    .innerJoin('users as u', (join) => join.onRef('u.tenant_id', '=', 'ct.tenant_id').onRef('u.id', '=', 'ct.user_id'))
-    .select(['u.first_name', 'u.last_name', 'u.username'])
-    .where('ct.tenant_id', '=', tenantId)
-    .where('ct.patient_id', '=', patientId)
-    .orderBy('ct.position')
-    .execute();
-  const names = rows.map((row) => [row.first_name, row.last_name].filter(Boolean).join(' ') || row.username);
-  return names.length > 0 ? names.join(', ') : null;
-}
-
 /** An email by id in an instance, whoever it is about (background work). */
 export function findEmailById(db: Kysely<DB>, scope: Scope, id: string) {
   return db
@@ -150,42 +125,4 @@ export function findEmailById(db: Kysely<DB>, scope: Scope, id: string) {
     .where('id', '=', id)
     .where('instance_id', '=', scope.instanceId)
     .executeTakeFirst();
-}
-
-/**
- * Who an inbound email comes from, by its address (any case): a patient's primary or secondary
- * address first, else a contact's (the contact's patient); the oldest when several share it.
- */
-export async function senderByAddress(db: Kysely<DB>, scope: Scope, address: string) {
-  const lower = address.toLowerCase();
-  const patientOf = (id: string) =>
-    db
-      .selectFrom('patients')
-      .select(['id', 'first_name', 'last_name', 'timezone'])
-      .where('tenant_id', '=', scope.tenantId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-  const patient = await db
-    .selectFrom('patients')
-    .select(['id', 'first_name', 'last_name', 'timezone'])
-    .where('tenant_id', '=', scope.tenantId)
-    .where('instance_id', '=', scope.instanceId)
-    .where((eb) => eb.or([eb(sql`lower(email)`, '=', lower), eb(sql`lower(secondary_email)`, '=', lower)]))
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-  if (patient) return { patient, contact: null };
-  const contact = await db
-    .selectFrom('contacts')
-    .select(['id', 'patient_id', 'name'])
-    .where('tenant_id', '=', scope.tenantId)
-    .where('instance_id', '=', scope.instanceId)
-    .where(sql`lower(email)`, '=', lower)
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-  const found = contact && (await patientOf(contact.patient_id));
-  return contact && found ? { patient: found, contact: { id: contact.id, name: contact.name } } : null;
 }

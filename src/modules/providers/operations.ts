@@ -107,7 +107,14 @@ export async function putProviderSettings(
       .forUpdate()
       .executeTakeFirst();
     const kept = existing?.driver === body.driver && existing.sealed ? (ctx.services.sealer.open(existing.sealed) ?? {}) : {};
-    const options = checkedOptions(driver.options, { ...kept, ...(body.options ?? {}) });
+    const given = body.options ?? {};
+    const reserved = (driver.serverOnly ?? []).filter((name) => Object.hasOwn(given, name));
+    if (reserved.length > 0) {
+      throw validationError(
+        reserved.map((name) => ({ path: `body.options.${name}`, message: "only the server's configuration sets it" })),
+      );
+    }
+    const options = checkedOptions(driver.options, { ...kept, ...given });
     const plain = Object.fromEntries(Object.entries(options).filter(([name]) => !secrets.includes(name)));
     const sealed = Object.fromEntries(Object.entries(options).filter(([name]) => secrets.includes(name)));
     const values = {

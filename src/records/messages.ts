@@ -1,0 +1,211 @@
+import type { Selectable } from 'kysely';
+import { Type } from 'typebox';
+import type { Timestamp } from '../db/schema.ts';
+import type { AuditAction } from '../events/audit.ts';
+import type { EventSubtype } from '../events/outbox.ts';
+import type { Work } from '../events/work.ts';
+import type { Context } from '../http/context.ts';
+import { DateTime, JsonObject, Nullable, Uuid } from '../wire/schemas.ts';
+import { write } from '../work/write.ts';
+
+/**
+ * What every message record shares (002 "Message record": emails, SMS, voice calls): its columns,
+ * its keys on the wire, and the one way its status moves (with its audit row and events).
+ */
+
+/** The columns of every message table (`emails`, `sms_messages`, `voice_calls`). */
+export interface MessageColumns {
+  tenant_id: string;
+  instance_id: string;
+  id: string;
+  /** Null: inbound from an address or number no patient or contact has (UNRECOGNISED). */
+  patient_id: string | null;
+  contact_id: string | null;
+  direction: 'IN' | 'OUT';
+  status: string;
+  /** The address or number it came from, and went to. */
+  from_address: string;
+  to_address: string;
+  sender: string | null;
+  sender_type: string;
+  sender_name: string | null;
+  receiver: string | null;
+  receiver_type: string;
+  receiver_name: string | null;
+  /** Names as they were when the message was written (a message record is history). */
+  care_team: string | null;
+  patient_info: string | null;
+  timezone: string | null;
+  scheduled_at: Timestamp | null;
+  sent_at: Timestamp | null;
+  received_at: Timestamp | null;
+  /** When it goes or came: scheduledAt or the send's instant for outbound, receivedAt for inbound. */
+  date: Timestamp;
+  external_id: string | null;
+  error_message: string | null;
+  starred: boolean;
+  message_type: string;
+  skip_event: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  created_by: string | null;
+  created_by_name: string | null;
+  updated_by: string | null;
+  updated_by_name: string | null;
+}
+
+/** 002's message record keys every message has, with PROD-SHAPES' (`careTeam`, `patientInfo` are names). */
+export const MessageRecordFields = {
+  id: Uuid,
+  createdAt: DateTime,
+  updatedAt: DateTime,
+  createdBy: Nullable(Uuid),
+  updatedBy: Nullable(Uuid),
+  createdByName: Nullable(Type.String()),
+  updatedByName: Nullable(Type.String()),
+  sendNow: Type.Boolean(),
+  scheduledAt: Nullable(DateTime),
+  sentAt: Nullable(DateTime),
+  receivedAt: Nullable(DateTime),
+  deletedAt: Nullable(DateTime),
+  date: DateTime,
+  careTeam: Nullable(Type.String()),
+  patientInfo: Nullable(Type.String()),
+  timezone: Nullable(Type.String()),
+  sender: Nullable(Uuid),
+  senderType: Type.String({ description: 'USER, API_CLIENT, PATIENT, CONTACT, CARE_TEAM or UNKNOWN' }),
+  senderName: Nullable(Type.String()),
+  from: Type.String(),
+  receiver: Nullable(Uuid),
+  receiverType: Type.String(),
+  receiverName: Nullable(Type.String()),
+  to: Type.String(),
+  direction: Type.Union([Type.Literal('IN'), Type.Literal('OUT')]),
+  externalId: Nullable(Type.String()),
+  starred: Type.Boolean(),
+  errorMessage: Nullable(Type.String()),
+  assignedBy: Nullable(Uuid),
+  assignedByName: Nullable(Type.String()),
+  hasHistory: Type.Boolean(),
+  unrecognized: Type.Boolean(),
+  messageType: Type.String(),
+  attachmentsFromTemplate: Type.Array(JsonObject),
+  skipEvent: Type.Boolean(),
+};
+
+/** A row's shared keys as the API shows them; each kind adds its own. */
+export function messageRecordView(row: Selectable<MessageColumns> & { attachments_from_template?: unknown }) {
+  return {
+    id: row.id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    createdBy: row.created_by,
+    updatedBy: row.updated_by,
+    createdByName: row.created_by_name,
+    updatedByName: row.updated_by_name,
+    sendNow: row.direction === 'OUT' && row.scheduled_at === null,
+    scheduledAt: row.scheduled_at,
+    sentAt: row.sent_at,
+    receivedAt: row.received_at,
+    deletedAt: null,
+    date: row.date,
+    careTeam: row.care_team,
+    patientInfo: row.patient_info,
+    timezone: row.timezone,
+    sender: row.sender,
+    senderType: row.sender_type,
+    senderName: row.sender_name,
+    from: row.from_address,
+    receiver: row.receiver,
+    receiverType: row.receiver_type,
+    receiverName: row.receiver_name,
+    to: row.to_address,
+    direction: row.direction,
+    externalId: row.external_id,
+    starred: row.starred,
+    errorMessage: row.error_message,
+    assignedBy: null,
+    assignedByName: null,
+    hasHistory: false,
+    unrecognized: row.patient_id === null,
+    messageType: row.message_type,
+    attachmentsFromTemplate: (row.attachments_from_template ?? []) as Record<string, unknown>[],
+    skipEvent: row.skip_event,
+  };
+}
+
+export type MessageTable = 'emails' | 'sms_messages';
+/** Each message kind's event entity: its `<ENTITY>_STATUS_CHANGED` audit action and event. */
+export type MessageEntity = 'EMAIL' | 'SMS';
+
+/** Where a send or a provider's report takes a message. */
+export interface StatusMove {
+  status: string;
+  externalId?: string;
+  sentAt?: Date;
+  errorMessage: string | null;
+}
+
+/**
+ * Moves a message from the status it had to the move's, with its audit row, `<ENTITY>_UPDATED`
+ * and `<ENTITY>_STATUS_CHANGED` (`{status, previousStatus}`); false when it moved meanwhile (the
+ * update names the status it expects, so two reports never both move it).
+ */
+export async function moveMessageStatus(
+  ctx: Context,
+  table: MessageTable,
+  entity: MessageEntity,
+  row: Pick<MessageColumns, 'tenant_id' | 'id' | 'patient_id' | 'status'>,
+  move: StatusMove,
+): Promise<boolean> {
+  return write(ctx, async (w: Work) => {
+    const moved = await w.db
+      .updateTable(table as 'emails')
+      .set({
+        status: move.status,
+        error_message: move.errorMessage,
+        ...(move.externalId !== undefined ? { external_id: move.externalId } : {}),
+        ...(move.sentAt ? { sent_at: move.sentAt } : {}),
+        ...w.updated(),
+      })
+      .where('tenant_id', '=', row.tenant_id)
+      .where('id', '=', row.id)
+      .where('status', '=', row.status)
+      .returning('id')
+      .executeTakeFirst();
+    if (!moved) return false;
+    w.changed({
+      action: `${entity}_STATUS_CHANGED` as AuditAction,
+      entityType: entity,
+      entityId: row.id,
+      patientId: row.patient_id,
+      changedFields: ['status', ...(move.externalId !== undefined ? ['externalId', 'sentAt'] : []), 'errorMessage'],
+    });
+    if (move.status !== row.status) {
+      w.emit({
+        subtype: `${entity}_STATUS_CHANGED` as EventSubtype,
+        recordId: row.id,
+        patientId: row.patient_id,
+        data: { status: move.status, previousStatus: row.status },
+      });
+    }
+    return true;
+  });
+}
+
+/** Notes why a send is still waiting (a failure that will be retried) on its record. */
+export async function noteSendError(
+  ctx: Context,
+  table: MessageTable,
+  row: Pick<MessageColumns, 'tenant_id' | 'id'>,
+  message: string,
+) {
+  await write(ctx, async (w) => {
+    await w.db
+      .updateTable(table as 'emails')
+      .set({ error_message: message, ...w.updated() })
+      .where('tenant_id', '=', row.tenant_id)
+      .where('id', '=', row.id)
+      .execute();
+  });
+}
