@@ -5,6 +5,7 @@ import { area as calendar } from './modules/calendar/area.ts';
 import { area as carePlan } from './modules/care-plan/area.ts';
 import { area as cdts } from './modules/cdts/area.ts';
 import { area as chat } from './modules/chat/area.ts';
+import { area as communications } from './modules/communications/area.ts';
 import { area as contacts } from './modules/contacts/area.ts';
 import { area as dictionaries } from './modules/dictionaries/area.ts';
 import { area as documents } from './modules/documents/area.ts';
@@ -19,6 +20,7 @@ import { area as pdts } from './modules/pdts/area.ts';
 import { area as programs } from './modules/programs/area.ts';
 import { area as providers } from './modules/providers/area.ts';
 import { area as sandbox } from './modules/sandbox/area.ts';
+import { area as sms } from './modules/sms/area.ts';
 import { area as tasks } from './modules/tasks/area.ts';
 import { area as users } from './modules/users/area.ts';
 import { area as webhooks } from './modules/webhooks/area.ts';
@@ -50,6 +52,8 @@ export const areas: readonly Area[] = [
   encounters,
   chat,
   email,
+  sms,
+  communications,
   providers,
   sandbox,
   webhooks,

@@ -4,6 +4,7 @@ import { settingsOf } from '../config.ts';
 import { providerSettings } from '../providers/settings.ts';
 import type { ProviderScope, ProviderSlot } from '../providers/slot.ts';
 import { ApiError } from '../wire/errors.ts';
+import type { Api } from './plugin.ts';
 import type { Services } from './services.ts';
 
 /**
@@ -58,4 +59,13 @@ export async function checkedCallback<D extends { callbacks?: Callbacks }, Env>(
   if (!url) throw refused('CAIRN_PUBLIC_URL is not set, so no signature can be checked');
   if (!chosen.use.callbacks.verify({ url, headers: request.headers, params })) throw refused('the signature does not match');
   return { scope, driver: chosen.use, params };
+}
+
+/** Vendors post forms (application/x-www-form-urlencoded): an area receiving their callbacks reads them as fields. */
+export function acceptForms(app: { addContentTypeParser: Api['addContentTypeParser'] }): void {
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 256 * 1024 },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+  );
 }

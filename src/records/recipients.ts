@@ -1,6 +1,6 @@
 import { type Kysely, type SqlBool, sql } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import type { Scope } from '../db/scope.ts';
+import type { PatientScope, Scope } from '../db/scope.ts';
 import type { Context } from '../http/context.ts';
 import { type PatientRow, requirePatient } from './patient-scope.ts';
 
@@ -31,8 +31,11 @@ export function patientName(patient: Pick<PatientRow, 'first_name' | 'last_name'
   return [patient.first_name, patient.last_name].filter(Boolean).join(' ');
 }
 
+/** Whom a list or a read is about: a patient, or one contact of the patient. */
+export type RecipientScope = PatientScope & { contactId: string | null };
+
 /** Where a recipient's messages are stored: its patient, and the contact when it is one. */
-export function recipientScope(ctx: Context, recipient: Recipient) {
+export function recipientScope(ctx: Context, recipient: Recipient): RecipientScope {
   return { ...ctx.scope, patientId: recipient.patient.id, contactId: recipient.contact?.id ?? null };
 }
 

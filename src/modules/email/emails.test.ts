@@ -326,7 +326,7 @@ describe('inbound email', () => {
 
     assertValidation(await inbound({ from: 'not an address' }), 'body.from');
     assertValidation(await inbound({ channel: 'CARRIER_PIGEON', from: 'a@b.example' }));
-    assertCode(await inbound({ channel: 'SMS', from: '+14155550123', to: '+14155550124' }), 400, 'CHANNEL_NOT_AVAILABLE');
+    assertCode(await inbound({ channel: 'FAX', from: '+14155550123', to: '+14155550124' }), 400, 'CHANNEL_NOT_AVAILABLE');
   });
 });
 
@@ -377,7 +377,7 @@ describe('providers that fail', () => {
       assert.equal(settled.status, permanent ? 'REJECTED' : 'FAILED');
       assert.equal(settled.errorMessage, permanent ? '550 5.1.1 unknown user' : '451 try later');
       // The sandbox's routes do not exist for a channel another driver carries.
-      assertCode(await t.api.get(`${t.base}/sandbox/outbox`), 404, 'SANDBOX_NOT_IN_USE');
+      assertCode(await t.api.get(`${t.base}/sandbox/outbox?channel=EMAIL`), 404, 'SANDBOX_NOT_IN_USE');
     }
   });
 });

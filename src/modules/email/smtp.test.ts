@@ -96,7 +96,7 @@ describe('the SMTP driver', () => {
     assert.equal(delivered.externalId, `<${email.id}@clinic.example>`);
     assert.ok(delivered.sentAt);
     // The sandbox's routes do not exist for a channel SMTP carries.
-    assert.equal((await t.api.get(`${t.base}/sandbox/outbox`)).status, 404);
+    assert.equal((await t.api.get(`${t.base}/sandbox/outbox?channel=EMAIL`)).status, 404);
   });
 
   test('a mailbox the relay refuses (550) is REJECTED with its answer; a plain-text body goes as text', async () => {

@@ -3,6 +3,7 @@ import type { DB, Row } from '../../db/schema.ts';
 import type { PatientScope, Scope } from '../../db/scope.ts';
 import { likeContains } from '../../db/sql.ts';
 import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
+import type { RecipientScope } from '../../records/recipients.ts';
 import { readInstant } from '../../wire/schemas.ts';
 import type { EmailListFilters } from './schemas.ts';
 
@@ -51,9 +52,6 @@ export const sortableEmailFields: Record<string, string> = {
   createdAt: 'e.created_at',
   updatedAt: 'e.updated_at',
 };
-
-/** Whom a list or a read is about: a patient, or one contact of the patient. */
-export type RecipientScope = PatientScope & { contactId: string | null };
 
 function ofRecipient(db: Kysely<DB>, where: RecipientScope) {
   const base = db

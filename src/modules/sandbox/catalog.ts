@@ -19,7 +19,6 @@ export const sandboxErrors = {
     componentType: 'SANDBOX',
     message: 'The sandbox was already told what became of this message',
   },
-  CHANNEL_NOT_AVAILABLE: { status: 400, componentType: 'SANDBOX', message: 'No area of this server receives that channel yet' },
 } as const;
 
 declare module '../../formation/permissions.ts' {

@@ -13,8 +13,8 @@ export interface OutboundSms {
   from: string;
   to: string;
   body: string;
-  /** Links the vendor fetches attachments by (MMS). */
-  mediaUrls: string[];
+  /** Its files (MMS): their names, and links at this server's public address for a vendor to fetch (null without CAIRN_PUBLIC_URL). */
+  attachments: { fileName: string; url: string | null }[];
   /** Where the vendor posts its delivery reports (`<public>/<tenant>/<instance>/providers/sms`), null when none can be given. */
   callbackBase: string | null;
 }

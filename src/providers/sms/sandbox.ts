@@ -11,7 +11,7 @@ export function sandboxSms(env: SmsEnv): SmsDriver {
         from: sms.from,
         to: sms.to,
         body: sms.body,
-        attachmentNames: sms.mediaUrls.map((url) => new URL(url).pathname.split('/').pop() ?? 'attachment'),
+        attachmentNames: sms.attachments.map((attachment) => attachment.fileName),
       });
       return { externalId, status: 'ACCEPTED' };
     },

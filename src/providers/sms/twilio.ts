@@ -46,12 +46,16 @@ export function twilioSms(options: Record<string, unknown>): SmsDriver {
   const client = twilioClient(o);
   return {
     async send(_scope, sms) {
+      const mediaUrls = sms.attachments.map((attachment) => attachment.url);
+      if (mediaUrls.some((url) => url === null)) {
+        throw new ProviderError('NO_PUBLIC_URL', 'Twilio fetches attachments itself: set CAIRN_PUBLIC_URL', true);
+      }
       try {
         const message = await client.messages.create({
           to: sms.to,
           body: sms.body,
           ...(o.messagingServiceSid ? { messagingServiceSid: o.messagingServiceSid } : { from: sms.from }),
-          ...(sms.mediaUrls.length > 0 ? { mediaUrl: sms.mediaUrls } : {}),
+          ...(mediaUrls.length > 0 ? { mediaUrl: mediaUrls as string[] } : {}),
           ...(sms.callbackBase ? { statusCallback: `${sms.callbackBase}/twilio/status` } : {}),
         });
         return { externalId: message.sid, status: statuses[message.status] ?? 'ACCEPTED' };

@@ -1,0 +1,19 @@
+import type { Area } from '../../platform/area.ts';
+import { smsSlot } from '../../providers/sms/sms.ts';
+import { smsAuditActions, smsErrors, smsEvents, smsFiles, smsPermissions } from './catalog.ts';
+import { receiveSms } from './inbound.ts';
+import routes from './routes.ts';
+import { reportSmsStatus, smsSandboxOutcomes } from './send.ts';
+
+export const area: Area = {
+  name: 'sms',
+  routes,
+  permissions: smsPermissions,
+  errors: smsErrors,
+  auditActions: smsAuditActions,
+  events: smsEvents,
+  files: smsFiles,
+  providers: [smsSlot],
+  channels: { SMS: { slot: smsSlot, receive: receiveSms, report: reportSmsStatus, sandbox: smsSandboxOutcomes } },
+  fixtures: new URL('./fixtures.ts', import.meta.url),
+};

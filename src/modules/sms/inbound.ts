@@ -1,0 +1,73 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { Scope } from '../../db/scope.ts';
+import type { Work } from '../../events/work.ts';
+import type { Services } from '../../http/services.ts';
+import type { InboundMessage, Received } from '../../providers/channels.ts';
+import { withPatient } from '../../records/patient-scope.ts';
+import { careTeamNames, patientName, senderOf } from '../../records/recipients.ts';
+import { instanceJobContext } from '../../work/job-context.ts';
+import { write } from '../../work/write.ts';
+import { partsOf } from './send.ts';
+import { findSmsByExternalId } from './store.ts';
+
+/**
+ * Inbound SMS: what a provider hands over (Twilio's signed webhook, the sandbox's inject route)
+ * becomes a message on the patient whose number it comes from, or on the contact's patient,
+ * RECEIVED; from a number no patient or contact has, UNRECOGNISED with no patient. The same
+ * message handed over twice (by its provider id) is stored once.
+ */
+export async function receiveSms(services: Services, scope: Scope, message: InboundMessage): Promise<Received> {
+  const known = await findSmsByExternalId(services.db, scope, message.externalId);
+  if (known) return { id: known.id, patientId: known.patient_id, status: known.status };
+  const ctx = await instanceJobContext(services, scope, 'SYSTEM:sms');
+  if (!ctx) throw new Error('the instance is gone');
+  const sender = await senderOf(services.db, scope, { phone: message.from });
+  const patient = sender?.patient;
+  const careTeam = patient ? await careTeamNames(services.db, scope.tenantId, patient.id) : null;
+  const phone = ((await ctx.formation()).instancePhones ?? []).find((candidate) => candidate.number === message.to);
+  const id = uuidv7();
+  const text = message.message ?? '';
+  const status = patient ? 'RECEIVED' : 'UNRECOGNISED';
+  const store = async (w: Work) => {
+    await w.db
+      .insertInto('sms_messages')
+      .values({
+        tenant_id: scope.tenantId,
+        instance_id: scope.instanceId,
+        id,
+        patient_id: patient?.id ?? null,
+        contact_id: sender?.contact?.id ?? null,
+        direction: 'IN',
+        status,
+        message: text,
+        parts: partsOf(text),
+        from_address: message.from,
+        to_address: message.to,
+        phone_id: phone?.id ?? null,
+        sender: sender?.contact?.id ?? patient?.id ?? null,
+        sender_type: sender?.contact ? 'CONTACT' : patient ? 'PATIENT' : 'UNKNOWN',
+        sender_name: sender?.contact?.name ?? (patient ? patientName(patient) : null),
+        receiver: null,
+        receiver_type: 'CARE_TEAM',
+        receiver_name: null,
+        care_team: careTeam,
+        patient_info: patient ? patientName(patient) : null,
+        timezone: patient?.timezone ?? null,
+        scheduled_at: null,
+        sent_at: null,
+        received_at: w.now,
+        date: w.now,
+        external_id: message.externalId,
+        error_message: null,
+        starred: false,
+        message_type: 'CARE_TEAM',
+        attachments_from_template: '[]',
+        skip_event: false,
+        ...w.created(),
+      })
+      .execute();
+    w.changed({ action: 'SMS_RECEIVED', entityType: 'SMS', entityId: id, patientId: patient?.id ?? null });
+  };
+  await (patient ? withPatient(ctx, patient.id, store) : write(ctx, store));
+  return { id, patientId: patient?.id ?? null, status };
+}
