@@ -23,6 +23,7 @@ import { area as sandbox } from './modules/sandbox/area.ts';
 import { area as sms } from './modules/sms/area.ts';
 import { area as tasks } from './modules/tasks/area.ts';
 import { area as users } from './modules/users/area.ts';
+import { area as voice } from './modules/voice/area.ts';
 import { area as webhooks } from './modules/webhooks/area.ts';
 import type { Area } from './platform/area.ts';
 
@@ -53,6 +54,7 @@ export const areas: readonly Area[] = [
   chat,
   email,
   sms,
+  voice,
   communications,
   providers,
   sandbox,

@@ -196,7 +196,7 @@ export function settingsOf<T>(config: Config, section: SettingsSection<T>): T {
 
 /** Every variable of the platform and of the sections given, for the README and `cairn --help`. */
 export function settingsDocumentation(sections: readonly SettingsSection[]) {
-  return [platformSettings, ...sections].flatMap((section) =>
+  const rows = [platformSettings, ...sections].flatMap((section) =>
     Object.entries(section.schema.properties).map(([name, schema]) => ({
       owner: section.owner,
       name,
@@ -204,6 +204,8 @@ export function settingsDocumentation(sections: readonly SettingsSection[]) {
       description: String((schema as { description?: string }).description ?? ''),
     })),
   );
+  // Sections may share variables (the SMS and voice slots read one Twilio account): each is listed once.
+  return rows.filter((row, index) => rows.findIndex((other) => other.name === row.name) === index);
 }
 
 function parseTrustProxy(value: string): Config['trustProxy'] {

@@ -121,16 +121,18 @@ export class JobRunner<Env> {
    * Runs everything due now, and what that work makes due, until nothing is left (the tests' way
    * to await background work). Answers how much was done. `tenants` keeps it to their jobs, the
    * periodic kinds run here for them alone: test processes share one database, each with its own
-   * files and settings, and must not run each other's work.
+   * files and settings, and must not run each other's work. `kinds` keeps it to those kinds (a
+   * test that must not relay, and so consume, the events it reads).
    */
-  async drain(only: { tenants?: readonly string[] } = {}): Promise<number> {
+  async drain(only: { tenants?: readonly string[]; kinds?: readonly string[] } = {}): Promise<number> {
     const { db, clock } = this.options;
     await ensurePeriodicJobs(db, this.periodicKinds(), clock.now());
+    const wanted = (name: string) => !only.kinds || only.kinds.includes(name);
     let total = 0;
     for (let round = 0; round < 10_000; round++) {
       let done = 0;
-      for (const name of this.wakeKinds()) done += await this.runLocally(name, only.tenants);
-      const jobs = await this.claim(Math.max(this.options.settings.concurrency, 4), only.tenants);
+      for (const name of this.wakeKinds().filter(wanted)) done += await this.runLocally(name, only.tenants);
+      const jobs = await this.claim(Math.max(this.options.settings.concurrency, 4), only.tenants, only.kinds);
       done += (await Promise.all(jobs.map((job) => this.execute(job)))).reduce((sum, count) => sum + count, 0);
       total += done;
       if (done === 0) return total;
@@ -185,10 +187,10 @@ export class JobRunner<Env> {
     for (const job of jobs) this.track(this.execute(job));
   }
 
-  private claim(limit: number, tenants?: readonly string[]): Promise<JobRow[]> {
+  private claim(limit: number, tenants?: readonly string[], kinds?: readonly string[]): Promise<JobRow[]> {
     const now = this.options.clock.now();
     return claimJobs(this.options.db, {
-      kinds: [...this.kinds.keys()],
+      kinds: kinds ? [...kinds] : [...this.kinds.keys()],
       limit,
       now,
       leaseUntil: new Date(now.getTime() + this.options.settings.leaseMs),

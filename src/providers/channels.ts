@@ -24,6 +24,10 @@ export interface InboundMessage {
   subject?: string | null;
   /** A voice call left a recording. */
   recorded?: boolean;
+  /** Where the vendor keeps that recording (fetched by the channel's driver). */
+  recordingUrl?: string | null;
+  /** How far it got, in the channel's words, when the vendor says (a call still going on is IN_PROGRESS). */
+  status?: string;
   /** The provider's id of the message. */
   externalId: string;
 }

@@ -53,3 +53,17 @@ export async function sandboxSend(env: SandboxEnv, scope: ProviderScope, message
     .executeTakeFirstOrThrow();
   return row.id;
 }
+
+/**
+ * The recording the sandbox gives a call it is told was recorded: a moment of silence, three
+ * MPEG-1 Layer III frames (128 kbit/s, 44.1 kHz: 417 bytes each), so every flow that stores and
+ * serves a recording works with no vendor.
+ */
+export const SANDBOX_RECORDING: Buffer = (() => {
+  const frame = Buffer.alloc(417);
+  Buffer.from([0xff, 0xfb, 0x90, 0x64]).copy(frame);
+  return Buffer.concat([frame, frame, frame]);
+})();
+
+/** The address the sandbox gives its recordings. */
+export const SANDBOX_RECORDING_URL = 'sandbox:recording.mp3';

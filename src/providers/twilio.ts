@@ -1,4 +1,5 @@
 import twilio from 'twilio';
+import { Type } from 'typebox';
 
 const { RequestClient } = twilio;
 
@@ -47,4 +48,30 @@ export function twilioSigned(
   params: Record<string, string>,
 ): boolean {
   return typeof signature === 'string' && twilio.validateRequest(authToken, signature, url, params);
+}
+
+/** The server's Twilio account (CAIRN_TWILIO_*): the SMS and the voice slot read the same variables. */
+export const twilioVariables = {
+  CAIRN_TWILIO_ACCOUNT_SID: Type.String({
+    default: '',
+    description: 'Twilio account SID (CAIRN_SMS_DRIVER or CAIRN_VOICE_DRIVER twilio).',
+  }),
+  CAIRN_TWILIO_AUTH_TOKEN: Type.String({ default: '', description: 'Twilio auth token.' }),
+  CAIRN_TWILIO_BASE_URL: Type.String({
+    default: TWILIO_API,
+    description: "Twilio's API address (a compatible endpoint, or a local fake in tests).",
+  }),
+};
+
+/** The Twilio driver's options from those variables. */
+export function twilioAccountOf(e: {
+  CAIRN_TWILIO_ACCOUNT_SID: string;
+  CAIRN_TWILIO_AUTH_TOKEN: string;
+  CAIRN_TWILIO_BASE_URL: string;
+}) {
+  return {
+    ...(e.CAIRN_TWILIO_ACCOUNT_SID ? { accountSid: e.CAIRN_TWILIO_ACCOUNT_SID } : {}),
+    ...(e.CAIRN_TWILIO_AUTH_TOKEN ? { authToken: e.CAIRN_TWILIO_AUTH_TOKEN } : {}),
+    baseUrl: e.CAIRN_TWILIO_BASE_URL,
+  };
 }

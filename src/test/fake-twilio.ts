@@ -3,13 +3,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after } from 'node:test';
 import twilio from 'twilio';
+import { SANDBOX_RECORDING } from '../providers/sandbox.ts';
 
 /**
  * A local fake of the part of Twilio's REST API Cairn uses (Messages and Calls), for the real
  * driver's tests: the `twilio` SDK is pointed at it (CAIRN_TWILIO_BASE_URL). It checks the basic
  * auth the SDK sends, answers as Twilio documents (201 with the resource; 400 with Twilio's error
  * body for its magic invalid number +15005550001; 503 for +15005550009), and keeps what it was
- * sent. `sign` makes the X-Twilio-Signature Twilio puts on its callbacks.
+ * sent; it serves any recording's media (a moment of silence). `sign` makes the X-Twilio-Signature
+ * Twilio puts on its callbacks.
  */
 export interface FakeTwilio {
   url: string;
@@ -37,6 +39,10 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
       if (request.headers.authorization !== expected) {
         return answer(401, { code: 20003, message: 'Authenticate', status: 401 });
+      }
+      const recording = /^\/2010-04-01\/Accounts\/(AC\w+)\/Recordings\/(RE\w+)\.mp3$/.exec(request.url ?? '');
+      if (request.method === 'GET' && recording && recording[1] === accountSid) {
+        return response.writeHead(200, { 'content-type': 'audio/mpeg' }).end(SANDBOX_RECORDING);
       }
       const match = /^\/2010-04-01\/Accounts\/(AC\w+)\/(Messages|Calls)\.json$/.exec(request.url ?? '');
       if (request.method !== 'POST' || !match || match[1] !== accountSid) return answer(404, { code: 20404, status: 404 });

@@ -9,6 +9,7 @@ import { recipientOf } from '../../records/recipients.ts';
 import { ApiError, validationError } from '../../wire/errors.ts';
 import { deliverEmail, EMAIL_FILES, emailFrom, emailViews, recordOutboundEmail } from '../email/index.ts';
 import { deliverSms, recordOutboundSms, SMS_FILES, smsViews } from '../sms/index.ts';
+import { callerPhone, callViews, placeCall, recordOutboundCall } from '../voice/index.ts';
 import { type CommunicationChannel, type CommunicationInputBody, MessageInput, type MessageInputBody } from './schemas.ts';
 
 /**
@@ -111,10 +112,26 @@ export async function sendCommunication(ctx: Context, request: FastifyRequest, c
   const communication = readCommunication(ctx, communicationId);
   const recipient = await recipientOf(ctx, communication.patientContactId);
   const { channel } = communication;
-  if (channel === 'VOICE_CALL') throw new ApiError('CHANNEL_NOT_AVAILABLE', { channel });
-  const phone = channel === 'SMS' ? await instancePhone(ctx, communication.phoneId) : null;
+  const phone = channel === 'EMAIL' ? null : await instancePhone(ctx, communication.phoneId);
   // Read before the write, which holds the connection (one, on the embedded database).
   const from = channel === 'EMAIL' ? await emailFrom(ctx) : '';
+  if (channel === 'VOICE_CALL') {
+    if (request.isMultipart()) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {}, 'A call takes JSON: {recorded}');
+    const body = bodyOf((request.body ?? {}) as Record<string, unknown>);
+    const userPhone = await callerPhone(ctx);
+    const call = await withPatient(ctx, recipient.patient.id, (w) =>
+      recordOutboundCall(w, ctx, {
+        id: uuidv7(),
+        recipient,
+        to: communication.number ?? '',
+        phone: phone as { id: string; number: string },
+        userPhone,
+        recorded: body.recorded ?? false,
+      }),
+    );
+    const [view] = await callViews(ctx, [await placeCall(ctx, call)], origin);
+    return view as NonNullable<typeof view>;
+  }
   const id = uuidv7();
   const record = (w: Work, body: MessageInputBody, files: number): Promise<unknown> => {
     checkFields(channel, body, files);
@@ -157,7 +174,7 @@ export async function sendCommunication(ctx: Context, request: FastifyRequest, c
   return deliverAndShow(ctx, channel, row, origin);
 }
 
-async function deliverAndShow(ctx: Context, channel: 'SMS' | 'EMAIL', row: unknown, origin: string) {
+async function deliverAndShow(ctx: Context, channel: CommunicationChannel, row: unknown, origin: string) {
   if (channel === 'SMS') {
     const sent = await deliverSms(ctx, row as Parameters<typeof deliverSms>[1]);
     const [view] = await smsViews(ctx, [sent], origin);

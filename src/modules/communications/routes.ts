@@ -7,6 +7,7 @@ import { ErrorBody } from '../../wire/errors.ts';
 import { InstanceParams } from '../../wire/schemas.ts';
 import { EmailRecord } from '../email/index.ts';
 import { SmsRecord } from '../sms/index.ts';
+import { VoiceCall } from '../voice/index.ts';
 import { createCommunication, sendCommunication } from './operations.ts';
 import { CommunicationAnswer, CommunicationInput, MessageParams } from './schemas.ts';
 
@@ -38,12 +39,12 @@ const communicationRoutes: AreaPlugin = async (app) => {
       config: needs('COMMUNICATION_SEND'),
       schema: {
         tags,
-        summary: 'Step two: send a message through a communicationId; the SMS or email record made (201)',
+        summary: 'Step two: send a message through a communicationId; the SMS, email or call record made (201)',
         description:
-          "JSON, or multipart/form-data with the same text fields and files in `attachmentsAsFiles` parts. SMS: `message` (or a file; jpg, jpeg, png, pdf, 5 MB in all) and `attachmentsFromTemplate`; EMAIL: `message` and `subject` (both required), `secure`, attachments as for email drafts; VOICE_CALL: `recorded`. Other fields are ignored. The record is stored, then handed to the instance's provider at once: the answer shows what the provider said (ACCEPTED, SENT, DELIVERED). A provider failure answers 500 PROVIDER_FAILED and leaves the record FAILED with the provider's error (DECISIONS §8); a bad id (INVALID_COMMUNICATION_ID) or a missing field (VALIDATION_ERROR) is a 400.",
+          "JSON, or multipart/form-data with the same text fields and files in `attachmentsAsFiles` parts. SMS: `message` (or a file; jpg, jpeg, png, pdf, 5 MB in all) and `attachmentsFromTemplate`; EMAIL: `message` and `subject` (both required), `secure`, attachments as for email drafts; VOICE_CALL (JSON only): `recorded`; the calling member's phone rings first, then the patient's (400 NO_CALLER_PHONE for an API client or a user without a phone). Other fields are ignored. The record is stored, then handed to the instance's provider at once: the answer shows what the provider said (ACCEPTED, SENT, DELIVERED). A provider failure answers 500 PROVIDER_FAILED and leaves the record FAILED with the provider's error (DECISIONS §8); a bad id (INVALID_COMMUNICATION_ID) or a missing field (VALIDATION_ERROR) is a 400.",
         consumes: ['application/json', 'multipart/form-data'],
         params: MessageParams,
-        response: { 201: Type.Union([SmsRecord, EmailRecord]), ...errors, 500: ErrorBody },
+        response: { 201: Type.Union([SmsRecord, EmailRecord, VoiceCall]), ...errors, 500: ErrorBody },
       },
     },
     async (request, reply) =>

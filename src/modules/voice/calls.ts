@@ -1,0 +1,111 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sendFile } from '../../files/download.ts';
+import { filesOf, findFile } from '../../files/store.ts';
+import type { Context } from '../../http/context.ts';
+import type { Paging } from '../../http/pagination.ts';
+import { messageRecordView } from '../../records/messages.ts';
+import { withPatient } from '../../records/patient-scope.ts';
+import { patientName } from '../../records/recipients.ts';
+import { ApiError } from '../../wire/errors.ts';
+import type { CallStatus, UnrecognizedFilters, VoiceCallView } from './schemas.ts';
+import { type CallRow, findCall, listCalls } from './store.ts';
+
+/** Voice calls (002 "Unrecognized calls"): the unrecognized list, one call, its recording, and assigning it. */
+
+export const CALL_FILES = 'VOICE_CALL';
+
+/** Rows as the API shows them, each with its recording's fresh link (one statement for the page's files). */
+export async function callViews(ctx: Context, rows: CallRow[], origin: string): Promise<VoiceCallView[]> {
+  const files = await filesOf(
+    ctx.db,
+    ctx.scope,
+    CALL_FILES,
+    rows.map((row) => row.id),
+  );
+  const linked = await ctx.services.files.withLinksByOwner(files, origin, ctx.services.clock.now());
+  return rows.map((row) => {
+    const { messageType: _messageType, ...record } = messageRecordView(row);
+    const recording = linked.get(row.id)?.[0] ?? null;
+    return {
+      ...record,
+      unrecognized: row.unrecognized,
+      assignedBy: row.assigned_by,
+      assignedByName: row.assigned_by_name,
+      status: row.status as CallStatus,
+      childCallSid: row.child_call_sid,
+      parentCallStatus: row.parent_call_status,
+      childCallStatus: row.child_call_status,
+      userPhone: row.user_phone,
+      parentCallDuration: row.parent_call_duration,
+      childCallDuration: row.child_call_duration,
+      recorded: row.recorded,
+      recordingDuration: row.recording_duration,
+      recordingSid: row.recording_sid,
+      recordingUrl: recording?.url ?? null,
+      recordingFile: recording,
+      phoneId: row.phone_id,
+    };
+  });
+}
+
+export async function listUnrecognizedCalls(ctx: Context, filters: UnrecognizedFilters, paging: Paging, origin: string) {
+  const { rows, total } = await listCalls(ctx.db, ctx.scope, filters, paging);
+  return { content: await callViews(ctx, rows, origin), total };
+}
+
+async function requireCall(ctx: Context, id: string, db = ctx.db): Promise<CallRow> {
+  const row = await findCall(db, ctx.scope, id);
+  if (!row) throw new ApiError('VOICE_CALL_NOT_FOUND', { voiceCallId: id });
+  return row;
+}
+
+export async function getCall(ctx: Context, id: string, origin: string): Promise<VoiceCallView> {
+  return (await callViews(ctx, [await requireCall(ctx, id)], origin))[0] as VoiceCallView;
+}
+
+/** The recording's bytes (Range answered as for every file). */
+export async function downloadRecording(ctx: Context, request: FastifyRequest, reply: FastifyReply, id: string, fileId: string) {
+  await requireCall(ctx, id);
+  const file = await findFile(ctx.db, ctx.scope, fileId);
+  if (!file || file.owner_kind !== CALL_FILES || file.owner_id !== id) throw new ApiError('FILE_NOT_FOUND', { fileId });
+  return sendFile(request, reply, ctx.services.files.blobs, file);
+}
+
+/** PATCH {patientId}: the call (and its recording) is the patient's from now on; it still shows it came unrecognized. */
+export async function assignCall(ctx: Context, id: string, patientId: string, origin: string): Promise<VoiceCallView> {
+  await requireCall(ctx, id);
+  const row = await withPatient(ctx, patientId, async (w, patient) => {
+    const updated = await w.db
+      .updateTable('voice_calls')
+      .set({
+        patient_id: patient.id,
+        contact_id: null,
+        patient_info: patientName(patient),
+        timezone: patient.timezone,
+        assigned_at: w.now,
+        assigned_by: w.actor.id,
+        assigned_by_name: w.actor.name,
+        ...w.updated(),
+      })
+      .where('tenant_id', '=', ctx.scope.tenantId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await w.db
+      .updateTable('files')
+      .set({ patient_id: patient.id })
+      .where('tenant_id', '=', ctx.scope.tenantId)
+      .where('owner_kind', '=', CALL_FILES)
+      .where('owner_id', '=', id)
+      .execute();
+    w.changed({
+      action: 'VOICE_CALL_ASSIGNED',
+      entityType: 'VOICE_CALL',
+      entityId: id,
+      patientId: patient.id,
+      changedFields: ['patientId'],
+    });
+    return updated;
+  });
+  return (await callViews(ctx, [row], origin))[0] as VoiceCallView;
+}
