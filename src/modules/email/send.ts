@@ -13,7 +13,6 @@ import { withPatient } from '../../records/patient-scope.ts';
 import { careTeamNames, patientName, type Recipient, recipientOf } from '../../records/recipients.ts';
 import { ApiError } from '../../wire/errors.ts';
 import { instanceJobContext } from '../../work/job-context.ts';
-import { write } from '../../work/write.ts';
 import { DRAFT_FILES, requireDraft } from './drafts.ts';
 import { EMAIL_FILES, emailViews } from './emails.ts';
 import type { EmailStatus, EmailView } from './schemas.ts';
