@@ -26,6 +26,8 @@ export interface InboundMessage {
   recorded?: boolean;
   /** Where the vendor keeps that recording (fetched by the channel's driver). */
   recordingUrl?: string | null;
+  /** A fax's document: where the vendor keeps it (fetched by the channel's driver). */
+  documentUrl?: string | null;
   /** How far it got, in the channel's words, when the vendor says (a call still going on is IN_PROGRESS). */
   status?: string;
   /** The provider's id of the message. */

@@ -67,3 +67,12 @@ export const SANDBOX_RECORDING: Buffer = (() => {
 
 /** The address the sandbox gives its recordings. */
 export const SANDBOX_RECORDING_URL = 'sandbox:recording.mp3';
+
+/** The document the sandbox gives a fax it is told came in: a one-page PDF with no marks on it. */
+export const SANDBOX_FAX_DOCUMENT = Buffer.from(
+  '%PDF-1.4\n1 0 obj <</Type /Catalog /Pages 2 0 R>> endobj\n2 0 obj <</Type /Pages /Kids [3 0 R] /Count 1>> endobj\n' +
+    '3 0 obj <</Type /Page /Parent 2 0 R /MediaBox [0 0 612 792]>> endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n',
+);
+
+/** The address the sandbox gives its received faxes' documents. */
+export const SANDBOX_FAX_URL = 'sandbox:fax.pdf';

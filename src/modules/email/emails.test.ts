@@ -326,7 +326,6 @@ describe('inbound email', () => {
 
     assertValidation(await inbound({ from: 'not an address' }), 'body.from');
     assertValidation(await inbound({ channel: 'CARRIER_PIGEON', from: 'a@b.example' }));
-    assertCode(await inbound({ channel: 'FAX', from: '+14155550123', to: '+14155550124' }), 400, 'CHANNEL_NOT_AVAILABLE');
   });
 });
 

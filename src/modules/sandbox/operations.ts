@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Context } from '../../http/context.ts';
 import type { Paging } from '../../http/pagination.ts';
 import type { ChannelName, SandboxOutcome } from '../../providers/channels.ts';
-import { SANDBOX_RECORDING_URL } from '../../providers/sandbox.ts';
+import { SANDBOX_FAX_URL, SANDBOX_RECORDING_URL } from '../../providers/sandbox.ts';
 import { ApiError, badField } from '../../wire/errors.ts';
 import { isE164 } from '../../wire/formats.ts';
 import { Email } from '../../wire/schemas.ts';
@@ -104,6 +104,7 @@ export async function injectInbound(ctx: Context, input: InboundInput) {
     subject: input.subject ?? null,
     recorded: input.recorded ?? false,
     recordingUrl: input.recorded ? SANDBOX_RECORDING_URL : null,
+    documentUrl: input.channel === 'FAX' ? SANDBOX_FAX_URL : null,
     externalId: `sandbox-${uuidv7()}`,
   });
   return { channel: input.channel, ...received };

@@ -1,0 +1,68 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { Kysely } from 'kysely';
+import type { Config } from '../../config.ts';
+import type { DB } from '../../db/schema.ts';
+import type { StatusReport } from '../channels.ts';
+import type { ProviderScope } from '../slot.ts';
+
+/** What every fax driver does (DECISIONS §8: fax statuses). */
+
+export interface FaxFile {
+  fileName: string;
+  contentType: string;
+  size: number;
+  /** The bytes, streamed from the blob store when the driver sends them. */
+  open(): Promise<Readable>;
+}
+
+export interface OutboundFax {
+  /** Cairn's id of the fax: the sandbox's reference. */
+  id: string;
+  from: string | null;
+  to: string;
+  subject: string | null;
+  highQuality: boolean;
+  files: FaxFile[];
+  /** Where the vendor posts what becomes of it (`<public>/<tenant>/<instance>/providers/fax`), null when none can be given. */
+  callbackBase: string | null;
+}
+
+export interface FaxSent {
+  externalId: string;
+  /** In DECISIONS §8's words (SENDING, usually), and the vendor's own word. */
+  status: string;
+  originalStatus: string | null;
+}
+
+/** A fax the vendor received for an instance number, its pages to be fetched. */
+export interface FaxReceived {
+  externalId: string;
+  from: string;
+  to: string;
+  pages: number | null;
+  /** Where the vendor keeps the document (a PDF), fetched by the driver. */
+  contentUrl: string | null;
+}
+
+export interface FaxCallbacks {
+  verify(request: { url: string; headers: IncomingHttpHeaders; params: Record<string, string>; body: string }): boolean;
+  /** What the vendor posted: a report on a fax sent, or a fax received. */
+  read(
+    body: string,
+    params: Record<string, string>,
+  ): { report: StatusReport & { originalStatus?: string } } | { received: FaxReceived };
+}
+
+export interface FaxDriver {
+  send(scope: ProviderScope, fax: OutboundFax): Promise<FaxSent>;
+  /** A received fax's document, streamed from the vendor. */
+  fetchDocument(url: string): Promise<Readable>;
+  callbacks?: FaxCallbacks;
+}
+
+export interface FaxEnv {
+  db: Kysely<DB>;
+  clock: { now(): Date };
+  config: Config;
+}
