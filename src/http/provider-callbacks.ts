@@ -19,13 +19,15 @@ export interface VendorRequest {
   /** The URL the vendor called, as it signed it. */
   url: string;
   headers: IncomingHttpHeaders;
-  /** The form's fields. */
+  /** The form's fields (a form post). */
   params: Record<string, string>;
+  /** The body as sent (a JSON post, its signature over the exact bytes). */
+  body?: string;
 }
 
 /** What a driver that receives vendor callbacks offers. */
 export interface Callbacks {
-  verify(request: VendorRequest): boolean;
+  verify(request: VendorRequest): boolean | Promise<boolean>;
 }
 
 /** The public URL of a path of this server, or null when CAIRN_PUBLIC_URL is not set. */
@@ -44,21 +46,23 @@ export async function checkedCallback<D extends { callbacks?: Callbacks }, Env>(
   slot: ProviderSlot<D, Env>,
   request: FastifyRequest,
   names: { tenantName: string; instanceName: string; driver: string },
-): Promise<{ scope: ProviderScope; driver: D; params: Record<string, string> }> {
+): Promise<{ scope: ProviderScope; driver: D; params: Record<string, string>; body: string }> {
   const tenant = await services.tenant(names.tenantName);
   if (!tenant) throw new ApiError('TENANT_NOT_FOUND', { tenantName: names.tenantName });
   const instance = await services.instance(tenant.id, names.instanceName);
   if (!instance) throw new ApiError('INSTANCE_NOT_FOUND', { instanceName: names.instanceName });
   const scope = { tenantId: tenant.id, instanceId: instance.id };
   const chosen = await services.providers.for(slot as unknown as ProviderSlot<D, Services>, scope);
-  const params = (request.body ?? {}) as Record<string, string>;
+  const body = typeof request.body === 'string' ? request.body : '';
+  const params = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, string>) : {};
   const url = publicUrl(services, request.url);
   const refused = (reason: string) => new ApiError('PROVIDER_SIGNATURE_INVALID', { reason });
   if (chosen.driver !== names.driver || !chosen.use.callbacks)
     throw refused(`the instance's ${slot.channel} driver is not ${names.driver}`);
   if (!url) throw refused('CAIRN_PUBLIC_URL is not set, so no signature can be checked');
-  if (!chosen.use.callbacks.verify({ url, headers: request.headers, params })) throw refused('the signature does not match');
-  return { scope, driver: chosen.use, params };
+  if (!(await chosen.use.callbacks.verify({ url, headers: request.headers, params, body })))
+    throw refused('the signature does not match');
+  return { scope, driver: chosen.use, params, body };
 }
 
 /** Vendors post forms (application/x-www-form-urlencoded): an area receiving their callbacks reads them as fields. */
@@ -67,5 +71,16 @@ export function acceptForms(app: { addContentTypeParser: Api['addContentTypePars
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: 256 * 1024 },
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+  );
+}
+
+/** Vendors that sign a JSON body sign its exact bytes: an area receiving them reads the body as text. */
+export function acceptRawJson(app: {
+  removeContentTypeParser: Api['removeContentTypeParser'];
+  addContentTypeParser: Api['addContentTypeParser'];
+}): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: 256 * 1024 }, (_request, body, done) =>
+    done(null, String(body)),
   );
 }

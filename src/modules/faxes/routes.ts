@@ -5,6 +5,7 @@ import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody, InstanceParams } from '../../wire/schemas.ts';
+import { faxCallbackRoutes } from './callbacks.ts';
 import { addFaxFiles, createFax, deleteFax, deleteFaxFile, getFax, listFaxViews, updateFax } from './faxes.ts';
 import { Fax, FaxFileParams, FaxInput, FaxListQuery, FaxParams, FaxPatch } from './schemas.ts';
 import { sendFax } from './send.ts';
@@ -14,7 +15,9 @@ const tags = ['Fax'];
 const base = '/:tenantName/:instanceName/faxes';
 
 /** 002 "Fax" endpoints and DECISIONS §8 (send, file delete). */
-const faxRoutes: AreaPlugin = async (app) => {
+const faxRoutes: AreaPlugin = async (app, options) => {
+  await app.register(faxCallbackRoutes, options);
+
   app.get(
     base,
     {

@@ -4,7 +4,7 @@ import type { AuditAction } from '../../events/audit.ts';
 import { filesOf, insertFiles } from '../../files/store.ts';
 import { keepFiles, storeFile } from '../../files/upload.ts';
 import type { Context } from '../../http/context.ts';
-import { callbackBase } from '../../http/provider-callbacks.ts';
+import { callbackBase, publicUrl } from '../../http/provider-callbacks.ts';
 import type { Services } from '../../http/services.ts';
 import type { ClaimedJob } from '../../jobs/kinds.ts';
 import { type InboundMessage, ProviderError, type Received, type StatusReport } from '../../providers/channels.ts';
@@ -96,16 +96,23 @@ export async function runSendFax(job: ClaimedJob, services: Services): Promise<n
   try {
     const { use: driver } = await services.providers.for(faxSlot, scope);
     const files = await filesOf(services.db, scope, FAX_FILES, [fax.id]);
+    // A vendor that fetches the files itself gets links at this server's public address.
+    const origin = publicUrl(services, '');
+    const now = services.clock.now();
+    const urls = await Promise.all(
+      files.map(async (file) => (origin === null ? null : (await services.files.withLink(file, origin, now)).url)),
+    );
     const sent = await driver.send(scope, {
       id: fax.id,
       from: fax.from_number,
       to: fax.to_number ?? '',
       subject: fax.subject,
       highQuality: fax.high_quality,
-      files: files.map((file) => ({
+      files: files.map((file, index) => ({
         fileName: file.original_name,
         contentType: file.content_type,
         size: Number(file.size),
+        url: urls[index] ?? null,
         open: () => services.files.blobs.get(file.storage_key),
       })),
       callbackBase: callbackBase(services, ctx.tenant.name, ctx.instance.name, 'fax'),

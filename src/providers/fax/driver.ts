@@ -12,7 +12,9 @@ export interface FaxFile {
   fileName: string;
   contentType: string;
   size: number;
-  /** The bytes, streamed from the blob store when the driver sends them. */
+  /** A link at this server's public address a vendor fetches it by (null without CAIRN_PUBLIC_URL). */
+  url: string | null;
+  /** The bytes, streamed from the blob store, for a driver that uploads them. */
   open(): Promise<Readable>;
 }
 
@@ -46,12 +48,9 @@ export interface FaxReceived {
 }
 
 export interface FaxCallbacks {
-  verify(request: { url: string; headers: IncomingHttpHeaders; params: Record<string, string>; body: string }): boolean;
-  /** What the vendor posted: a report on a fax sent, or a fax received. */
-  read(
-    body: string,
-    params: Record<string, string>,
-  ): { report: StatusReport & { originalStatus?: string } } | { received: FaxReceived };
+  verify(request: { url: string; headers: IncomingHttpHeaders; params: Record<string, string>; body?: string }): Promise<boolean>;
+  /** What the vendor posted: a report on a fax sent, a fax received, or nothing Cairn keeps. */
+  read(body: string): { report: StatusReport & { originalStatus?: string } } | { received: FaxReceived } | null;
 }
 
 export interface FaxDriver {
