@@ -1,9 +1,11 @@
 /**
- * `npm run bench:messages` (and the end of `npm run bench`): chat paging and email delivery.
+ * `npm run bench:messages` (and the end of `npm run bench`): chat paging, SMS sends and email delivery.
  *
  * - Chat paging: one patient with 100,000 chat messages; page 1 (20 newest) against page 500,
  *   reached by following `nextPageToken` 499 times; the pages take turns over rounds. Keyset
  *   paging on (created_at, id) should make both cost the same (target p95 ratio ≤ 1.2).
+ * - Two-step SMS through the sandbox: `POST /communications` then `POST /{communicationId}/messages`,
+ *   10 senders at a time; sends per second end to end (both requests; the sandbox takes it at once).
  * - Email through SMTP: drafts sent through the API (10 at a time) to an SMTP server on this
  *   machine (smtp-server, what CI's tests use); emails queued per second (the send route's
  *   answers) and delivered per second (from the first send to the relay holding the last).
@@ -25,6 +27,7 @@ const MESSAGES = 100_000;
 const PAGE_SIZE = 20;
 const DEEP_PAGE = 500;
 const EMAILS = quick ? 500 : 2_000;
+const SMS = quick ? 500 : 2_000;
 const seconds = quick ? 3 : 10;
 const ROUNDS = quick ? 2 : 3;
 const tenant = 'messages';
@@ -208,6 +211,33 @@ export async function benchMessages(): Promise<string> {
     const queuedSeconds = (Date.now() - startedAt) / 1000;
     await settle(() => relay.arrivals.length, EMAILS - failures);
     const deliveredSeconds = (Math.max(...relay.arrivals) - startedAt) / 1000;
+    log(`== messages: ${SMS} two-step SMS through the sandbox`);
+    const smsStartedAt = Date.now();
+    let smsFailures = 0;
+    await pool(
+      Array.from({ length: SMS }, (_, index) => (patients[index % patients.length] as { id: string }).id),
+      10,
+      async (patient) => {
+        const opened = await fetch(`${base}/${tenant}/sandbox/communications`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ channel: 'SMS', patientContactId: patient }),
+        });
+        const { communicationId } = (await opened.json()) as { communicationId: string };
+        const sent = await fetch(`${base}/${tenant}/sandbox/${communicationId}/messages`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ message: 'Your appointment is on Monday at 10. Reply STOP to opt out.' }),
+        });
+        if (!opened.ok || sent.status !== 201) smsFailures += 1;
+        await sent.arrayBuffer();
+      },
+    );
+    const smsSeconds = (Date.now() - smsStartedAt) / 1000;
+    const { rows: smsStatuses } = await db.query(
+      `SELECT status, count(*)::int AS n FROM sms_messages WHERE tenant_id = $1 GROUP BY status ORDER BY status`,
+      [chatty.tenant_id],
+    );
     const { rows: statuses } = await db.query(
       `SELECT status, count(*)::int AS n FROM emails WHERE tenant_id = $1 GROUP BY status ORDER BY status`,
       [chatty.tenant_id],
@@ -218,7 +248,7 @@ export async function benchMessages(): Promise<string> {
     const list = (values: number[]) => values.map((value) => value.toFixed(0)).join(', ');
     return [
       '',
-      '## Chat paging and email delivery',
+      '## Chat paging, SMS and email delivery',
       '',
       `${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}. \`cairn serve --workers 2\` (job workers on), PostgreSQL and the SMTP server on this machine; chat: ${seconds} s runs, 10 connections, ${ROUNDS} rounds taking turns (medians).`,
       '',
@@ -227,6 +257,7 @@ export async function benchMessages(): Promise<string> {
       `| chat page 1 (${PAGE_SIZE} newest of ${MESSAGES.toLocaleString('en-US')}) | p95 ${median(p95s.first).toFixed(1)} ms, ${list(rps.first)} req/s | |`,
       `| chat page ${DEEP_PAGE} (by nextPageToken) | p95 ${median(p95s.deep).toFixed(1)} ms, ${list(rps.deep)} req/s | |`,
       `| page ${DEEP_PAGE} ÷ page 1, p95 | ${chatRatio.toFixed(2)} (${seen.size.toLocaleString('en-US')} messages walked, none twice: ${seen.size === (DEEP_PAGE - 1) * PAGE_SIZE ? 'yes' : 'NO'}) | ≤ 1.2: ${chatRatio <= 1.2 ? 'met' : 'MISSED'} |`,
+      `| two-step SMS sent per second through the sandbox (POST /communications, then /{communicationId}/messages; 10 at a time) | ${(SMS / smsSeconds).toFixed(0)} (${SMS} in ${smsSeconds.toFixed(1)} s, ${smsFailures} failed; statuses ${smsStatuses.map((row) => `${row.status} ${row.n}`).join(', ')}) | |`,
       `| emails queued per second (POST …/email-drafts/{id}/send, 10 at a time) | ${(EMAILS / queuedSeconds).toFixed(0)} (${EMAILS} in ${queuedSeconds.toFixed(1)} s, ${failures} failed) | |`,
       `| emails delivered per second through SMTP (first send → the relay holds the last) | ${(relay.arrivals.length / deliveredSeconds).toFixed(0)} (${relay.arrivals.length} in ${deliveredSeconds.toFixed(1)} s; statuses ${statuses.map((row) => `${row.status} ${row.n}`).join(', ')}) | |`,
       '',
