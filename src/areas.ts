@@ -11,6 +11,7 @@ import { area as dictionaries } from './modules/dictionaries/area.ts';
 import { area as documents } from './modules/documents/area.ts';
 import { area as email } from './modules/email/area.ts';
 import { area as encounters } from './modules/encounters/area.ts';
+import { area as exportArea } from './modules/export/area.ts';
 import { area as faxes } from './modules/faxes/area.ts';
 import { area as files } from './modules/files/area.ts';
 import { area as formation } from './modules/formation/area.ts';
@@ -62,4 +63,5 @@ export const areas: readonly Area[] = [
   sandbox,
   webhooks,
   jobs,
+  exportArea,
 ];

@@ -56,7 +56,12 @@ export function registerAccessControl(app: FastifyInstance, services: Services, 
             organizationName: tenant.name,
             requestURI: request.url.split('?')[0],
           })
-        : new ApiError('ACCESS_FOR_USER_RESTRICTED');
+        : // The same code the other way (the export is for API clients only): clients check one code.
+          new ApiError(
+            'ACCESS_FOR_API_CLIENT_RESTRICTED',
+            { userId: caller.id, clientType: 'USER', organizationName: tenant.name, requestURI: request.url.split('?')[0] },
+            'This API is for API clients only',
+          );
     }
     if (rule.permission && !access.permissions.has(rule.permission)) {
       throw new ApiError('ACCESS_DENIED', { permission: rule.permission }, `The caller lacks the permission ${rule.permission}`);

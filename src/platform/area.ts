@@ -9,6 +9,7 @@ import { formationErrors } from '../formation/errors.ts';
 import { type PermissionCatalog, registerPermissions } from '../formation/permissions.ts';
 import { platformSections } from '../formation/platform.ts';
 import { type FormationSection, FormationShape } from '../formation/sections.ts';
+import type { ExportSource } from '../http/export.ts';
 import type { AreaPlugin } from '../http/plugin.ts';
 import type { Declared, Services } from '../http/services.ts';
 import type { JobKind } from '../jobs/kinds.ts';
@@ -48,6 +49,8 @@ export interface Area {
   providers?: Channel[];
   /** The channels it owns (EMAIL): what it does with the messages providers hand over and the outcomes they report. */
   channels?: Partial<Record<ChannelName, ChannelHandlers<Services>>>;
+  /** What it offers the bulk export, by resource name (PATIENT): served at /export/{resourceName}. */
+  exports?: Record<string, ExportSource>;
   /**
    * Where its route-check fixtures are (its `fixtures.ts`: the records it seeds in a test tenant and
    * the path parameters they fill). Test code: the app never loads it.
@@ -67,6 +70,7 @@ export interface Declarations extends Declared {
   jobKinds: Map<string, JobKind<Services>>;
   fileOwners: Map<string, FileOwner>;
   channels: Map<ChannelName, ChannelHandlers<Services>>;
+  exports: Map<string, ExportSource>;
   slots: Channel[];
   settings: SettingsSection[];
 }
@@ -122,6 +126,7 @@ export function mergeAreas(areas: readonly Area[]): Merged {
     jobKinds: new Map(),
     fileOwners: new Map(),
     channels: new Map(),
+    exports: new Map(),
     slots: areas.flatMap((area) => area.providers ?? []),
     // Two areas declaring one section or one route name stop the app here.
     formation: new FormationShape([...platformSections, ...areas.flatMap((area) => area.formation ?? [])]),
@@ -147,6 +152,10 @@ export function mergeAreas(areas: readonly Area[]): Merged {
     for (const [name, owner] of Object.entries(area.files ?? {})) {
       claim('file owner', name, area);
       declarations.fileOwners.set(name, owner);
+    }
+    for (const [name, source] of Object.entries(area.exports ?? {})) {
+      claim('export', name, area);
+      declarations.exports.set(name, source);
     }
     for (const [name, handlers] of Object.entries(area.channels ?? {})) {
       claim('channel', name, area);

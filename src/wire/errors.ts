@@ -38,7 +38,6 @@ export const coreErrors = {
     componentType: 'AUTH',
     message: 'Access to this API is restricted for the APIClient',
   },
-  ACCESS_FOR_USER_RESTRICTED: { status: 403, componentType: 'AUTH', message: 'This API is for API clients only' },
   TENANT_ACCESS_DENIED: { status: 403, componentType: 'TENANCY', message: 'The token is for another tenant' },
   INSTANCE_ACCESS_DENIED: { status: 403, componentType: 'TENANCY', message: 'The caller may not use this instance' },
   // 404

@@ -1,5 +1,6 @@
 import type { Area } from '../../platform/area.ts';
 import { patientsAuditActions, patientsEvents, patientsPermissions } from './catalog.ts';
+import { patientExport } from './export.ts';
 import { patientAttributesSection } from './formation.ts';
 import routes from './routes.ts';
 
@@ -10,5 +11,6 @@ export const area: Area = {
   permissions: patientsPermissions,
   auditActions: patientsAuditActions,
   events: patientsEvents,
+  exports: { PATIENT: patientExport },
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -9,6 +9,7 @@ export const patientsPermissions = {
   PATIENT_CREATE: 'Create patients',
   PATIENT_UPDATE: 'Change patients, one or in bulk (care teams, territories, cadence)',
   PATIENT_DELETE: 'Delete patients',
+  PATIENT_EXPORT: 'Export patients (API clients, /export/PATIENT)',
 } as const;
 
 /** The events its records are (DECISIONS §9). */

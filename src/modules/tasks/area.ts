@@ -1,5 +1,6 @@
 import type { Area } from '../../platform/area.ts';
 import { tasksAuditActions, tasksErrors, tasksEvents, tasksPermissions } from './catalog.ts';
+import { taskExport } from './export.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
@@ -9,5 +10,6 @@ export const area: Area = {
   errors: tasksErrors,
   auditActions: tasksAuditActions,
   events: tasksEvents,
+  exports: { TASK: taskExport },
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -7,6 +7,7 @@ import type { NamesOf } from '../../wire/errors.ts';
 export const tasksPermissions = {
   TASK_READ: 'Search and read tasks',
   TASK_UPDATE: 'Create and change tasks, their watchers and comments',
+  TASK_EXPORT: 'Export tasks (API clients, /export/TASK)',
 } as const;
 
 export const tasksErrors = {
