@@ -29,16 +29,18 @@ export interface ExportSource {
   summary: string;
   /** An item's schema: the resource's own read route's. */
   item: TSchema;
-  /** The table read, aliased `r`: its rows have tenant_id, instance_id, updated_at and id. */
+  /** The table read, aliased `r`: its rows have tenant_id, instance_id, id and the update time. */
   table: keyof DB & string;
+  /** The column of its last update: `updated_at`, or `created_at` for records that never change (chat). */
+  updatedColumn?: 'updated_at' | 'created_at';
   /** Conditions beyond tenant and instance (a CDT's name). */
   where?: (ctx: Context) => RawBuilder<SqlBool>[];
   /** Columns besides `r.*` that its view needs (the relations the read route composes). */
   columns?: (ctx: Context) => RawBuilder<unknown>[];
   /** The column `patientIds` selects on, for the resources that take it (CDT_RECORD, VOICE_CALL). */
   patientColumn?: string;
-  /** The rows as the resource's own read route shows them, with no query per row. */
-  view(ctx: Context, rows: never[]): Promise<unknown[]> | unknown[];
+  /** The rows as the resource's own read route shows them (file links at `origin`), with no query per row. */
+  view(ctx: Context, rows: never[], origin: string): Promise<unknown[]> | unknown[];
 }
 
 /** A place in the export's order. */
@@ -94,7 +96,9 @@ export async function exportPage(
   source: ExportSource,
   query: { start?: string | undefined; pageSize: number; patientIds?: string[] | undefined },
   settleMs: number,
+  origin: string,
 ): Promise<ExportPage> {
+  const updated = sql.ref(`r.${source.updatedColumn ?? 'updated_at'}`);
   const from = query.start === undefined ? null : parseStart(query.start);
   const cutoff = new Date(ctx.services.clock.now().getTime() - settleMs);
   // The table is the area's: a name, not a type known here.
@@ -102,18 +106,18 @@ export async function exportPage(
   let select = db
     .selectFrom(`${source.table} as r`)
     .selectAll('r')
-    .select(sql<string>`to_char(r.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`.as('export_at'))
+    .select(sql<string>`to_char(${updated} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`.as('export_at'))
     .where('r.tenant_id', '=', ctx.scope.tenantId)
     .where('r.instance_id', '=', ctx.scope.instanceId)
-    .where('r.updated_at', '<=', cutoff);
-  if (from) select = select.where(sql<SqlBool>`(r.updated_at, r.id) >= (${`${from.at}Z`}::timestamptz, ${from.id}::uuid)`);
+    .where(updated, '<=', cutoff);
+  if (from) select = select.where(sql<SqlBool>`(${updated}, r.id) >= (${`${from.at}Z`}::timestamptz, ${from.id}::uuid)`);
   if (source.patientColumn && query.patientIds?.length) {
     select = select.where(sql.ref(`r.${source.patientColumn}`), '=', sql`ANY(${query.patientIds}::uuid[])`);
   }
   for (const condition of source.where?.(ctx) ?? []) select = select.where(condition);
   for (const column of source.columns?.(ctx) ?? []) select = select.select(column as never);
   const rows = (await select
-    .orderBy('r.updated_at')
+    .orderBy(updated)
     .orderBy('r.id')
     .limit(query.pageSize + 1)
     .execute()) as unknown as Row[];
@@ -126,6 +130,6 @@ export async function exportPage(
   if (hasNext) end = formatPosition(positionOf(query.pageSize), sharesInstant(query.pageSize));
   else if (page.length > 0) end = formatPosition(positionOf(page.length - 1), sharesInstant(page.length - 1));
   else end = query.start ?? formatPosition({ at: cutoff.toISOString().slice(0, 23).concat('000'), id: NIL }, false);
-  const data = await source.view(ctx, page as never[]);
+  const data = await source.view(ctx, page as never[], origin);
   return { data, cursor: { start: query.start ?? null, end, hasNext, pageSize: query.pageSize } };
 }

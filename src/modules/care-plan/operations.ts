@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../db/schema.ts';
+import type { Scope } from '../../db/scope.ts';
 import type { Work } from '../../events/work.ts';
 import type { Context } from '../../http/context.ts';
 import type { Paging } from '../../http/pagination.ts';
@@ -42,22 +43,21 @@ async function requireGoal(db: Db, instance: Instance, patientId: string, goalId
 
 /** The care plan is made on first read, so a read is a write under the patient here. */
 export async function getCarePlan(ctx: Context, patientId: string) {
-  return withPatient(ctx, patientId, async (w, patient) => carePlanView(await carePlanOf(w, ctx.scope.tenantId, patient.id)));
+  return withPatient(ctx, patientId, async (w, patient) => carePlanView(await carePlanOf(w, ctx.scope, patient.id)));
 }
 
 /** The patient's care plan, made (and recorded as made) if it is the first time. */
-async function carePlanOf(w: Work, tenantId: string, patientId: string) {
-  const { row, created } = await ensureCarePlan(w, tenantId, patientId);
+async function carePlanOf(w: Work, scope: Scope, patientId: string) {
+  const { row, created } = await ensureCarePlan(w, scope, patientId);
   if (created) w.changed({ action: 'CARE_PLAN_CREATED', entityType: 'CARE_PLAN', entityId: row.id, patientId });
   return row;
 }
 
 /** POST and PUT .../care-plan/overview: both set the overview and answer the inner overview object. */
 export async function saveOverview(ctx: Context, patientId: string, overview: string | null) {
-  const { instance } = ctx;
   const row = await withPatient(ctx, patientId, async (w) => {
-    const { created } = await ensureCarePlan(w, instance.tenantId, patientId);
-    const saved = await upsertOverview(w, instance.tenantId, patientId, overview);
+    const { created } = await ensureCarePlan(w, ctx.scope, patientId);
+    const saved = await upsertOverview(w, ctx.scope, patientId, overview);
     if (created) w.changed({ action: 'CARE_PLAN_CREATED', entityType: 'CARE_PLAN', entityId: saved.id, patientId });
     w.changed({
       action: 'CARE_PLAN_OVERVIEW_UPDATED',

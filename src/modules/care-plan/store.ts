@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, Row } from '../../db/schema.ts';
+import type { Scope } from '../../db/scope.ts';
 import type { Writing } from '../../events/work.ts';
 import { offsetOf, type Paging } from '../../http/pagination.ts';
 
@@ -11,13 +12,14 @@ export type GoalCommentRow = Row<'goal_comments'>;
 /** A patient's care plan, made on first access (DECISIONS §7); `created` says whether this call made it. */
 export async function ensureCarePlan(
   w: Writing,
-  tenantId: string,
+  { tenantId, instanceId }: Scope,
   patientId: string,
 ): Promise<{ row: CarePlanRow; created: boolean }> {
   const made = await w.db
     .insertInto('care_plans')
     .values({
       tenant_id: tenantId,
+      instance_id: instanceId,
       patient_id: patientId,
       id: uuidv7(),
       ...w.created(),
@@ -38,7 +40,7 @@ export async function ensureCarePlan(
 /** Sets the overview, making the care plan if need be; the overview keeps who first wrote it. */
 export async function upsertOverview(
   w: Writing,
-  tenantId: string,
+  { tenantId, instanceId }: Scope,
   patientId: string,
   overview: string | null,
 ): Promise<CarePlanRow> {
@@ -47,6 +49,7 @@ export async function upsertOverview(
     .insertInto('care_plans')
     .values({
       tenant_id: tenantId,
+      instance_id: instanceId,
       patient_id: patientId,
       id: uuidv7(),
       overview,

@@ -4,6 +4,7 @@ import type { Authorship } from '../../db/schema.ts';
 
 export interface CarePlansTable extends Authorship {
   tenant_id: string;
+  instance_id: string;
   patient_id: string;
   id: string;
   overview: string | null;

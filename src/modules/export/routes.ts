@@ -1,4 +1,5 @@
 import { settingsOf } from '../../config.ts';
+import { requestOrigin } from '../../files/links.ts';
 import { contextOf } from '../../http/context.ts';
 import { exportPage } from '../../http/export.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -32,7 +33,8 @@ const exportRoutes: AreaPlugin = async (app, { services }) => {
       },
       async (request) => {
         const query = request.query as { start?: string; pageSize?: number; patientIds?: string[] };
-        return exportPage(contextOf(request), source, { ...query, pageSize: query.pageSize ?? 500 }, settleMs);
+        const page = { ...query, pageSize: query.pageSize ?? 500 };
+        return exportPage(contextOf(request), source, page, settleMs, requestOrigin(request));
       },
     );
   }
