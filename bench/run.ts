@@ -11,7 +11,8 @@
  * search and list latency from the small tenant to the large one. Then the files bench
  * (bench/files.ts), the events bench (bench/events.ts: webhook delivery delay and throughput,
  * and patient create with the outbox against the build before it) and the messages bench
- * (bench/messages.ts: chat page 500 against page 1, emails through SMTP). Absolute figures depend on
+ * (bench/messages.ts: chat page 500 against page 1, emails through SMTP). On the large tenant it
+ * walks the PATIENT and TASK exports to their end (bench/export.ts). Absolute figures depend on
  * the machine; the ratios are what carry over.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -23,6 +24,7 @@ import pg from 'pg';
 import { type Cluster, freePort, startCluster } from '../src/test/postgres-cluster.ts';
 import { load, log, median, quick, root, waitFor } from './common.ts';
 import { benchEvents } from './events.ts';
+import { benchExportWalks } from './export.ts';
 import { benchFiles } from './files.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
 import { benchMessages } from './messages.ts';
@@ -273,6 +275,7 @@ async function main() {
       }
     }
     const report = summarize(measured, seedTimes, (Date.now() - started) / 1000);
+    report.text += await benchExportWalks(`http://127.0.0.1:${cairnPort}/${tenants.large}/sandbox`, tokens.large!);
     log('== files');
     report.text += await benchFiles();
     // After the servers above are gone: the events bench runs its own cluster and servers.

@@ -117,7 +117,7 @@ export async function buildApp({ config, database, clock, blobs, providers, area
   const accessTable: AccessTable = new Map();
   await registerOpenApi(app, catalogs, accessTable);
   registerAccessControl(app, services, accessTable);
-  for (const area of areas) if (area.routes) await app.register(area.routes, { services });
+  for (const area of areas) if (area.routes) await app.register(area.routes, { services, exports: declarations.exports });
   return { server: app, services, catalogs, accessTable };
 }
 

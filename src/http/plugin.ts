@@ -6,6 +6,7 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
+import type { ExportSource } from './export.ts';
 import type { Services } from './services.ts';
 
 /** The Fastify instance every area registers its routes on, typed by its TypeBox schemas. */
@@ -19,6 +20,8 @@ export type Api = FastifyInstance<
 
 export interface AreaOptions {
   services: Services;
+  /** What the areas offer the bulk export, by resource name (PATIENT): the export area serves them. */
+  exports: ReadonlyMap<string, ExportSource>;
 }
 
 /** An area's routes: one plugin per folder under src/modules, registered in src/app.ts. */

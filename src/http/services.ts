@@ -29,7 +29,6 @@ import {
   type Tenant,
 } from '../tenancy/tenancy.ts';
 import { ReadThroughCache } from './cache.ts';
-import type { ExportSource } from './export.ts';
 import { PageTokens } from './pagination.ts';
 import { TokenService } from './tokens.ts';
 
@@ -68,8 +67,6 @@ export interface Declared {
   channels: ReadonlyMap<ChannelName, ChannelHandlers<Services>>;
   /** Every outside service's slot the areas reach (a tenant administrator configures their drivers). */
   slots: readonly Channel[];
-  /** What the areas offer the bulk export, by resource name. */
-  exports: ReadonlyMap<string, ExportSource>;
 }
 
 const noop = () => {};
@@ -108,8 +105,6 @@ export class Services {
   readonly channels: ReadonlyMap<ChannelName, ChannelHandlers<Services>>;
   /** Every outside service's slot, by the area that reaches it. */
   readonly slots: readonly Channel[];
-  /** What the areas offer the bulk export, by resource name (PATIENT). */
-  readonly exports: ReadonlyMap<string, ExportSource>;
   /** Call after a change to a provider configuration (this node sees it at once, others within the cache's time). */
   readonly forgetProviderConfigs: () => void;
   readonly log: FastifyBaseLogger;
@@ -129,7 +124,6 @@ export class Services {
       formation = new FormationShape(platformSections),
       channels = new Map(),
       slots = [],
-      exports = new Map(),
     } = declared;
     this.config = config;
     this.tokens = new TokenService(secret, clock);
@@ -142,7 +136,6 @@ export class Services {
     this.formationShape = formation;
     this.channels = channels;
     this.slots = slots;
-    this.exports = exports;
     this.sealer = new Sealer(secret);
     // A channel's configuration for an instance, its tenant's, or none, read once per node every CAIRN_CACHE_TTL_MS.
     const providerConfigs = new ReadThroughCache<{ config: StoredConfig | null }>(config.cacheTtlMs, async (key) => {

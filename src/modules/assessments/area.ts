@@ -1,5 +1,6 @@
 import type { Area } from '../../platform/area.ts';
 import { assessmentsAuditActions, assessmentsErrors, assessmentsEvents, assessmentsPermissions } from './catalog.ts';
+import { assessmentExport, pfaExport } from './export.ts';
 import { assessmentsSection } from './formation.ts';
 import routes from './routes.ts';
 
@@ -11,5 +12,6 @@ export const area: Area = {
   errors: assessmentsErrors,
   auditActions: assessmentsAuditActions,
   events: assessmentsEvents,
+  exports: { ASSESSMENT: assessmentExport, PFA: pfaExport },
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -7,6 +7,8 @@ import type { NamesOf } from '../../wire/errors.ts';
 export const assessmentsPermissions = {
   ASSESSMENT_READ: "Read patients' assessment records",
   ASSESSMENT_UPDATE: "Create, answer, complete and delete patients' assessment records",
+  ASSESSMENT_EXPORT: 'Export assessment records (API clients, /export/ASSESSMENT)',
+  PFA_EXPORT: 'Export patient-facing assessment records (API clients, /export/PFA)',
 } as const;
 
 export const assessmentsErrors = {

@@ -1,5 +1,6 @@
 import type { Area } from '../../platform/area.ts';
 import { calendarAuditActions, calendarErrors, calendarEvents, calendarPermissions } from './catalog.ts';
+import { calendarEventExport } from './export.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
@@ -9,5 +10,6 @@ export const area: Area = {
   errors: calendarErrors,
   auditActions: calendarAuditActions,
   events: calendarEvents,
+  exports: { CALENDAR_EVENT: calendarEventExport },
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -7,6 +7,7 @@ import type { NamesOf } from '../../wire/errors.ts';
 export const calendarPermissions = {
   CALENDAR_READ: "Read calendar events, care-team members' work hours and their schedules",
   CALENDAR_UPDATE: 'Create, change and delete calendar events and work hours',
+  CALENDAR_EVENT_EXPORT: 'Export calendar events (API clients, /export/CALENDAR_EVENT)',
 } as const;
 
 export const calendarErrors = {

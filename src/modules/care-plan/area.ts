@@ -1,5 +1,6 @@
 import type { Area } from '../../platform/area.ts';
 import { carePlanAuditActions, carePlanErrors, carePlanEvents, carePlanPermissions } from './catalog.ts';
+import { carePlanExport } from './export.ts';
 import { goalTemplatesSection } from './formation.ts';
 import routes from './routes.ts';
 
@@ -11,5 +12,6 @@ export const area: Area = {
   errors: carePlanErrors,
   auditActions: carePlanAuditActions,
   events: carePlanEvents,
+  exports: { CARE_PLAN: carePlanExport },
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -7,6 +7,7 @@ import type { NamesOf } from '../../wire/errors.ts';
 export const carePlanPermissions = {
   CARE_PLAN_READ: "Read patients' care plans, goals and goal comments",
   CARE_PLAN_UPDATE: 'Write care plan overviews, goals, goal tasks and goal comments',
+  CARE_PLAN_EXPORT: 'Export care plans with their goals (API clients, /export/CARE_PLAN)',
 } as const;
 
 export const carePlanErrors = {

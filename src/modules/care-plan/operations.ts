@@ -25,9 +25,10 @@ import {
   findGoal,
   listGoals,
   pointOfContactOf,
+  touchCarePlan,
   upsertOverview,
 } from './store.ts';
-import { carePlanView, goalCommentView, goalView, overviewView } from './views.ts';
+import { carePlanView, goalCommentView, goalEntryView, goalView, overviewView } from './views.ts';
 
 /** Care plan reads and writes; each write is one unit of work with its audit rows and events. */
 
@@ -43,14 +44,23 @@ async function requireGoal(db: Db, instance: Instance, patientId: string, goalId
 
 /** The care plan is made on first read, so a read is a write under the patient here. */
 export async function getCarePlan(ctx: Context, patientId: string) {
-  return withPatient(ctx, patientId, async (w, patient) => carePlanView(await carePlanOf(w, ctx.scope, patient.id)));
+  return withPatient(ctx, patientId, async (w, patient) => carePlanView((await carePlanOf(w, ctx.scope, patient.id)).row));
 }
 
 /** The patient's care plan, made (and recorded as made) if it is the first time. */
 async function carePlanOf(w: Work, scope: Scope, patientId: string) {
-  const { row, created } = await ensureCarePlan(w, scope, patientId);
-  if (created) w.changed({ action: 'CARE_PLAN_CREATED', entityType: 'CARE_PLAN', entityId: row.id, patientId });
-  return row;
+  const made = await ensureCarePlan(w, scope, patientId);
+  if (made.created) w.changed({ action: 'CARE_PLAN_CREATED', entityType: 'CARE_PLAN', entityId: made.row.id, patientId });
+  return made;
+}
+
+/**
+ * A goal or its comments changed in `w`: the care plan (made if need be) takes the change's
+ * stamp in the same write, so the export, ordered by the care plan's update, meets it (002 rule 4).
+ */
+async function goalsChanged(w: Work, scope: Scope, patientId: string) {
+  const { created } = await carePlanOf(w, scope, patientId);
+  if (!created) await touchCarePlan(w, scope, patientId);
 }
 
 /** POST and PUT .../care-plan/overview: both set the overview and answer the inner overview object. */
@@ -135,6 +145,7 @@ export async function createGoal(ctx: Context, patientId: string, templateName: 
       { action: 'GOAL_CREATED', entityType: 'GOAL', entityId: goal.id, patientId },
       ...tasks.map((task) => taskCreatedAudit(task)),
     ]);
+    await goalsChanged(w, ctx.scope, patientId);
     return goal;
   });
   return goalView(row);
@@ -148,11 +159,7 @@ export async function getGoalView(ctx: Context, patientId: string, goalId: strin
     readGoalTasks(db, instance.tenantId, goal.id),
     commentsOfGoal(db, instance.tenantId, goal.id),
   ]);
-  return {
-    details: goalView(goal),
-    tasks: taskViews(tasks),
-    comments: comments.map(goalCommentView),
-  };
+  return goalEntryView(goal, tasks, comments);
 }
 
 export async function updateGoal(ctx: Context, patientId: string, goalId: string, body: GoalPatchBody) {
@@ -174,6 +181,7 @@ export async function updateGoal(ctx: Context, patientId: string, goalId: string
       .returningAll()
       .executeTakeFirstOrThrow();
     w.changed({ action: 'GOAL_UPDATED', entityType: 'GOAL', entityId: goal.id, patientId, changedFields });
+    await goalsChanged(w, ctx.scope, patientId);
     return updated;
   });
   return goalView(row);
@@ -222,6 +230,7 @@ export async function addGoalComment(ctx: Context, patientId: string, goalId: st
       patientId,
       changedFields: ['comments'],
     });
+    await goalsChanged(w, ctx.scope, patientId);
     return comment;
   });
   return goalCommentView(row);

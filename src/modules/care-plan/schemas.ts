@@ -52,6 +52,25 @@ export const GoalComment = Type.Object({
 
 export const GoalView = Type.Object({ details: Goal, tasks: Type.Array(Task), comments: Type.Array(GoalComment) });
 
+/**
+ * 002 "Export" rule 4: a care plan with its audit fields, its overview (null until one is
+ * written, as GET care-plan shows it) and every goal, each as GET .../care-plan/goals/{goalId}
+ * answers it.
+ */
+export const CarePlanExportItem = Type.Object({
+  id: Uuid,
+  createdAt: DateTime,
+  updatedAt: DateTime,
+  createdBy: Nullable(Type.String()),
+  updatedBy: Nullable(Type.String()),
+  createdByName: Nullable(Type.String()),
+  updatedByName: Nullable(Type.String()),
+  patientId: Uuid,
+  patientOverview: Nullable(PatientOverview),
+  goals: Type.Array(GoalView, { description: 'Every goal of the patient, REMOVED ones included, oldest first' }),
+});
+export type CarePlanExportItemView = Static<typeof CarePlanExportItem>;
+
 export const GoalCreate = Type.Object({ goalTemplateName: Type.String({ minLength: 1, maxLength: 255 }) });
 
 export const GoalPatch = Type.Object({

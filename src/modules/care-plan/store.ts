@@ -2,8 +2,10 @@ import { type Kysely, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, Row } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';
+import { PREPARED } from '../../db/sql.ts';
 import type { Writing } from '../../events/work.ts';
 import { offsetOf, type Paging } from '../../http/pagination.ts';
+import { type TaskReadRow, taskRelations } from '../tasks/index.ts';
 
 export type CarePlanRow = Row<'care_plans'>;
 export type GoalRow = Row<'goals'>;
@@ -73,6 +75,19 @@ export async function upsertOverview(
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * The care plan moves on (its updated stamp) when its goals change, so the export (ordered by the
+ * care plan's update time) meets the change. The plan must exist (ensureCarePlan).
+ */
+export async function touchCarePlan(w: Writing, { tenantId }: Scope, patientId: string): Promise<void> {
+  await w.db
+    .updateTable('care_plans')
+    .set(w.updated())
+    .where('tenant_id', '=', tenantId)
+    .where('patient_id', '=', patientId)
+    .execute();
+}
+
 /** A patient's goals, oldest first; goals_patient_idx serves the status filter. */
 export async function listGoals(
   db: Kysely<DB>,
@@ -116,6 +131,43 @@ export async function commentsOfGoal(db: Kysely<DB>, tenantId: string, goalId: s
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('goal_id', '=', goalId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** The goals of these patients, every status, oldest first: one statement (goals_patient_idx). */
+export async function goalsOfPatients(db: Kysely<DB>, tenantId: string, patientIds: readonly string[]): Promise<GoalRow[]> {
+  if (patientIds.length === 0) return [];
+  return db
+    .selectFrom('goals')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('patient_id', '=', sql<string>`ANY(${sql.val(patientIds)}::uuid[])`)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** The tasks of these goals with their relations (tasks' own read), oldest first: one statement (tasks_goal_idx). */
+export async function tasksOfGoals(db: Kysely<DB>, tenantId: string, goalIds: readonly string[]): Promise<TaskReadRow[]> {
+  if (goalIds.length === 0) return [];
+  const { rows } = await sql<TaskReadRow>`${sql.raw(PREPARED)}
+    SELECT t.*, ${sql.join(taskRelations('t'))} FROM tasks t
+    WHERE t.tenant_id = ${tenantId} AND t.goal_id = ANY(${sql.val(goalIds)}::uuid[])
+    ORDER BY t.created_at, t.id
+  `.execute(db);
+  return rows;
+}
+
+/** The comments of these goals, oldest first: one statement (goal_comments_goal_idx). */
+export async function commentsOfGoals(db: Kysely<DB>, tenantId: string, goalIds: readonly string[]): Promise<GoalCommentRow[]> {
+  if (goalIds.length === 0) return [];
+  return db
+    .selectFrom('goal_comments')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('goal_id', '=', sql<string>`ANY(${sql.val(goalIds)}::uuid[])`)
     .orderBy('created_at')
     .orderBy('id')
     .execute();

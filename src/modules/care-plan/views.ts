@@ -1,4 +1,5 @@
 import { authorshipView } from '../../events/audit.ts';
+import { type TaskReadRow, taskViews } from '../tasks/index.ts';
 import type { CarePlanRow, GoalCommentRow, GoalRow } from './store.ts';
 
 /** Care plan, goal and goal comment rows as API objects (PROD-SHAPES "Care plan", "Goal"). */
@@ -40,5 +41,30 @@ export function goalCommentView(row: GoalCommentRow) {
     id: row.id,
     ...authorshipView(row),
     text: row.text,
+  };
+}
+
+/** A goal with its tasks and comments, as GET .../care-plan/goals/{goalId} answers it. */
+export function goalEntryView(goal: GoalRow, tasks: TaskReadRow[], comments: GoalCommentRow[]) {
+  return {
+    details: goalView(goal),
+    tasks: taskViews(tasks),
+    comments: comments.map(goalCommentView),
+  };
+}
+
+/** A care plan in the export (002 rule 4): its audit fields, overview and goals. */
+export function carePlanExportView(row: CarePlanRow, goals: ReturnType<typeof goalEntryView>[]) {
+  return {
+    id: row.id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    createdBy: row.created_by,
+    updatedBy: row.updated_by,
+    createdByName: row.created_by_name,
+    updatedByName: row.updated_by_name,
+    patientId: row.patient_id,
+    patientOverview: carePlanView(row).patientOverview,
+    goals,
   };
 }

@@ -1,10 +1,12 @@
 import type { Area } from '../../platform/area.ts';
 import { cdtsPermissions } from './catalog.ts';
+import { cdtRecordExport } from './export.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
   name: 'cdts',
   routes,
   permissions: cdtsPermissions,
+  exports: { CDT_RECORD: cdtRecordExport },
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -5,6 +5,7 @@ import type { NamesOf } from '../../wire/errors.ts';
 export const cdtsPermissions = {
   CDT_READ: "Read patients' custom data (CDT) records",
   CDT_UPDATE: "Create, change and delete patients' custom data (CDT) records",
+  CDT_RECORD_EXPORT: 'Export CDT records (API clients, /export/CDT_RECORD)',
 } as const;
 
 declare module '../../formation/permissions.ts' {

@@ -1,5 +1,6 @@
 import type { Area } from '../../platform/area.ts';
 import { chatAuditActions, chatErrors, chatEvents, chatFiles, chatPermissions } from './catalog.ts';
+import { chatExport, messagingAppExport } from './export.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
@@ -10,5 +11,6 @@ export const area: Area = {
   auditActions: chatAuditActions,
   events: chatEvents,
   files: chatFiles,
+  exports: { CHAT: chatExport, MESSAGING_APP: messagingAppExport },
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -9,6 +9,8 @@ import type { NamesOf } from '../../wire/errors.ts';
 export const chatPermissions = {
   CHAT_READ: "Read and search patients' chat messages and their attachments",
   CHAT_UPDATE: "Add messages to patients' chats, and archive and restore them",
+  CHAT_EXPORT: 'Export chat messages (API clients, /export/CHAT)',
+  MESSAGING_APP_EXPORT: 'Export messages of a chat application (API clients, /export/MESSAGING_APP; always empty)',
 } as const;
 
 export const chatErrors = {

@@ -98,6 +98,11 @@ function toSecond(view: ChatMessageView): ChatMessageView {
   return { ...view, createdAt: at };
 }
 
+/** Messages as the chat list shows them (the list and the export): one statement for the page's files. */
+export async function chatListViews(ctx: Context, rows: ChatRow[], origin: string): Promise<ChatMessageView[]> {
+  return (await views(ctx, rows, origin)).map(toSecond);
+}
+
 function meta(next: string | null, prev: string | null, size: number, count: number) {
   return { nextPageToken: next, prevPageToken: prev, pageSize: size, found: count > 0, isFound: count > 0 };
 }
@@ -122,7 +127,7 @@ export async function listChat(ctx: Context, patientId: string, options: ListOpt
         patientId: patient.id,
       };
   const { rows, next, prev } = await page(ctx, patient, state);
-  const content = (await views(ctx, rows, origin)).map(toSecond);
+  const content = await chatListViews(ctx, rows, origin);
   return { meta: meta(next, prev, state.size, content.length), content };
 }
 

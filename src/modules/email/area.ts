@@ -1,6 +1,7 @@
 import type { Area } from '../../platform/area.ts';
 import { emailSlot } from '../../providers/email/email.ts';
 import { emailAuditActions, emailErrors, emailEvents, emailFiles, emailPermissions } from './catalog.ts';
+import { emailExport } from './export.ts';
 import { receiveEmail } from './inbound.ts';
 import routes from './routes.ts';
 import { emailSandboxOutcomes, reportEmailStatus, runSendEmail, SEND_ATTEMPTS, SEND_BACKOFF, SEND_EMAIL } from './send.ts';
@@ -13,6 +14,7 @@ export const area: Area = {
   auditActions: emailAuditActions,
   events: emailEvents,
   files: emailFiles,
+  exports: { EMAIL: emailExport },
   providers: [emailSlot],
   channels: { EMAIL: { slot: emailSlot, receive: receiveEmail, report: reportEmailStatus, sandbox: emailSandboxOutcomes } },
   jobs: {

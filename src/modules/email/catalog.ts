@@ -9,6 +9,7 @@ import type { NamesOf } from '../../wire/errors.ts';
 export const emailPermissions = {
   EMAIL_READ: "Read patients' email drafts and emails",
   EMAIL_UPDATE: "Write, change, delete and send patients' email drafts",
+  EMAIL_EXPORT: 'Export emails (API clients, /export/EMAIL)',
 } as const;
 
 export const emailErrors = {

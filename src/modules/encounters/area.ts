@@ -1,5 +1,6 @@
 import type { Area } from '../../platform/area.ts';
 import { encountersAuditActions, encountersErrors, encountersEvents, encountersPermissions } from './catalog.ts';
+import { encounterCommentExport, encounterDispositionExport, encounterExport } from './export.ts';
 import { encounterSections } from './formation.ts';
 import routes from './routes.ts';
 
@@ -10,6 +11,11 @@ export const area: Area = {
   errors: encountersErrors,
   auditActions: encountersAuditActions,
   events: encountersEvents,
+  exports: {
+    ENCOUNTER: encounterExport,
+    ENCOUNTER_COMMENT: encounterCommentExport,
+    ENCOUNTER_DISPOSITION: encounterDispositionExport,
+  },
   formation: encounterSections,
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

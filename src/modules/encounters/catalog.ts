@@ -8,6 +8,9 @@ export const encountersPermissions = {
   ENCOUNTER_READ: "Read patients' encounters, full encounters, their comments, dispositions and assessment links",
   ENCOUNTER_UPDATE: "Create, change and delete patients' encounters, their comments, dispositions and assessment links",
   ENCOUNTER_FINALIZED_UPDATE: 'Change or delete an encounter that is FINALIZED, and what hangs off it (DECISIONS §7)',
+  ENCOUNTER_EXPORT: 'Export encounters (API clients, /export/ENCOUNTER)',
+  ENCOUNTER_COMMENT_EXPORT: 'Export encounter comments (API clients, /export/ENCOUNTER_COMMENT)',
+  ENCOUNTER_DISPOSITION_EXPORT: 'Export encounter dispositions (API clients, /export/ENCOUNTER_DISPOSITION)',
 } as const;
 
 export const encountersErrors = {

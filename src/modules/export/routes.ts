@@ -14,9 +14,9 @@ const rules =
   'Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. Records updated in the last CAIRN_EXPORT_SETTLE_MS are left for the next walk. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth.';
 
 /** 002 "Export": one route per resource the areas declare (`Area.exports`), each under its own permission. */
-const exportRoutes: AreaPlugin = async (app, { services }) => {
+const exportRoutes: AreaPlugin = async (app, { services, exports }) => {
   const { settleMs } = settingsOf(services.config, exportSettings);
-  for (const [name, source] of services.exports) {
+  for (const [name, source] of exports) {
     const byPatient = source.patientColumn !== undefined;
     app.get(
       `/:tenantName/:instanceName/export/${name}`,

@@ -5,6 +5,8 @@ import type { NamesOf } from '../../wire/errors.ts';
 export const pdtsPermissions = {
   PDT_READ: 'Read profile data (PDT) records',
   PDT_UPDATE: 'Create, change and delete profile data (PDT) records',
+  // 000: PDT export has a permission of its own.
+  PDT_RECORD_EXPORT: 'Export PDT records (API clients, /export/PDT_RECORD)',
 } as const;
 
 declare module '../../formation/permissions.ts' {

@@ -3,8 +3,8 @@ import type { PdtRecordRow } from '../../records/store.ts';
 import type { RecordType } from '../../records/types.ts';
 import type { PdtRecordView } from './schemas.ts';
 
-/** A PDT record as the API returns it (PROD-SHAPES "PDT record"). */
-export function pdtRecordView(row: PdtRecordRow, type: RecordType): PdtRecordView {
+/** A PDT record as the API returns it (PROD-SHAPES "PDT record"); of its type, only the fields' names are read. */
+export function pdtRecordView(row: PdtRecordRow, type: Pick<RecordType, 'fieldNames'>): PdtRecordView {
   const values = (row.values ?? {}) as Record<string, unknown>;
   return {
     id: row.id,

@@ -8,6 +8,7 @@ import type { NamesOf } from '../../wire/errors.ts';
 
 export const smsPermissions = {
   SMS_READ: "Read patients' SMS messages and their attachments",
+  SMS_EXPORT: 'Export SMS (API clients, /export/SMS)',
 } as const;
 
 export const smsErrors = {

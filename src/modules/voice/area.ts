@@ -1,6 +1,7 @@
 import type { Area } from '../../platform/area.ts';
 import { voiceSlot } from '../../providers/voice/voice.ts';
 import { voiceAuditActions, voiceErrors, voiceEvents, voiceFiles, voicePermissions } from './catalog.ts';
+import { callExport } from './export.ts';
 import { receiveCall } from './inbound.ts';
 import { callSandboxOutcomes, FETCH_RECORDING, reportCallStatus } from './place.ts';
 import { RECORDING_ATTEMPTS, RECORDING_BACKOFF, runFetchRecording } from './recording.ts';
@@ -14,6 +15,7 @@ export const area: Area = {
   auditActions: voiceAuditActions,
   events: voiceEvents,
   files: voiceFiles,
+  exports: { VOICE_CALL: callExport },
   providers: [voiceSlot],
   channels: { VOICE_CALL: { slot: voiceSlot, receive: receiveCall, report: reportCallStatus, sandbox: callSandboxOutcomes } },
   jobs: {

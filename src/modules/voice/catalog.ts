@@ -9,6 +9,7 @@ import type { NamesOf } from '../../wire/errors.ts';
 export const voicePermissions = {
   VOICE_CALL_READ: 'Read voice calls and their recordings, unrecognized ones included',
   VOICE_CALL_UPDATE: 'Assign an unrecognized call to a patient',
+  VOICE_CALL_EXPORT: 'Export voice calls (API clients, /export/VOICE_CALL)',
 } as const;
 
 export const voiceErrors = {
