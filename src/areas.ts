@@ -16,6 +16,7 @@ import { area as faxes } from './modules/faxes/area.ts';
 import { area as files } from './modules/files/area.ts';
 import { area as formation } from './modules/formation/area.ts';
 import { area as health } from './modules/health/area.ts';
+import { area as invoices } from './modules/invoices/area.ts';
 import { area as jobs } from './modules/jobs/area.ts';
 import { area as patients } from './modules/patients/area.ts';
 import { area as pdts } from './modules/pdts/area.ts';
@@ -53,6 +54,7 @@ export const areas: readonly Area[] = [
   assessments,
   calendar,
   encounters,
+  invoices,
   chat,
   email,
   sms,

@@ -25,6 +25,13 @@ export interface JobKind<Env> {
   wakeOn?: string;
   /** How long a signalled run waits for more signals, so busy writes share one run (0: at once). */
   wakeAfterMs?: number;
+  /**
+   * Event subtypes (`ENCOUNTER_FINALIZED`) a job of the kind follows: a write emitting one enqueues
+   * the job in the same transaction, its payload the event's `{subtype, recordId, patientId, data}`.
+   * So one area reacts to another's change without either calling the other, and a rollback
+   * enqueues nothing. A kind follows a subtype after its own permission checks: the job runs as the system.
+   */
+  after?: readonly string[];
 }
 
 export interface ClaimedJob {

@@ -52,10 +52,22 @@ export class JobRunner<Env> {
   /** Kinds signalled and waiting out their wake window. */
   private readonly signalled = new Set<string>();
 
-  constructor(private readonly options: RunnerOptions<Env>) {}
+  /** The kinds that follow each event subtype (JobKind.after). */
+  private readonly followers = new Map<string, string[]>();
+
+  constructor(private readonly options: RunnerOptions<Env>) {
+    for (const [name, kind] of options.kinds) {
+      for (const subtype of kind.after ?? []) this.followers.set(subtype, [...(this.followers.get(subtype) ?? []), name]);
+    }
+  }
 
   get kinds(): ReadonlyMap<string, JobKind<Env>> {
     return this.options.kinds;
+  }
+
+  /** The job kinds a write emitting `subtype` enqueues with it. */
+  following(subtype: string): readonly string[] {
+    return this.followers.get(subtype) ?? [];
   }
 
   /** Starts taking jobs (`cairn serve` with CAIRN_JOB_WORKERS above 0). */

@@ -168,6 +168,16 @@ export function mergeAreas(areas: readonly Area[]): Merged {
   registerErrors(catalogs.errors);
   registerEvents(catalogs.events);
   registerAuditActions(catalogs.auditActions);
+  // A job kind follows declared events only: a typo would otherwise never enqueue it.
+  for (const [name, kind] of declarations.jobKinds) {
+    for (const subtype of kind.after ?? []) {
+      try {
+        entityOf(subtype);
+      } catch {
+        throw new Error(`job kind ${name} follows event ${subtype}, which no area declares`);
+      }
+    }
+  }
   // An action's events must be declared: a typo would otherwise fail the first write that uses it.
   for (const [action, entry] of Object.entries(catalogs.auditActions)) {
     for (const subtype of entry.events) {

@@ -66,6 +66,11 @@ export class UnitOfWork implements Work {
 
   emit(event: NewEvent): void {
     this.open();
+    // The kinds that follow the event run whether or not it is published (skipEvent silences webhooks only).
+    for (const kind of this.ctx.services.jobs.following(event.subtype)) {
+      const { subtype, recordId, patientId = null, data = {} } = event;
+      this.enqueue({ kind, payload: { subtype, recordId, patientId, data } });
+    }
     if (this.options.skipEvent) return;
     this.events.push(eventRow(this.actor, event, this.now));
   }

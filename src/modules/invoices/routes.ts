@@ -1,0 +1,96 @@
+import { contextOf } from '../../http/context.ts';
+import { PageObject, pageObject } from '../../http/pagination.ts';
+import type { AreaPlugin } from '../../http/plugin.ts';
+import { needs } from '../../http/route-access.ts';
+import { ErrorBody } from '../../wire/errors.ts';
+import { InstanceParams } from '../../wire/schemas.ts';
+import { invoicePage, invoiceView, requireInvoice } from './invoices.ts';
+import { EncounterInvoiceParams, Invoice, InvoiceListQuery, InvoiceParams, PatientInvoiceParams } from './schemas.ts';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
+const tags = ['Invoices'];
+const base = '/:tenantName/:instanceName/invoice';
+const listNote =
+  'Page object, newest invoice first. Filters (DECISIONS §8): `status` (OPEN, PAID, PAYMENT_FAILED), `patientId`, `dueAfter` (inclusive) and `dueBefore` (exclusive). Sort: invoiceDate, dueDate, amount, customInvoiceId. `size` 1–1000. Invoices are made by Cairn when a SELF_PAY encounter with visit services is FINALIZED.';
+
+/** 002 "Payments and invoices": the four invoice reads. */
+const invoiceRoutes: AreaPlugin = async (app) => {
+  app.get(
+    `${base}/invoices`,
+    {
+      config: needs('INVOICE_READ'),
+      schema: {
+        tags,
+        summary: "The instance's invoices",
+        description: listNote,
+        params: InstanceParams,
+        querystring: InvoiceListQuery,
+        response: { 200: PageObject(Invoice), ...errors },
+      },
+    },
+    async (request) => {
+      const { page, size, sort, ...filters } = request.query;
+      const { content, total, sorted } = await invoicePage(contextOf(request), filters, { page, size }, sort);
+      return pageObject(content, total, { page, size }, sorted);
+    },
+  );
+
+  app.get(
+    `${base}/invoices/:invoiceId`,
+    {
+      config: needs('INVOICE_READ'),
+      schema: {
+        tags,
+        summary: 'An invoice, by its id (404 INVOICE_NOT_FOUND)',
+        params: InvoiceParams,
+        response: { 200: Invoice, ...errors },
+      },
+    },
+    async (request) => invoiceView(await requireInvoice(contextOf(request), request.params.invoiceId)),
+  );
+
+  app.get(
+    `${base}/patients/:patientId/invoices`,
+    {
+      config: needs('INVOICE_READ'),
+      schema: {
+        tags,
+        summary: "A patient's invoices",
+        description: listNote,
+        params: PatientInvoiceParams,
+        querystring: InvoiceListQuery,
+        response: { 200: PageObject(Invoice), ...errors },
+      },
+    },
+    async (request) => {
+      const { page, size, sort, ...filters } = request.query;
+      const scoped = { ...filters, patientId: request.params.patientId };
+      const { content, total, sorted } = await invoicePage(contextOf(request), scoped, { page, size }, sort);
+      return pageObject(content, total, { page, size }, sorted);
+    },
+  );
+
+  app.get(
+    `${base}/patients/:patientId/encounters/:encounterId/invoices`,
+    {
+      config: needs('INVOICE_READ'),
+      schema: {
+        tags,
+        summary: "An encounter's invoices (one at most)",
+        description: listNote,
+        params: EncounterInvoiceParams,
+        querystring: InvoiceListQuery,
+        response: { 200: PageObject(Invoice), ...errors },
+      },
+    },
+    async (request) => {
+      const { page, size, sort, ...filters } = request.query;
+      const { patientId, encounterId } = request.params;
+      const scoped = { ...filters, patientId, encounterId };
+      const { content, total, sorted } = await invoicePage(contextOf(request), scoped, { page, size }, sort);
+      return pageObject(content, total, { page, size }, sorted);
+    },
+  );
+};
+
+export default invoiceRoutes;
