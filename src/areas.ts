@@ -19,6 +19,7 @@ import { area as health } from './modules/health/area.ts';
 import { area as invoices } from './modules/invoices/area.ts';
 import { area as jobs } from './modules/jobs/area.ts';
 import { area as patients } from './modules/patients/area.ts';
+import { area as payments } from './modules/payments/area.ts';
 import { area as pdts } from './modules/pdts/area.ts';
 import { area as programs } from './modules/programs/area.ts';
 import { area as providers } from './modules/providers/area.ts';
@@ -54,6 +55,7 @@ export const areas: readonly Area[] = [
   assessments,
   calendar,
   encounters,
+  payments,
   invoices,
   chat,
   email,

@@ -6,10 +6,17 @@ import type { NamesOf } from '../../wire/errors.ts';
 
 export const invoicePermissions = {
   INVOICE_READ: 'Read invoices (000: Billing and Invoices)',
+  INVOICE_PAY: "Pay an invoice with the patient's saved payment method",
 } as const;
 
 export const invoiceErrors = {
   INVOICE_NOT_FOUND: { status: 404, componentType: 'INVOICE', message: 'Invoice not found' },
+  INVOICE_PAID: { status: 409, componentType: 'INVOICE', message: 'The invoice is paid already' },
+  PAYMENT_METHOD_MISSING: {
+    status: 400,
+    componentType: 'INVOICE',
+    message: 'The patient has no saved payment method: save one with POST /payment/patients/{patientId}/payment-methods',
+  },
 } as const;
 
 export const invoiceEvents = {

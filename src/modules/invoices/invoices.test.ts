@@ -144,6 +144,35 @@ describe('invoices', () => {
     assert.deepEqual(new Set(all.map((invoice: { relatedEncounters: string[] }) => invoice.relatedEncounters[0])), new Set(ids));
   });
 
+  test("paid with the patient's saved method: PAID; declined: PAYMENT_FAILED with the provider's words, then paid", async () => {
+    const { t, host, patient } = await setup();
+    await finalized(t, patient, host, { responsibleParty: 'SELF_PAY', visitServices: [{ name: 'initial-visit' }] });
+    await app.jobs.drain();
+    const invoice = (await t.api.get(`${t.base}/invoice/invoices`)).body.content[0];
+    const pay = `${t.base}/invoice/invoices/${invoice.id}/pay`;
+    assertCode(await t.api.post(pay), 400, 'PAYMENT_METHOD_MISSING');
+    const methods = `${t.base}/payment/patients/${patient}/payment-methods`;
+    assert.equal((await t.api.post(methods, { paymentMethodId: 'pm_card_chargeCustomerFail' })).status, 200);
+    const failed = await t.api.post(pay);
+    assert.equal(failed.status, 200, failed.text);
+    assert.equal(failed.body.status, 'PAYMENT_FAILED');
+    assert.equal(failed.body.statusMessage, 'Your card was declined.');
+    assert.equal(failed.body.amountPaid, 0);
+    assert.equal((await t.api.post(methods, { paymentMethodId: 'pm_card_visa' })).status, 200);
+    const paid = await t.api.post(pay);
+    assert.equal(paid.body.status, 'PAID');
+    assert.equal(paid.body.statusMessage, null);
+    assert.equal(paid.body.amountPaid, 15000);
+    assert.ok(paid.body.paidAt);
+    assertCode(await t.api.post(pay), 409, 'INVOICE_PAID');
+    assertCode(await (await t.apiWith(['INVOICE_READ'])).post(pay), 403, 'ACCESS_DENIED');
+    assertCode(await t.api.post(`${t.base}/invoice/invoices/${crypto.randomUUID()}/pay`), 404, 'INVOICE_NOT_FOUND');
+    assert.deepEqual(
+      (await t.api.get(`${t.base}/invoice/invoices?status=PAID`)).body.content.map((one: { id: string }) => one.id),
+      [invoice.id],
+    );
+  });
+
   test('filters, sorts, 400s, 401, 403, 404, and another tenant sees none', async () => {
     const { t, host, patient } = await setup();
     await finalized(t, patient, host, { responsibleParty: 'SELF_PAY', visitServices: [{ name: 'initial-visit' }] });

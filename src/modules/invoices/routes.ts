@@ -5,6 +5,7 @@ import { needs } from '../../http/route-access.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { InstanceParams } from '../../wire/schemas.ts';
 import { invoicePage, invoiceView, requireInvoice } from './invoices.ts';
+import { payInvoice } from './pay.ts';
 import { EncounterInvoiceParams, Invoice, InvoiceListQuery, InvoiceParams, PatientInvoiceParams } from './schemas.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
@@ -47,6 +48,22 @@ const invoiceRoutes: AreaPlugin = async (app) => {
       },
     },
     async (request) => invoiceView(await requireInvoice(contextOf(request), request.params.invoiceId)),
+  );
+
+  app.post(
+    `${base}/invoices/:invoiceId/pay`,
+    {
+      config: needs('INVOICE_PAY'),
+      schema: {
+        tags,
+        summary: "Pay an invoice with the patient's saved payment method",
+        description:
+          "Charges what is due off-session through the instance's payments provider: PAID with `paidAt`, or PAYMENT_FAILED with the provider's words in `statusMessage` (it can be paid again, after another method is saved); both answer 200 with the invoice. 400 PAYMENT_METHOD_MISSING; 409 INVOICE_PAID; 403 PAYMENTS_NOT_LICENSED; 503 PAYMENT_PROVIDER_UNAVAILABLE when the provider did not answer (nothing changed). A retry is the same charge at the provider, never a second one.",
+        params: InvoiceParams,
+        response: { 200: Invoice, ...errors, 409: ErrorBody, 503: ErrorBody },
+      },
+    },
+    async (request) => payInvoice(contextOf(request), request.params.invoiceId),
   );
 
   app.get(

@@ -1,0 +1,16 @@
+import type { Area } from '../../platform/area.ts';
+import { paymentsSlot } from '../../providers/payments/payments.ts';
+import { paymentAuditActions, paymentErrors, paymentPermissions } from './catalog.ts';
+import routes from './routes.ts';
+import { paymentSettings } from './settings.ts';
+
+/** Payment methods (002 "Payments and invoices"), through the payments provider; invoices are paid with them. */
+export const area: Area = {
+  name: 'payments',
+  routes,
+  permissions: paymentPermissions,
+  errors: paymentErrors,
+  auditActions: paymentAuditActions,
+  settings: paymentSettings,
+  providers: [paymentsSlot],
+};
