@@ -12,11 +12,6 @@ export const invoicePermissions = {
 export const invoiceErrors = {
   INVOICE_NOT_FOUND: { status: 404, componentType: 'INVOICE', message: 'Invoice not found' },
   INVOICE_PAID: { status: 409, componentType: 'INVOICE', message: 'The invoice is paid already' },
-  PAYMENT_METHOD_MISSING: {
-    status: 400,
-    componentType: 'INVOICE',
-    message: 'The patient has no saved payment method: save one with POST /payment/patients/{patientId}/payment-methods',
-  },
 } as const;
 
 export const invoiceEvents = {

@@ -1,6 +1,6 @@
 import type { Area } from '../../platform/area.ts';
 import { paymentsSlot } from '../../providers/payments/payments.ts';
-import { paymentAuditActions, paymentErrors, paymentPermissions } from './catalog.ts';
+import { paymentAuditActions, paymentErrors, paymentEvents, paymentPermissions } from './catalog.ts';
 import routes from './routes.ts';
 import { paymentSettings } from './settings.ts';
 
@@ -11,6 +11,8 @@ export const area: Area = {
   permissions: paymentPermissions,
   errors: paymentErrors,
   auditActions: paymentAuditActions,
+  events: paymentEvents,
   settings: paymentSettings,
   providers: [paymentsSlot],
+  fixtures: new URL('./fixtures.ts', import.meta.url),
 };

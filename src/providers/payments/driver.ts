@@ -17,7 +17,31 @@ export interface Charge {
   externalId: string;
 }
 
+/** A recurring charge: `cycles` periods from `startDate`, then it completes. */
+export interface NewSubscription {
+  customerId: string;
+  paymentMethodId: string;
+  name: string;
+  amount: number;
+  currency: string;
+  interval: 'day' | 'week' | 'month' | 'year';
+  startDate: Date;
+  cycles: number;
+  /** Cairn's id: the provider's idempotency key for the create. */
+  key: string;
+}
+
+/** In 002's words: NOT_STARTED, ACTIVE, PAST_DUE, CANCELED, COMPLETED, ... */
+export interface SubscriptionState {
+  externalId: string;
+  status: string;
+}
+
 export interface PaymentsDriver {
+  /** Starts a subscription (NOT_STARTED until its start date, when the provider schedules it). */
+  createSubscription(scope: ProviderScope, input: NewSubscription): Promise<SubscriptionState>;
+  /** Cancels it at once: CANCELED. */
+  cancelSubscription(scope: ProviderScope, externalId: string): Promise<SubscriptionState>;
   /** Makes the customer when `customerId` is null, attaches the method and sets it up for off-session use. */
   saveMethod(
     scope: ProviderScope,
@@ -32,4 +56,5 @@ export interface PaymentsDriver {
 
 export interface PaymentsEnv {
   config: Config;
+  clock: { now(): Date };
 }

@@ -12,7 +12,7 @@ export const paymentsSlot = providerSlot<PaymentsDriver, PaymentsEnv>(
       description:
         "Moves no money: takes Stripe's test method ids (pm_card_visa, ...) and refuses the declined ones as Stripe does.",
       options: Type.Object({}),
-      make: () => sandboxPayments(),
+      make: (_options, env) => sandboxPayments(env),
     },
   },
   settingsSection('payments', Type.Object({}), () => ({ sandbox: {} })),
