@@ -115,7 +115,8 @@ describe('the cairn command', () => {
 
   test('first start: the demo client signs in on both token routes and creates a patient from the seed alone', {
     skip: onPostgres && 'the demo tenant is made once per database; the embedded one is fresh',
-    timeout: 120_000,
+    // Two fresh embedded databases, each migrated from nothing, and the demo seed: about 90 s on a busy 2-core machine.
+    timeout: 240_000,
   }, async () => {
     const demoEnv = { CAIRN_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-demo-')), CAIRN_DEMO: 'true' };
     const first = await startServer(1, { ...env, ...demoEnv });
@@ -138,7 +139,7 @@ describe('the cairn command', () => {
     // The demo seed fills the calendar too: work hours, appointments and encounters with their parts.
     const seeded = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'seed', 'demo'], {
       env: { ...env, ...demoEnv },
-      timeout: 60_000,
+      timeout: 120_000,
     });
     assert.match(seeded.stdout, /Seeded 40 patients/);
     // Later starts never print the secret again, even when it was fixed by the environment.

@@ -5,6 +5,7 @@ import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { InstanceParams, PatientParams } from '../../wire/schemas.ts';
+import { paymentCallbackRoutes } from './callbacks.ts';
 import { savePaymentMethod } from './operations.ts';
 import { Subscription, SubscriptionInput, SubscriptionListQuery, SubscriptionParams } from './schemas.ts';
 import { cancelSubscription, createSubscription, getSubscription, subscriptionPage } from './subscriptions.ts';
@@ -17,7 +18,9 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody 
 const subscriptions = '/:tenantName/:instanceName/payment/subscriptions';
 
 /** 002 "Payments and invoices": saving a patient's payment method, and subscriptions. */
-const paymentRoutes: AreaPlugin = async (app) => {
+const paymentRoutes: AreaPlugin = async (app, options) => {
+  await app.register(paymentCallbackRoutes, options);
+
   app.post(
     '/:tenantName/:instanceName/payment/patients/:patientId/payment-methods',
     {

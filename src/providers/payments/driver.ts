@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../../config.ts';
 import type { ProviderScope } from '../slot.ts';
 
@@ -37,7 +38,15 @@ export interface SubscriptionState {
   status: string;
 }
 
+/** What a provider's signed webhook says: a subscription's new status, or nothing Cairn keeps. */
+export interface PaymentsCallbacks {
+  verify(request: { url: string; headers: IncomingHttpHeaders; params: Record<string, string>; body?: string }): boolean;
+  read(body: string): SubscriptionState | null;
+}
+
 export interface PaymentsDriver {
+  /** The provider's webhooks, when it sends any. */
+  callbacks?: PaymentsCallbacks;
   /** Starts a subscription (NOT_STARTED until its start date, when the provider schedules it). */
   createSubscription(scope: ProviderScope, input: NewSubscription): Promise<SubscriptionState>;
   /** Cancels it at once: CANCELED. */
