@@ -29,7 +29,7 @@ if (process.env.DATABASE_URL) {
   const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '', poolSize: 1 });
   await migrateToLatest(database.db);
   await database.close();
-  console.log(`Testing against PostgreSQL (${new URL(process.env.DATABASE_URL).host})`);
+  console.log(`Testing against PostgreSQL (${new URL(process.env.DATABASE_URL).host}) on Node ${process.version}`);
 } else {
   const database = await openDatabase({ databaseUrl: '', dataDir: 'memory://', poolSize: 1 });
   await migrateToLatest(database.db);
@@ -39,7 +39,7 @@ if (process.env.DATABASE_URL) {
   fs.writeFileSync(template, Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer()));
   await database.close();
   env.CAIRN_TEST_TEMPLATE = template;
-  console.log('Testing against PGlite');
+  console.log(`Testing against PGlite on Node ${process.version}`);
 }
 
 // Each file is its own process with its own PGlite; two at a time suits a 2-core machine.
