@@ -13,10 +13,15 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 
 const filters = process.argv.slice(2);
-const files = fs
-  .readdirSync('src', { recursive: true, encoding: 'utf8' })
-  .filter((file) => file.endsWith('.test.ts'))
-  .map((file) => path.join('src', file))
+// The server's tests under src/, and each client package's under clients/<language>/test/.
+const testsUnder = (dir: string) =>
+  fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.test.ts') && !file.includes('node_modules'))
+        .map((file) => path.join(dir, file))
+    : [];
+const files = [...testsUnder('src'), ...testsUnder('clients')]
   .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
   .sort();
 if (files.length === 0) {
