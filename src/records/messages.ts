@@ -1,12 +1,14 @@
 import type { Selectable } from 'kysely';
 import { Type } from 'typebox';
 import type { Timestamp } from '../db/schema.ts';
-import type { AuditAction } from '../events/audit.ts';
+import type { Actor, AuditAction } from '../events/audit.ts';
 import type { EventSubtype } from '../events/outbox.ts';
 import type { Work } from '../events/work.ts';
 import type { Context } from '../http/context.ts';
+import type { InboundMessage } from '../providers/channels.ts';
 import { DateTime, JsonObject, Nullable, Uuid } from '../wire/schemas.ts';
 import { write } from '../work/write.ts';
+import { patientName, type Recipient, type senderOf } from './recipients.ts';
 
 /**
  * What every message record shares (002 "Message record": emails, SMS, voice calls): its columns,
@@ -131,6 +133,85 @@ export function messageRecordView(row: Selectable<MessageColumns> & { attachment
     messageType: row.message_type,
     attachmentsFromTemplate: (row.attachments_from_template ?? []) as Record<string, unknown>[],
     skipEvent: row.skip_event,
+  };
+}
+
+/** Who an inbound message comes from, as `senderOf` found them; null: no patient or contact has its address or number. */
+export type InboundSender = Awaited<ReturnType<typeof senderOf>>;
+
+/**
+ * The columns every inbound message record fills alike: on the sender's patient (none when
+ * unrecognised), from the contact, else the patient, else UNKNOWN (by the name the channel
+ * carried), to the care team; names as they were, received now. Each kind adds its status and own columns.
+ */
+export function inboundMessageFields(
+  sender: InboundSender,
+  message: InboundMessage,
+  received: { careTeam: string | null; receivedAt: Date },
+) {
+  const patient = sender?.patient;
+  return {
+    patient_id: patient?.id ?? null,
+    contact_id: sender?.contact?.id ?? null,
+    direction: 'IN' as const,
+    from_address: message.from,
+    to_address: message.to,
+    sender: sender?.contact?.id ?? patient?.id ?? null,
+    sender_type: sender?.contact ? 'CONTACT' : patient ? 'PATIENT' : 'UNKNOWN',
+    sender_name: sender?.contact?.name ?? (patient ? patientName(patient) : (message.fromName ?? null)),
+    receiver: null,
+    receiver_type: 'CARE_TEAM',
+    receiver_name: null,
+    care_team: received.careTeam,
+    patient_info: patient ? patientName(patient) : null,
+    timezone: patient?.timezone ?? null,
+    scheduled_at: null,
+    sent_at: null,
+    received_at: received.receivedAt,
+    date: received.receivedAt,
+    external_id: message.externalId,
+    error_message: null,
+    starred: false,
+    message_type: 'CARE_TEAM',
+    skip_event: false,
+  };
+}
+
+/**
+ * The columns every outbound message record sent now fills alike: from the actor, to the
+ * recipient (the contact, else the patient), names as they were, not yet sent. Each kind adds its
+ * status and own columns.
+ */
+export function outboundMessageFields(
+  actor: Pick<Actor, 'id' | 'type' | 'name'>,
+  recipient: Recipient,
+  message: { from: string; to: string; careTeam: string | null; date: Date },
+) {
+  const { patient, contact } = recipient;
+  return {
+    patient_id: patient.id,
+    contact_id: contact?.id ?? null,
+    direction: 'OUT' as const,
+    from_address: message.from,
+    to_address: message.to,
+    sender: actor.id,
+    sender_type: actor.type,
+    sender_name: actor.name,
+    receiver: contact?.id ?? patient.id,
+    receiver_type: contact ? 'CONTACT' : 'PATIENT',
+    receiver_name: contact ? contact.name : patientName(patient),
+    care_team: message.careTeam,
+    patient_info: patientName(patient),
+    timezone: patient.timezone,
+    scheduled_at: null,
+    sent_at: null,
+    received_at: null,
+    date: message.date,
+    external_id: null,
+    error_message: null,
+    starred: false,
+    message_type: 'CARE_TEAM',
+    skip_event: false,
   };
 }
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { TestClock } from '../../test/clock.ts';
-import { assertCode, createPatient, createTestTenant, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
+import { walkExport } from '../../test/export-walk.ts';
+import { assertCode, createPatient, createTestTenant, startApp, testFormation } from '../../test/harness.ts';
 
 /** ASSESSMENT and PFA in the bulk export (002 "Export"): the staff's records and the patient-facing ones apart. */
 
@@ -10,21 +11,6 @@ const app = await startApp({}, { clock });
 const SETTLE = 2_000;
 
 type Item = Record<string, unknown> & { id: string };
-
-/** Every item of `resource`, a page of one at a time: `cursor.end` back as `start` until hasNext is false. */
-async function walk(t: TestTenant, resource: string): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: string | null = null;
-  for (let page = 0; page < 100; page++) {
-    const query: string = `pageSize=1${start === null ? '' : `&start=${encodeURIComponent(start)}`}`;
-    const response = await t.api.get(`${t.base}/export/${resource}?${query}`);
-    assert.equal(response.status, 200, response.text);
-    items.push(...response.body.data);
-    if (!response.body.cursor.hasNext) return items;
-    start = response.body.cursor.end;
-  }
-  throw new Error('the walk did not end');
-}
 
 const formation = testFormation({
   assessments: [
@@ -65,12 +51,12 @@ describe('export ASSESSMENT and PFA', () => {
     assert.equal((await t.api.put(`${url}/${first}/answers`, { _screen__name: 'Ada', _screen__mood: 'OK' })).status, 200);
     clock.advance(SETTLE);
 
-    const staff = await walk(t, 'ASSESSMENT');
+    const staff = await walkExport<Item>(t, 'ASSESSMENT');
     assert.deepEqual(
       staff.map((item) => item.id),
       [second, third, first],
     );
-    const patientFacing = await walk(t, 'PFA');
+    const patientFacing = await walkExport<Item>(t, 'PFA');
     assert.deepEqual(
       patientFacing.map((item) => item.id),
       [pfa, otherPfa],

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { TestClock } from '../../test/clock.ts';
-import { type Api, assertCode, createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
+import { walkExport } from '../../test/export-walk.ts';
+import { assertCode, createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
 
 /** Calendar events in the bulk export (002 "Export"): each item as GET /calendar/events/{id} shows it. */
 
@@ -12,26 +13,6 @@ const SETTLE = 2_000;
 interface Item {
   id: string;
 }
-interface Page {
-  data: Item[];
-  cursor: { start: string | null; end: string; hasNext: boolean; pageSize: number };
-}
-
-/** Every calendar event exported, walked one a page: `end` back as `start` until hasNext is false. */
-async function walk(api: Api, base: string): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: string | null = null;
-  for (let page = 0; page < 100; page++) {
-    const query: string = `pageSize=1${start === null ? '' : `&start=${encodeURIComponent(start)}`}`;
-    const response = await api.get<Page>(`${base}/export/CALENDAR_EVENT?${query}`);
-    assert.equal(response.status, 200, response.text);
-    items.push(...response.body.data);
-    if (!response.body.cursor.hasNext) return items;
-    start = response.body.cursor.end;
-  }
-  throw new Error('the walk did not end');
-}
-
 interface Setup {
   t: TestTenant;
   host: string;
@@ -101,9 +82,9 @@ describe('export of calendar events', () => {
     const changed = await s.t.api.patch(`${s.t.base}/calendar/events/${first}`, { eventTitle: 'First, moved' });
     assert.equal(changed.status, 200, changed.text);
 
-    assert.deepEqual(await walk(s.t.api, s.t.base), [], 'just written: left for the next walk');
+    assert.deepEqual(await walkExport<Item>(s.t, 'CALENDAR_EVENT'), [], 'just written: left for the next walk');
     clock.advance(SETTLE);
-    const items = await walk(s.t.api, s.t.base);
+    const items = await walkExport<Item>(s.t, 'CALENDAR_EVENT');
     assert.deepEqual(
       items.map((item) => item.id),
       [second, third, first],
@@ -131,11 +112,11 @@ describe('export of calendar events', () => {
     const theirs = await event(other, 'Theirs', '2026-07-01');
     clock.advance(SETTLE);
     assert.deepEqual(
-      (await walk(s.t.api, s.t.base)).map((item) => item.id),
+      (await walkExport<Item>(s.t, 'CALENDAR_EVENT')).map((item) => item.id),
       [mine],
     );
     assert.deepEqual(
-      (await walk(other.t.api, other.t.base)).map((item) => item.id),
+      (await walkExport<Item>(other.t, 'CALENDAR_EVENT')).map((item) => item.id),
       [theirs],
     );
   });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { TestClock } from '../../test/clock.ts';
+import { walkExport } from '../../test/export-walk.ts';
 import { assertCode, createPatient, createTestTenant, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
 
 /** CARE_PLAN in the bulk export (002 "Export" rule 4): care plans with their goals, moved on by goal changes. */
@@ -17,21 +18,6 @@ interface Item {
   patientOverview: unknown;
   goals: { details: { id: string } }[];
   [key: string]: unknown;
-}
-
-/** Every item of CARE_PLAN, a page of one at a time: `cursor.end` back as `start` until hasNext is false. */
-async function walk(t: TestTenant): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: string | null = null;
-  for (let page = 0; page < 100; page++) {
-    const query: string = `pageSize=1${start === null ? '' : `&start=${encodeURIComponent(start)}`}`;
-    const response = await t.api.get(`${t.base}/export/CARE_PLAN?${query}`);
-    assert.equal(response.status, 200, response.text);
-    items.push(...response.body.data);
-    if (!response.body.cursor.hasNext) return items;
-    start = response.body.cursor.end;
-  }
-  throw new Error('the walk did not end');
 }
 
 const formation = testFormation({
@@ -85,7 +71,7 @@ describe('export CARE_PLAN', () => {
     assert.equal(comment.status, 201, comment.text);
     clock.advance(SETTLE);
 
-    const items = await walk(t);
+    const items = await walkExport<Item>(t, 'CARE_PLAN');
     assert.deepEqual(
       items.map((item) => item.patientId),
       [ada.id, cy.id, bob.id],
@@ -113,7 +99,7 @@ describe('export CARE_PLAN', () => {
     const patched = await t.api.patch(`${t.base}/patients/${bob.id}/care-plan/goals/${goal.body.id}`, { status: 'COMPLETED' });
     assert.equal(patched.status, 200, patched.text);
     clock.advance(SETTLE);
-    const after = await walk(t);
+    const after = await walkExport<Item>(t, 'CARE_PLAN');
     assert.deepEqual(
       after.map((item) => item.patientId),
       [cy.id, ada.id, bob.id],

@@ -4,7 +4,8 @@ import { systemContext } from '../../http/context.ts';
 import { Records } from '../../records/handle.ts';
 import { systemType } from '../../records/types.ts';
 import { TestClock } from '../../test/clock.ts';
-import { assertCode, createPatient, createTestTenant, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
+import { walkExport } from '../../test/export-walk.ts';
+import { assertCode, createPatient, createTestTenant, startApp, testFormation } from '../../test/harness.ts';
 import { write } from '../../work/write.ts';
 
 /** CDT_RECORD in the bulk export (002 "Export"): the formation's CDT records, by patient when asked. */
@@ -14,21 +15,6 @@ const app = await startApp({}, { clock });
 const SETTLE = 2_000;
 
 type Item = Record<string, unknown> & { id: string; patientId: string; cdtName: string };
-
-/** Every item of CDT_RECORD, a page of one at a time: `cursor.end` back as `start` until hasNext is false. */
-async function walk(t: TestTenant, query = ''): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: string | null = null;
-  for (let page = 0; page < 100; page++) {
-    const cursor: string = `pageSize=1${start === null ? '' : `&start=${encodeURIComponent(start)}`}${query}`;
-    const response = await t.api.get(`${t.base}/export/CDT_RECORD?${cursor}`);
-    assert.equal(response.status, 200, response.text);
-    items.push(...response.body.data);
-    if (!response.body.cursor.hasNext) return items;
-    start = response.body.cursor.end;
-  }
-  throw new Error('the walk did not end');
-}
 
 const formation = testFormation({
   cdts: [
@@ -69,7 +55,7 @@ describe('export CDT_RECORD', () => {
     assert.equal(changed.status, 200, changed.text);
     clock.advance(SETTLE);
 
-    const items = await walk(t);
+    const items = await walkExport<Item>(t, 'CDT_RECORD');
     assert.deepEqual(
       items.map((item) => item.id),
       [second, third, first],
@@ -82,15 +68,15 @@ describe('export CDT_RECORD', () => {
     assert.equal((items[2]!.jsonBody as Record<string, unknown>)['cdtf-note'], 'sitting');
 
     assert.deepEqual(
-      (await walk(t, `&patientIds=${ada.id}`)).map((item) => item.id),
+      (await walkExport<Item>(t, 'CDT_RECORD', { query: `&patientIds=${ada.id}` })).map((item) => item.id),
       [third, first],
     );
     assert.deepEqual(
-      (await walk(t, `&patientIds=${bob.id}`)).map((item) => item.id),
+      (await walkExport<Item>(t, 'CDT_RECORD', { query: `&patientIds=${bob.id}` })).map((item) => item.id),
       [second],
     );
     assert.deepEqual(
-      (await walk(t, `&patientIds=${bob.id},${ada.id}`)).map((item) => item.id),
+      (await walkExport<Item>(t, 'CDT_RECORD', { query: `&patientIds=${bob.id},${ada.id}` })).map((item) => item.id),
       [second, third, first],
     );
   });

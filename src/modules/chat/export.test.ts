@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { TestClock } from '../../test/clock.ts';
+import { walkExport } from '../../test/export-walk.ts';
 import { multipart, sampleFile } from '../../test/files.ts';
-import { assertCode, createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
+import { assertCode, createPatient, createTestTenant, startApp } from '../../test/harness.ts';
 
 /** CHAT and MESSAGING_APP in the bulk export (002 "Export"): chat messages as the chat list shows them. */
 
@@ -13,21 +14,6 @@ const SETTLE = 2_000;
 interface Page {
   data: { id: string }[];
   cursor: { start: string | null; end: string; hasNext: boolean; pageSize: number };
-}
-
-/** Every item of `resource`, a page of one at a time: `end` back as `start` until hasNext is false. */
-async function walk(t: TestTenant, resource: string) {
-  const items: { id: string }[] = [];
-  let start: string | null = null;
-  for (let page = 0; page < 100; page++) {
-    const query: string = start === null ? '' : `&start=${encodeURIComponent(start)}`;
-    const response = await t.api.get<Page>(`${t.base}/export/${resource}?pageSize=1${query}`);
-    assert.equal(response.status, 200, response.text);
-    items.push(...response.body.data);
-    if (!response.body.cursor.hasNext) return items;
-    start = response.body.cursor.end;
-  }
-  throw new Error('the walk did not end');
 }
 
 describe('chat export', () => {
@@ -51,7 +37,7 @@ describe('chat export', () => {
     ids.push((await t.api.post(`${url}/inbound`, { message: 'Thanks', skipEvent: true })).body.id);
     clock.advance(SETTLE);
 
-    const items = await walk(t, 'CHAT');
+    const items = await walkExport(t, 'CHAT');
     assert.deepEqual(
       items.map((item) => item.id),
       ids,

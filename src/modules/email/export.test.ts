@@ -1,33 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { TestClock } from '../../test/clock.ts';
-import { assertCode, createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
+import { walkExport } from '../../test/export-walk.ts';
+import { assertCode, createPatient, createTestTenant, startApp } from '../../test/harness.ts';
 
 /** EMAIL in the bulk export (002 "Export"): emails as GET .../emails/{id} shows them. */
 
 const clock = new TestClock('2026-06-01T12:00:00.000Z');
 const app = await startApp({}, { clock });
 const SETTLE = 2_000;
-
-interface Page {
-  data: { id: string }[];
-  cursor: { start: string | null; end: string; hasNext: boolean; pageSize: number };
-}
-
-/** Every item of `resource`, a page of one at a time: `end` back as `start` until hasNext is false. */
-async function walk(t: TestTenant, resource: string) {
-  const items: { id: string }[] = [];
-  let start: string | null = null;
-  for (let page = 0; page < 100; page++) {
-    const query: string = start === null ? '' : `&start=${encodeURIComponent(start)}`;
-    const response = await t.api.get<Page>(`${t.base}/export/${resource}?pageSize=1${query}`);
-    assert.equal(response.status, 200, response.text);
-    items.push(...response.body.data);
-    if (!response.body.cursor.hasNext) return items;
-    start = response.body.cursor.end;
-  }
-  throw new Error('the walk did not end');
-}
 
 describe('email export', () => {
   test('every email once, oldest update first, each as GET email by id shows it; its own permission', async () => {
@@ -56,7 +37,7 @@ describe('email export', () => {
     ids.push(inbound.body.id);
     clock.advance(SETTLE);
 
-    const items = await walk(t, 'EMAIL');
+    const items = await walkExport(t, 'EMAIL');
     assert.deepEqual(
       items.map((item) => item.id),
       ids,

@@ -5,8 +5,9 @@ import { insertFiles } from '../../files/store.ts';
 import type { StoredFile } from '../../files/upload.ts';
 import type { Services } from '../../http/services.ts';
 import type { InboundMessage, Received } from '../../providers/channels.ts';
+import { inboundMessageFields } from '../../records/messages.ts';
 import { withPatient } from '../../records/patient-scope.ts';
-import { careTeamNames, patientName, senderOf } from '../../records/recipients.ts';
+import { careTeamNames, senderOf } from '../../records/recipients.ts';
 import { instanceJobContext } from '../../work/job-context.ts';
 import { write } from '../../work/write.ts';
 import { cleanBody } from './drafts.ts';
@@ -46,38 +47,16 @@ export async function receiveEmail(
         tenant_id: scope.tenantId,
         instance_id: scope.instanceId,
         id,
-        patient_id: patient?.id ?? null,
-        contact_id: sender?.contact?.id ?? null,
-        direction: 'IN',
+        ...inboundMessageFields(sender, message, { careTeam, receivedAt: w.now }),
         status: patient ? 'DELIVERED' : 'UNRECOGNISED',
         subject: message.subject ?? null,
         body: html ?? message.message ?? null,
         body_type: html ? 'HTML' : 'PLAIN_TEXT',
         secure: false,
-        from_address: message.from,
-        to_address: message.to,
-        sender: sender?.contact?.id ?? patient?.id ?? null,
-        sender_type: sender?.contact ? 'CONTACT' : patient ? 'PATIENT' : 'UNKNOWN',
-        sender_name: sender?.contact?.name ?? (patient ? patientName(patient) : (message.fromName ?? null)),
-        receiver: null,
-        receiver_type: 'CARE_TEAM',
-        receiver_name: null,
-        care_team: careTeam,
-        patient_info: patient ? patientName(patient) : null,
-        timezone: patient?.timezone ?? null,
-        scheduled_at: null,
-        sent_at: null,
-        received_at: w.now,
-        date: w.now,
-        external_id: message.externalId,
-        error_message: null,
-        starred: false,
         priority: 'NO_PRIORITY',
         source: 'PROVIDER',
         template_name: null,
-        message_type: 'CARE_TEAM',
         attachments_from_template: '[]',
-        skip_event: false,
         ...w.created(),
       })
       .execute();

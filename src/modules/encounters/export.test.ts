@@ -1,15 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { TestClock } from '../../test/clock.ts';
-import {
-  type Api,
-  assertCode,
-  createPatient,
-  createTestTenant,
-  startApp,
-  type TestTenant,
-  testFormation,
-} from '../../test/harness.ts';
+import { walkExport } from '../../test/export-walk.ts';
+import { assertCode, createPatient, createTestTenant, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
 
 /** Encounters, their comments and dispositions in the bulk export (002 "Export"): each item as its own read route shows it. */
 
@@ -20,26 +13,6 @@ const SETTLE = 2_000;
 interface Item {
   id: string;
 }
-interface Page {
-  data: Item[];
-  cursor: { start: string | null; end: string; hasNext: boolean; pageSize: number };
-}
-
-/** Every item of `resource`, walked one a page: `end` back as `start` until hasNext is false. */
-async function walk(api: Api, base: string, resource: string): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: string | null = null;
-  for (let page = 0; page < 100; page++) {
-    const query: string = `pageSize=1${start === null ? '' : `&start=${encodeURIComponent(start)}`}`;
-    const response = await api.get<Page>(`${base}/export/${resource}?${query}`);
-    assert.equal(response.status, 200, response.text);
-    items.push(...response.body.data);
-    if (!response.body.cursor.hasNext) return items;
-    start = response.body.cursor.end;
-  }
-  throw new Error('the walk did not end');
-}
-
 interface Setup {
   t: TestTenant;
   /** The patient's encounters. */
@@ -107,14 +80,14 @@ describe('export of encounters', () => {
     await change(s.t.api.patch(`${s.base}/${first}/disposition`, { outcome: 'RESOLVED' }));
     clock.advance(SETTLE);
 
-    const encounters = await walk(s.t.api, s.t.base, 'ENCOUNTER');
+    const encounters = await walkExport<Item>(s.t, 'ENCOUNTER');
     assert.deepEqual(
       encounters.map((item) => item.id),
       [second, third, first],
     );
     for (const item of encounters) assert.deepEqual(item, (await s.t.api.get(`${s.base}/${item.id}`)).body);
 
-    const exportedComments = await walk(s.t.api, s.t.base, 'ENCOUNTER_COMMENT');
+    const exportedComments = await walkExport<Item>(s.t, 'ENCOUNTER_COMMENT');
     assert.deepEqual(
       exportedComments.map((item) => item.id),
       [comments[1], comments[2], comments[0]],
@@ -128,7 +101,7 @@ describe('export of encounters', () => {
       );
     }
 
-    const dispositions = await walk(s.t.api, s.t.base, 'ENCOUNTER_DISPOSITION');
+    const dispositions = await walkExport<Item>(s.t, 'ENCOUNTER_DISPOSITION');
     const dispositionOf = async (id: string) => (await s.t.api.get<Item>(`${s.base}/${id}/disposition`)).body;
     const expected = [await dispositionOf(second), await dispositionOf(third), await dispositionOf(first)];
     assert.deepEqual(dispositions, expected);
@@ -152,19 +125,19 @@ describe('export of encounters', () => {
     const theirs = await encounter(other, 'Theirs');
     clock.advance(SETTLE);
     assert.deepEqual(
-      (await walk(s.t.api, s.t.base, 'ENCOUNTER')).map((item) => item.id),
+      (await walkExport<Item>(s.t, 'ENCOUNTER')).map((item) => item.id),
       [id],
     );
     assert.deepEqual(
-      (await walk(other.t.api, other.t.base, 'ENCOUNTER')).map((item) => item.id),
+      (await walkExport<Item>(other.t, 'ENCOUNTER')).map((item) => item.id),
       [theirs],
     );
-    assert.deepEqual(await walk(other.t.api, other.t.base, 'ENCOUNTER_COMMENT'), []);
+    assert.deepEqual(await walkExport<Item>(other.t, 'ENCOUNTER_COMMENT'), []);
     assert.deepEqual(
-      (await walk(s.t.api, s.t.base, 'ENCOUNTER_COMMENT')).map((item) => item.id),
+      (await walkExport<Item>(s.t, 'ENCOUNTER_COMMENT')).map((item) => item.id),
       [commentId],
     );
-    const mine = (await walk(s.t.api, s.t.base, 'ENCOUNTER_DISPOSITION')) as (Item & { jsonBody: { source_id: string } })[];
+    const mine = (await walkExport<Item>(s.t, 'ENCOUNTER_DISPOSITION')) as (Item & { jsonBody: { source_id: string } })[];
     assert.deepEqual(
       mine.map((item) => item.jsonBody.source_id),
       [id],

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { areas } from '../../areas.ts';
 import { mergeAreas } from '../../platform/area.ts';
 import { TestClock } from '../../test/clock.ts';
+import { type ExportWalk, walkExport } from '../../test/export-walk.ts';
 import { createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
 import { fullFormation, seedFixtures } from '../../test/route-fixtures.ts';
 
@@ -23,24 +24,9 @@ await seedFixtures(own, 'a', formation);
 await seedFixtures(other, 'b', formation);
 clock.advance(60_000);
 
-interface Page {
-  data: { id: string }[];
-  cursor: { start: string | null; end: string; hasNext: boolean; pageSize: number };
-}
-
-async function walk(t: TestTenant, resource: string, pageSize: number, between?: (page: number) => Promise<void>) {
-  const ids: string[] = [];
-  let start: string | null = null;
-  for (let page = 0; page < 1_000; page++) {
-    const query: string = `pageSize=${pageSize}${start === null ? '' : `&start=${encodeURIComponent(start)}`}`;
-    const response = await t.api.get<Page>(`${t.base}/export/${resource}?${query}`);
-    assert.equal(response.status, 200, `${resource}: ${response.text}`);
-    ids.push(...response.body.data.map((item) => item.id));
-    if (!response.body.cursor.hasNext) return ids;
-    start = response.body.cursor.end;
-    await between?.(page);
-  }
-  throw new Error(`${resource}: the walk did not end`);
+/** The ids a walk of `resource` meets, in order. */
+async function idsOf(t: TestTenant, resource: string, walk: ExportWalk) {
+  return (await walkExport(t, resource, walk)).map((item) => item.id);
 }
 
 /** Sets the update time of every row of `table` in `t` (its column for the export). */
@@ -81,20 +67,23 @@ describe('every export', () => {
       await stamp(other, source.table, column, instant);
       clock.advance(10_000);
 
-      const whole = await walk(own, name, 500);
+      const whole = await idsOf(own, name, { pageSize: 500 });
       if (name !== 'MESSAGING_APP') assert.ok(whole.length > 0, `${name}: the fixtures made none`);
-      const foreign = await walk(other, name, 500);
+      const foreign = await idsOf(other, name, { pageSize: 500 });
       assert.equal(whole.filter((id) => foreign.includes(id)).length, 0, `${name}: another tenant's records came`);
-      assert.deepEqual(await walk(own, name, 1), whole, `${name}: one a page differs from one page`);
+      assert.deepEqual(await idsOf(own, name, { pageSize: 1 }), whole, `${name}: one a page differs from one page`);
       if (whole.length === 0) return;
 
       // The first record changes after the first page: it comes again at the end.
       const changed = whole[0]!;
-      const seen = await walk(own, name, 1, async (page) => {
-        if (page !== 0) return;
-        clock.advance(1_000);
-        await stamp(own, source.table, column, clock.now(), changed);
-        clock.advance(10_000);
+      const seen = await idsOf(own, name, {
+        pageSize: 1,
+        between: async (page) => {
+          if (page !== 0) return;
+          clock.advance(1_000);
+          await stamp(own, source.table, column, clock.now(), changed);
+          clock.advance(10_000);
+        },
       });
       // A single record is one page, with no page after it to change it before.
       assert.deepEqual(seen, whole.length > 1 ? [...whole, changed] : whole, `${name}: the walk with a change`);

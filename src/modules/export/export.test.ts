@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { TestClock } from '../../test/clock.ts';
+import { walkExportPages } from '../../test/export-walk.ts';
 import {
   Api,
   assertCode,
@@ -29,23 +30,6 @@ interface Item {
 interface Page {
   data: Item[];
   cursor: { start: string | null; end: string; hasNext: boolean; pageSize: number };
-}
-
-/** Every page of `resource` from `start`, as a client walks it: `end` back as `start` until hasNext is false. */
-async function walk(t: TestTenant, resource: string, pageSize: number, between?: (page: number) => Promise<void>) {
-  const pages: Page[] = [];
-  let start: string | null = null;
-  for (let page = 0; page < 10_000; page++) {
-    const query: string = `pageSize=${pageSize}${start === null ? '' : `&start=${encodeURIComponent(start)}`}`;
-    const response = await t.api.get<Page>(`${t.base}/export/${resource}?${query}`);
-    assert.equal(response.status, 200, response.text);
-    assert.equal(response.body.cursor.start, start);
-    pages.push(response.body);
-    if (!response.body.cursor.hasNext) return pages;
-    start = response.body.cursor.end;
-    await between?.(page);
-  }
-  throw new Error('the walk did not end');
 }
 
 /** `count` copies of a row of `table` in one statement, each with a new id and updated at `at`. */
@@ -95,7 +79,7 @@ describe('export', () => {
     assert.deepEqual((await t.api.get<Page>(`${t.base}/export/PATIENT`)).body.data, []);
     clock.advance(SETTLE);
 
-    const pages = await walk(t, 'PATIENT', 2);
+    const pages = await walkExportPages<Item>(t, 'PATIENT', { pageSize: 2 });
     assert.deepEqual(
       pages.map((page) => page.data.length),
       [2, 2, 1],
@@ -133,7 +117,7 @@ describe('export', () => {
     const instant = clock.now();
     await copies(t, 'tasks', await createTask(t), 9_999, instant);
     clock.advance(SETTLE);
-    const pages = await walk(t, 'TASK', 500);
+    const pages = await walkExportPages<Item>(t, 'TASK', { pageSize: 500 });
     const seen = pages.flatMap((page) => page.data.map((item) => item.id));
     assert.equal(seen.length, 10_000);
     assert.equal(new Set(seen).size, 10_000);
@@ -149,7 +133,7 @@ describe('export', () => {
       mrn: "'COPY' || n",
       external_id: 'null::text',
     });
-    const smallPages = await walk(small, 'PATIENT', 7);
+    const smallPages = await walkExportPages<Item>(small, 'PATIENT', { pageSize: 7 });
     const smallSeen = smallPages.flatMap((page) => page.data.map((item) => item.id));
     assert.equal(new Set(smallSeen).size, 50);
     assert.equal(smallSeen.length, 50);
@@ -166,14 +150,17 @@ describe('export', () => {
     const seenAlready = ids[1]!;
     const notYetSeen = ids[20]!;
     const next = ids[10]!;
-    const pages = await walk(t, 'PATIENT', 5, async (page) => {
-      if (page !== 1) return;
-      // After two pages: one record already exported, the next page's first, and one further on change.
-      for (const id of [seenAlready, next, notYetSeen]) {
-        const changed = await t.api.patch(`${t.base}/patients/${id}`, { city: 'Changed' });
-        assert.equal(changed.status, 200, changed.text);
-      }
-      clock.advance(SETTLE);
+    const pages = await walkExportPages<Item>(t, 'PATIENT', {
+      pageSize: 5,
+      between: async (page) => {
+        if (page !== 1) return;
+        // After two pages: one record already exported, the next page's first, and one further on change.
+        for (const id of [seenAlready, next, notYetSeen]) {
+          const changed = await t.api.patch(`${t.base}/patients/${id}`, { city: 'Changed' });
+          assert.equal(changed.status, 200, changed.text);
+        }
+        clock.advance(SETTLE);
+      },
     });
     const items = pages.flatMap((page) => page.data) as (Item & { city: string | null })[];
     const times = new Map<string, string[]>();

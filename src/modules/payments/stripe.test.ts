@@ -119,6 +119,7 @@ describe('payments through Stripe', () => {
     const { t, patient, methods } = await setup();
     // An invoice as the job makes one, for a patient with a declining card first.
     await t.api.post(methods, { paymentMethodId: 'pm_card_chargeCustomerFail' });
+    const now = app.services.clock.now();
     const [invoice] = await app.services.db
       .insertInto('invoices')
       .values({
@@ -132,8 +133,8 @@ describe('payments through Stripe', () => {
         billing_type: 'SELF_PAY',
         payment_type: 'AUTO_CHARGE',
         currency: 'usd',
-        invoice_date: new Date(),
-        due_date: new Date(),
+        invoice_date: now,
+        due_date: now,
         care_member_id: null,
         care_member_name: null,
         patient_id: patient,
@@ -145,8 +146,8 @@ describe('payments through Stripe', () => {
         items: JSON.stringify([]),
         external_id: null,
         paid_at: null,
-        created_at: new Date(),
-        updated_at: new Date(),
+        created_at: now,
+        updated_at: now,
         created_by: null,
         created_by_name: null,
         updated_by: null,

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { TestClock } from '../../test/clock.ts';
-import { assertCode, createTestTenant, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
+import { walkExport } from '../../test/export-walk.ts';
+import { assertCode, createTestTenant, startApp, testFormation } from '../../test/harness.ts';
 
 /** PDT_RECORD in the bulk export (002 "Export"), under its own permission (000). */
 
@@ -10,21 +11,6 @@ const app = await startApp({}, { clock });
 const SETTLE = 2_000;
 
 type Item = Record<string, unknown> & { id: string; pdtName: string };
-
-/** Every item of PDT_RECORD, a page of one at a time: `cursor.end` back as `start` until hasNext is false. */
-async function walk(t: TestTenant): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: string | null = null;
-  for (let page = 0; page < 100; page++) {
-    const query: string = `pageSize=1${start === null ? '' : `&start=${encodeURIComponent(start)}`}`;
-    const response = await t.api.get(`${t.base}/export/PDT_RECORD?${query}`);
-    assert.equal(response.status, 200, response.text);
-    items.push(...response.body.data);
-    if (!response.body.cursor.hasNext) return items;
-    start = response.body.cursor.end;
-  }
-  throw new Error('the walk did not end');
-}
 
 const formation = testFormation({
   pdts: [
@@ -59,7 +45,7 @@ describe('export PDT_RECORD', () => {
     assert.equal((await t.api.delete(`${t.base}/pdts/caregiver/${ann}`)).status, 200);
     clock.advance(SETTLE);
 
-    const items = await walk(t);
+    const items = await walkExport<Item>(t, 'PDT_RECORD');
     assert.deepEqual(
       items.map((item) => item.id),
       [npi, ben, ann],

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { TestClock } from '../../test/clock.ts';
-import { assertCode, createPatient, createTestTenant, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
+import { walkExport } from '../../test/export-walk.ts';
+import { assertCode, createPatient, createTestTenant, startApp, testFormation } from '../../test/harness.ts';
 
 /** SMS in the bulk export (002 "Export"): messages as GET .../sms/{id} shows them. */
 
@@ -9,26 +10,6 @@ const clock = new TestClock('2026-06-01T12:00:00.000Z');
 const app = await startApp({}, { clock });
 const SETTLE = 2_000;
 const phone = { id: '0b5d2a8e-4a53-4a4e-9d43-3f0c5b1c7e01', number: '+14155550100', default: true };
-
-interface Page {
-  data: { id: string }[];
-  cursor: { start: string | null; end: string; hasNext: boolean; pageSize: number };
-}
-
-/** Every item of `resource`, a page of one at a time: `end` back as `start` until hasNext is false. */
-async function walk(t: TestTenant, resource: string) {
-  const items: { id: string }[] = [];
-  let start: string | null = null;
-  for (let page = 0; page < 100; page++) {
-    const query: string = start === null ? '' : `&start=${encodeURIComponent(start)}`;
-    const response = await t.api.get<Page>(`${t.base}/export/${resource}?pageSize=1${query}`);
-    assert.equal(response.status, 200, response.text);
-    items.push(...response.body.data);
-    if (!response.body.cursor.hasNext) return items;
-    start = response.body.cursor.end;
-  }
-  throw new Error('the walk did not end');
-}
 
 describe('SMS export', () => {
   test('every SMS once, oldest update first, each as GET sms by id shows it; its own permission', async () => {
@@ -53,7 +34,7 @@ describe('SMS export', () => {
     ids.push(inbound.body.id);
     clock.advance(SETTLE);
 
-    const items = await walk(t, 'SMS');
+    const items = await walkExport(t, 'SMS');
     assert.deepEqual(
       items.map((item) => item.id),
       ids,

@@ -7,8 +7,8 @@ import { callbackBase, publicUrl } from '../../http/provider-callbacks.ts';
 import type { Services } from '../../http/services.ts';
 import { ProviderError, type StatusReport } from '../../providers/channels.ts';
 import { smsSlot } from '../../providers/sms/sms.ts';
-import { moveMessageStatus } from '../../records/messages.ts';
-import { careTeamNames, patientName, type Recipient } from '../../records/recipients.ts';
+import { moveMessageStatus, outboundMessageFields } from '../../records/messages.ts';
+import { careTeamNames, type Recipient } from '../../records/recipients.ts';
 import { ApiError } from '../../wire/errors.ts';
 import { instanceJobContext } from '../../work/job-context.ts';
 import { SMS_FILES } from './messages.ts';
@@ -40,7 +40,7 @@ export interface OutboundSms {
 
 /** Stores an outbound SMS, ACCEPTED, in the caller's write (which inserts its attachments too). */
 export async function recordOutboundSms(w: Work, ctx: Context, sms: OutboundSms): Promise<SmsRow> {
-  const { patient, contact } = sms.recipient;
+  const { patient } = sms.recipient;
   const careTeam = await careTeamNames(w.db, ctx.scope.tenantId, patient.id);
   const row = await w.db
     .insertInto('sms_messages')
@@ -48,34 +48,12 @@ export async function recordOutboundSms(w: Work, ctx: Context, sms: OutboundSms)
       tenant_id: ctx.scope.tenantId,
       instance_id: ctx.scope.instanceId,
       id: sms.id,
-      patient_id: patient.id,
-      contact_id: contact?.id ?? null,
-      direction: 'OUT',
+      ...outboundMessageFields(ctx.actor, sms.recipient, { from: sms.phone.number, to: sms.to, careTeam, date: w.now }),
       status: 'ACCEPTED',
       message: sms.message,
       parts: partsOf(sms.message),
-      from_address: sms.phone.number,
-      to_address: sms.to,
       phone_id: sms.phone.id,
-      sender: ctx.actor.id,
-      sender_type: ctx.actor.type,
-      sender_name: ctx.actor.name,
-      receiver: contact?.id ?? patient.id,
-      receiver_type: contact ? 'CONTACT' : 'PATIENT',
-      receiver_name: contact ? contact.name : patientName(patient),
-      care_team: careTeam,
-      patient_info: patientName(patient),
-      timezone: patient.timezone,
-      scheduled_at: null,
-      sent_at: null,
-      received_at: null,
-      date: w.now,
-      external_id: null,
-      error_message: null,
-      starred: false,
-      message_type: 'CARE_TEAM',
       attachments_from_template: JSON.stringify(sms.attachmentsFromTemplate),
-      skip_event: false,
       ...w.created(),
     })
     .returningAll()

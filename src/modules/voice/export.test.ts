@@ -1,15 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { TestClock } from '../../test/clock.ts';
-import {
-  assertCode,
-  assertValidation,
-  createPatient,
-  createTestTenant,
-  startApp,
-  type TestTenant,
-  testFormation,
-} from '../../test/harness.ts';
+import { walkExport } from '../../test/export-walk.ts';
+import { assertCode, assertValidation, createPatient, createTestTenant, startApp, testFormation } from '../../test/harness.ts';
 
 /** VOICE_CALL in the bulk export (002 "Export"): calls as GET .../voice-calls/{id} shows them, `patientIds` keeping to theirs. */
 
@@ -17,26 +10,6 @@ const clock = new TestClock('2026-06-01T12:00:00.000Z');
 const app = await startApp({}, { clock });
 const SETTLE = 2_000;
 const phone = { id: '0b5d2a8e-4a53-4a4e-9d43-3f0c5b1c7e01', number: '+14155550100', default: true };
-
-interface Page {
-  data: { id: string }[];
-  cursor: { start: string | null; end: string; hasNext: boolean; pageSize: number };
-}
-
-/** Every item of `resource`, a page of one at a time: `end` back as `start` until hasNext is false. */
-async function walk(t: TestTenant, resource: string, filter = '') {
-  const items: { id: string }[] = [];
-  let start: string | null = null;
-  for (let page = 0; page < 100; page++) {
-    const query: string = start === null ? '' : `&start=${encodeURIComponent(start)}`;
-    const response = await t.api.get<Page>(`${t.base}/export/${resource}?pageSize=1${filter}${query}`);
-    assert.equal(response.status, 200, response.text);
-    items.push(...response.body.data);
-    if (!response.body.cursor.hasNext) return items;
-    start = response.body.cursor.end;
-  }
-  throw new Error('the walk did not end');
-}
 
 describe('voice call export', () => {
   test('every call once, oldest update first, each as GET voice call shows it; patientIds; its own permission', async () => {
@@ -59,7 +32,7 @@ describe('voice call export', () => {
     }
     clock.advance(SETTLE);
 
-    const items = await walk(t, 'VOICE_CALL');
+    const items = await walkExport(t, 'VOICE_CALL');
     assert.deepEqual(
       items.map((item) => item.id),
       ids,
@@ -72,7 +45,7 @@ describe('voice call export', () => {
     assert.ok((items[0] as unknown as { recordingFile: unknown }).recordingFile);
 
     const ofPatient = async (patientIds: string) =>
-      (await walk(t, 'VOICE_CALL', `&patientIds=${patientIds}`)).map((item) => item.id);
+      (await walkExport(t, 'VOICE_CALL', { query: `&patientIds=${patientIds}` })).map((item) => item.id);
     assert.deepEqual(await ofPatient(pat), [ids[0]]);
     assert.deepEqual(await ofPatient(`${sam},${pat}`), [ids[0], ids[2]]);
     assert.deepEqual(await ofPatient(crypto.randomUUID()), []);

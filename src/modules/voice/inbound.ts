@@ -3,8 +3,9 @@ import type { Scope } from '../../db/scope.ts';
 import type { Work } from '../../events/work.ts';
 import type { Services } from '../../http/services.ts';
 import type { InboundMessage, Received } from '../../providers/channels.ts';
+import { inboundMessageFields } from '../../records/messages.ts';
 import { withPatient } from '../../records/patient-scope.ts';
-import { careTeamNames, patientName, senderOf } from '../../records/recipients.ts';
+import { careTeamNames, senderOf } from '../../records/recipients.ts';
 import { instanceJobContext } from '../../work/job-context.ts';
 import { write } from '../../work/write.ts';
 import { FETCH_RECORDING } from './place.ts';
@@ -34,28 +35,10 @@ export async function receiveCall(services: Services, scope: Scope, message: Inb
         tenant_id: scope.tenantId,
         instance_id: scope.instanceId,
         id,
-        patient_id: patient?.id ?? null,
-        contact_id: sender?.contact?.id ?? null,
-        direction: 'IN',
+        ...inboundMessageFields(sender, message, { careTeam, receivedAt: w.now }),
         status,
-        from_address: message.from,
-        to_address: message.to,
         phone_id: phone?.id ?? null,
         user_phone: null,
-        sender: sender?.contact?.id ?? patient?.id ?? null,
-        sender_type: sender?.contact ? 'CONTACT' : patient ? 'PATIENT' : 'UNKNOWN',
-        sender_name: sender?.contact?.name ?? (patient ? patientName(patient) : null),
-        receiver: null,
-        receiver_type: 'CARE_TEAM',
-        receiver_name: null,
-        care_team: careTeam,
-        patient_info: patient ? patientName(patient) : null,
-        timezone: patient?.timezone ?? null,
-        scheduled_at: null,
-        sent_at: null,
-        received_at: w.now,
-        date: w.now,
-        external_id: message.externalId,
         child_call_sid: null,
         parent_call_status: status,
         child_call_status: null,
@@ -65,10 +48,6 @@ export async function receiveCall(services: Services, scope: Scope, message: Inb
         recording_duration: null,
         recording_sid: null,
         recording_url: null,
-        error_message: null,
-        starred: false,
-        message_type: 'CARE_TEAM',
-        skip_event: false,
         unrecognized: !patient,
         assigned_at: null,
         assigned_by: null,

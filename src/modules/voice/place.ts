@@ -8,7 +8,8 @@ import type { Services } from '../../http/services.ts';
 import { ProviderError, type StatusReport } from '../../providers/channels.ts';
 import type { RecordingReport } from '../../providers/voice/driver.ts';
 import { voiceSlot } from '../../providers/voice/voice.ts';
-import { careTeamNames, patientName, type Recipient } from '../../records/recipients.ts';
+import { outboundMessageFields } from '../../records/messages.ts';
+import { careTeamNames, type Recipient } from '../../records/recipients.ts';
 import { ApiError } from '../../wire/errors.ts';
 import { instanceJobContext } from '../../work/job-context.ts';
 import { write } from '../../work/write.ts';
@@ -49,7 +50,7 @@ export async function callerPhone(ctx: Context): Promise<string> {
 
 /** Stores an outbound call, QUEUED, in the caller's write. */
 export async function recordOutboundCall(w: Work, ctx: Context, call: OutboundCall): Promise<CallRow> {
-  const { patient, contact } = call.recipient;
+  const { patient } = call.recipient;
   const careTeam = await careTeamNames(w.db, ctx.scope.tenantId, patient.id);
   const row = await w.db
     .insertInto('voice_calls')
@@ -57,28 +58,10 @@ export async function recordOutboundCall(w: Work, ctx: Context, call: OutboundCa
       tenant_id: ctx.scope.tenantId,
       instance_id: ctx.scope.instanceId,
       id: call.id,
-      patient_id: patient.id,
-      contact_id: contact?.id ?? null,
-      direction: 'OUT',
+      ...outboundMessageFields(ctx.actor, call.recipient, { from: call.phone.number, to: call.to, careTeam, date: w.now }),
       status: 'QUEUED',
-      from_address: call.phone.number,
-      to_address: call.to,
       phone_id: call.phone.id,
       user_phone: call.userPhone,
-      sender: ctx.actor.id,
-      sender_type: ctx.actor.type,
-      sender_name: ctx.actor.name,
-      receiver: contact?.id ?? patient.id,
-      receiver_type: contact ? 'CONTACT' : 'PATIENT',
-      receiver_name: contact ? contact.name : patientName(patient),
-      care_team: careTeam,
-      patient_info: patientName(patient),
-      timezone: patient.timezone,
-      scheduled_at: null,
-      sent_at: null,
-      received_at: null,
-      date: w.now,
-      external_id: null,
       child_call_sid: null,
       parent_call_status: null,
       child_call_status: null,
@@ -88,10 +71,6 @@ export async function recordOutboundCall(w: Work, ctx: Context, call: OutboundCa
       recording_duration: null,
       recording_sid: null,
       recording_url: null,
-      error_message: null,
-      starred: false,
-      message_type: 'CARE_TEAM',
-      skip_event: false,
       unrecognized: false,
       assigned_at: null,
       assigned_by: null,
