@@ -10,6 +10,7 @@ import type { DB } from './db/schema.ts';
 import type { BlobStore } from './files/blob-store.ts';
 import { registerAccessControl } from './http/access-hook.ts';
 import { registerBrowserSecurity } from './http/browser-security.ts';
+import { registerIdempotency } from './http/idempotency.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import type { AccessTable } from './http/route-access.ts';
@@ -117,6 +118,7 @@ export async function buildApp({ config, database, clock, blobs, providers, area
   const accessTable: AccessTable = new Map();
   await registerOpenApi(app, catalogs, accessTable);
   registerAccessControl(app, services, accessTable);
+  registerIdempotency(app, services);
   for (const area of areas) if (area.routes) await app.register(area.routes, { services, exports: declarations.exports });
   return { server: app, services, catalogs, accessTable };
 }

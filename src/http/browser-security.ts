@@ -40,8 +40,17 @@ export async function registerBrowserSecurity(app: FastifyInstance, config: Conf
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
     methods: METHODS,
-    allowedHeaders: ['Authorization', 'Content-Type', 'Range', 'X-Request-Id'],
-    exposedHeaders: ['Retry-After', 'X-Request-Id', 'Content-Disposition', 'Content-Range', 'Content-Length', 'Accept-Ranges'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Range', 'X-Request-Id', 'Idempotency-Key'],
+    exposedHeaders: [
+      'Retry-After',
+      'X-Request-Id',
+      'Content-Disposition',
+      'Content-Range',
+      'Content-Length',
+      'Accept-Ranges',
+      'Location',
+      'Idempotent-Replayed',
+    ],
     maxAge: 600,
   });
 }

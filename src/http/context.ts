@@ -9,6 +9,7 @@ import type { Access, Caller } from '../tenancy/access.ts';
 import type { Instance, Tenant } from '../tenancy/tenancy.ts';
 import { isTimeZone } from '../wire/formats.ts';
 import { DEFAULT_TIME_ZONE } from '../wire/local-time.ts';
+import type { IdempotencyClaim } from './idempotency-store.ts';
 import type { Services } from './services.ts';
 
 /**
@@ -32,6 +33,8 @@ export interface TenantContext {
   readonly timezone: string;
   /** Whether the caller holds a permission (beyond the route's own, which is already checked). */
   can(permission: Permission): boolean;
+  /** The Idempotency-Key this request holds (http/idempotency.ts): its write marks it committed. */
+  readonly idempotency?: IdempotencyClaim;
 }
 
 /** The context of an instance route (`/{tenantName}/{instanceName}/...`). */

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { DOCS_CSP } from './browser-security.ts';
+import { IDEMPOTENT_METHODS, idempotencyParameter } from './idempotency.ts';
 import type { AccessTable } from './route-access.ts';
 
 /** The API docs' introduction: conventions, and the merged catalogs and access table, each in one list. */
@@ -27,6 +28,18 @@ Codes: ${Object.entries(catalogs.errors)
 query parameters are comma-separated; \`sort=<field>,<asc|desc>\`; PATCH changes only the fields
 present; unknown query parameters and read-only body keys are ignored (patients' extra keys are
 custom attributes, checked against the formation); deletes answer 200 with an empty body.
+
+**Idempotent writes:** every POST, PATCH and PUT below that needs a token takes an
+\`Idempotency-Key\` header (the IETF Idempotency-Key draft; a UUID is the usual key). The first
+request with a key runs; its answer is kept for 24 hours with a fingerprint of the request (method,
+path and query, caller, body), and the key is marked in the same transaction as the write, so a
+write that rolls back keeps no key. A repeat answers the kept status and body byte for byte, with
+\`Idempotent-Replayed: true\`. The same key with another request is 422
+\`IDEMPOTENCY_KEY_MISMATCH\`; a repeat while the first still runs is 409 \`IDEMPOTENCY_KEY_IN_USE\`
+(with \`Retry-After\`). Keys belong to the tenant and the caller. Multipart and raw bodies are
+streamed, so their fingerprint covers their media type, not their bytes. A request that stopped
+mid-write (a node died) frees its key after 5 minutes; one that committed but lost its answer is
+409 \`IDEMPOTENCY_KEY_ANSWER_LOST\`: read the record rather than write again.
 
 **Permissions** are granted by security policies, which roles group; both live in each instance's
 formation. Each operation below names the one permission it needs (\`x-permission\`).
@@ -116,6 +129,9 @@ function withPermissions(document: OpenApiDocument, accessTable: AccessTable): O
       const also = rule.alsoNeeds ? `; also \`${rule.alsoNeeds.permission}\` when ${rule.alsoNeeds.when}` : '';
       const note = `Needs permission \`${rule.permission}\`${also}${rule.callers ? `; ${rule.callers} callers only` : ''}.`;
       operation.description = operation.description ? `${note}\n\n${operation.description}` : note;
+      if (IDEMPOTENT_METHODS.has(method.toUpperCase())) {
+        operation.parameters = [...((operation.parameters as unknown[]) ?? []), idempotencyParameter];
+      }
     }
   }
   return document;

@@ -10,6 +10,8 @@ import { type PermissionCatalog, registerPermissions } from '../formation/permis
 import { platformSections } from '../formation/platform.ts';
 import { type FormationSection, FormationShape } from '../formation/sections.ts';
 import type { ExportSource } from '../http/export.ts';
+import { idempotencyErrors } from '../http/idempotency.ts';
+import { removeExpiredKeys } from '../http/idempotency-store.ts';
 import type { AreaPlugin } from '../http/plugin.ts';
 import type { Declared, Services } from '../http/services.ts';
 import type { JobKind } from '../jobs/kinds.ts';
@@ -86,7 +88,7 @@ export interface Merged {
  */
 export const platform: Area = {
   name: 'platform',
-  errors: { ...coreErrors, ...formationErrors, ...recordErrors, ...fileErrors, ...providerErrors },
+  errors: { ...coreErrors, ...formationErrors, ...recordErrors, ...fileErrors, ...providerErrors, ...idempotencyErrors },
   auditActions: recordAuditActions,
   events: recordEvents,
   jobs: {
@@ -96,6 +98,14 @@ export const platform: Area = {
       // A store that is down for a while: retried for about a day before an administrator must look.
       maxAttempts: 12,
       backoff: { baseMs: 30_000, maxMs: 4 * 60 * 60_000 },
+    },
+    'idempotency.expire': {
+      description: 'Removes Idempotency-Keys (and their kept answers) a day after their first request',
+      run: (_job, services) => removeExpiredKeys(services.db, services.clock.now()),
+      maxAttempts: 1,
+      // A key lives 24 hours: removing it up to 10 minutes late changes nothing a client sees,
+      // since an expired key is taken over as new by its next request anyway.
+      everyMs: 10 * 60_000,
     },
   },
 };

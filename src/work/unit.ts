@@ -5,6 +5,7 @@ import { type AuditEntry, auditRow, createdStamp, eventsOfAction, updatedStamp }
 import { eventRow, type NewEvent } from '../events/outbox.ts';
 import type { NewJob, Work } from '../events/work.ts';
 import type { TenantContext } from '../http/context.ts';
+import { markCommitted } from '../http/idempotency-store.ts';
 import { enqueueKeyed, jobRow } from '../jobs/queue.ts';
 import { codeOf } from '../jobs/runner.ts';
 
@@ -85,12 +86,18 @@ export class UnitOfWork implements Work {
     this.callbacks.push(callback);
   }
 
-  /** The buffered rows' inserts, a table at a time, in slices under the parameters a statement may carry. */
+  /**
+   * The buffered rows' inserts, a table at a time, in slices under the parameters a statement may
+   * carry; and the request's idempotency key marked committed, so the key and the write commit or
+   * roll back together.
+   */
   private inserts() {
+    const { idempotency } = this.ctx;
     return [
       ...parameterBatches(this.audits).map((rows) => this.db.insertInto('audit_events').values(rows)),
       ...parameterBatches(this.events).map((rows) => this.db.insertInto('events').values(rows)),
       ...parameterBatches(this.jobs).map((rows) => this.db.insertInto('jobs').values(rows)),
+      ...(idempotency ? [markCommitted(this.db, idempotency, this.now)] : []),
     ];
   }
 
@@ -113,7 +120,7 @@ export class UnitOfWork implements Work {
 
   /** Writes what was buffered, in the transaction, just before its commit: one statement unless a bulk edit's. */
   async flush(): Promise<void> {
-    const rows = this.audits.length + this.events.length + this.jobs.length;
+    const rows = this.audits.length + this.events.length + this.jobs.length + (this.ctx.idempotency ? 1 : 0);
     const keyed = [...this.keyed];
     if (rows > ONE_STATEMENT_ROWS) {
       for (const insert of this.inserts()) await insert.execute();

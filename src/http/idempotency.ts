@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, type ErrorCatalog, type NamesOf } from '../wire/errors.ts';
+import { claimKey, type IdempotencyClaim, releaseKey, settleKey } from './idempotency-store.ts';
+import type { Services } from './services.ts';
+
+/**
+ * Idempotent writes, as the IETF HTTP API working group's Idempotency-Key draft and Stripe do
+ * them: a POST, PATCH or PUT with a token may carry `Idempotency-Key`. The first request claims
+ * the key (tenant, caller, key) with a fingerprint of itself; its write marks the key in the write's
+ * own transaction (work/unit.ts), so a rolled-back write leaves the key free and a committed one
+ * can never run twice; its answer is kept before it is sent. A repeat within 24 hours gets that
+ * answer byte for byte with `Idempotent-Replayed: true`; a different request under the key is a
+ * 422; a repeat while the first runs is a 409. All of it lives in the database: any node answers.
+ */
+
+export const IDEMPOTENT_METHODS = new Set(['POST', 'PATCH', 'PUT']);
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const REPLAYED_HEADER = 'idempotent-replayed';
+/** What a key may be: a UUID is the usual choice; the draft allows any string. */
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+/** The answer's headers a replay repeats; the rest (request id, dates) belong to each response. */
+const KEPT_HEADERS = ['content-type', 'location', 'content-disposition'];
+
+export const idempotencyErrors = {
+  INVALID_IDEMPOTENCY_KEY: {
+    status: 400,
+    componentType: 'REQUEST',
+    message: 'Idempotency-Key must be 1 to 255 visible ASCII characters',
+  },
+  IDEMPOTENCY_KEY_IN_USE: {
+    status: 409,
+    componentType: 'REQUEST',
+    message: 'A request with this Idempotency-Key is still being processed; retry shortly',
+  },
+  IDEMPOTENCY_KEY_ANSWER_LOST: {
+    status: 409,
+    componentType: 'REQUEST',
+    message: 'The request with this Idempotency-Key was written, but the server stopped before answering; read the record',
+  },
+  IDEMPOTENCY_KEY_MISMATCH: {
+    status: 422,
+    componentType: 'REQUEST',
+    message: 'This Idempotency-Key was used with a different request',
+  },
+} as const satisfies ErrorCatalog;
+
+declare module '../wire/errors.ts' {
+  interface ErrorCodes extends NamesOf<typeof idempotencyErrors> {}
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotency: IdempotencyClaim | null;
+  }
+}
+
+/** The key a request sends, without the quotes of the draft's structured-field form. */
+function keyOf(request: FastifyRequest): string | undefined {
+  const header = request.headers[IDEMPOTENCY_HEADER];
+  if (header === undefined) return undefined;
+  const key = (Array.isArray(header) ? header.join(',') : header).trim().replace(/^"(.*)"$/, '$1');
+  if (!KEY_SHAPE.test(key)) throw new ApiError('INVALID_IDEMPOTENCY_KEY');
+  return key;
+}
+
+/**
+ * What makes two requests the same: method, path and query, caller, and the body as parsed. A
+ * multipart or raw body is streamed to its route, never held, so only its media type counts.
+ */
+function fingerprint(request: FastifyRequest, callerId: string): string {
+  const body =
+    request.body === undefined ? `stream:${(request.headers['content-type'] ?? '').split(';')[0]}` : JSON.stringify(request.body);
+  return createHash('sha256')
+    .update(JSON.stringify([request.method, request.url, callerId, body]))
+    .digest('base64url');
+}
+
+export function registerIdempotency(app: FastifyInstance, services: Services): void {
+  app.decorateRequest('idempotency', null);
+
+  // After validation (a 400 claims nothing), before the handler.
+  app.addHook('preHandler', async (request, reply) => {
+    if (!IDEMPOTENT_METHODS.has(request.method) || !request.context?.caller) return;
+    const key = keyOf(request);
+    if (key === undefined) return;
+    const { tenant, caller } = request.context;
+    const owner = { tenantId: tenant.id, callerId: caller.id, key };
+    const outcome = await claimKey(services.db, owner, fingerprint(request, caller.id), services.clock.now());
+    switch (outcome.kind) {
+      case 'claimed':
+        request.idempotency = outcome.claim;
+        request.context = { ...request.context, idempotency: outcome.claim };
+        return;
+      case 'replay':
+        return replay(reply, outcome);
+      case 'mismatch':
+        throw new ApiError('IDEMPOTENCY_KEY_MISMATCH');
+      case 'running':
+        throw new ApiError('IDEMPOTENCY_KEY_IN_USE', {}, undefined, { 'Retry-After': '1' });
+      case 'lost':
+        throw new ApiError('IDEMPOTENCY_KEY_ANSWER_LOST');
+    }
+  });
+
+  // The answer as sent (serialized, errors included) is what a retry gets.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claim = request.idempotency;
+    if (!claim) return payload;
+    request.idempotency = null;
+    const body =
+      typeof payload === 'string'
+        ? Buffer.from(payload)
+        : Buffer.isBuffer(payload)
+          ? payload
+          : payload == null
+            ? Buffer.alloc(0)
+            : null;
+    try {
+      if (body === null) await releaseKey(services.db, claim);
+      else {
+        const headers: Record<string, string> = {};
+        for (const name of KEPT_HEADERS) {
+          const value = reply.getHeader(name);
+          if (value !== undefined) headers[name] = String(value);
+        }
+        await settleKey(services.db, claim, { status: reply.statusCode, headers, body });
+      }
+    } catch (error) {
+      // The write stands; a retry then meets a committed key without an answer (409), never a second write.
+      request.log.warn({ code: (error as { code?: string }).code }, 'the idempotency key could not be settled');
+    }
+    return payload;
+  });
+}
+
+function replay(reply: FastifyReply, answer: { status: number; headers: Record<string, string>; body: Buffer }) {
+  return reply.code(answer.status).headers(answer.headers).header(REPLAYED_HEADER, 'true').send(answer.body);
+}
+
+/** The OpenAPI parameter every write that takes a key documents. */
+export const idempotencyParameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  description:
+    'Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key.',
+};
