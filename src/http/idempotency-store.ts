@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Kysely, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { DB, Json, Timestamp } from '../db/schema.ts';
 
 /** The idempotency keys' table (migration 0024), merged into the database's `DB` type. */
@@ -126,15 +126,13 @@ export async function claimKey(
   return { kind: 'running' };
 }
 
+/** The key's row while this claim holds it (one taken over from a dead request is no longer its). */
+const heldBy = (claim: IdempotencyClaim) => (eb: ExpressionBuilder<DB, 'idempotency_keys'>) =>
+  eb.and({ tenant_id: claim.tenantId, caller_id: claim.callerId, key: claim.key, claim_id: claim.claimId });
+
 /** The statement a write adds to its transaction: the key's request has now changed something. */
 export function markCommitted(db: Kysely<DB>, claim: IdempotencyClaim, now: Date) {
-  return db
-    .updateTable('idempotency_keys')
-    .set({ committed_at: now })
-    .where('tenant_id', '=', claim.tenantId)
-    .where('caller_id', '=', claim.callerId)
-    .where('key', '=', claim.key)
-    .where('claim_id', '=', claim.claimId);
+  return db.updateTable('idempotency_keys').set({ committed_at: now }).where(heldBy(claim));
 }
 
 /**
@@ -149,10 +147,7 @@ export async function settleKey(
   if (answer.status >= 400) {
     const freed = await db
       .deleteFrom('idempotency_keys')
-      .where('tenant_id', '=', claim.tenantId)
-      .where('caller_id', '=', claim.callerId)
-      .where('key', '=', claim.key)
-      .where('claim_id', '=', claim.claimId)
+      .where(heldBy(claim))
       .where('committed_at', 'is', null)
       .executeTakeFirst();
     if (freed.numDeletedRows > 0n) return;
@@ -166,23 +161,13 @@ export async function settleKey(
       response_headers: JSON.stringify(answer.headers),
       response_body: answer.body,
     })
-    .where('tenant_id', '=', claim.tenantId)
-    .where('caller_id', '=', claim.callerId)
-    .where('key', '=', claim.key)
-    .where('claim_id', '=', claim.claimId)
+    .where(heldBy(claim))
     .execute();
 }
 
 /** Frees a claim whose request ended without an answer to keep (a stream): a retry runs again unless it committed. */
 export async function releaseKey(db: Kysely<DB>, claim: IdempotencyClaim): Promise<void> {
-  await db
-    .deleteFrom('idempotency_keys')
-    .where('tenant_id', '=', claim.tenantId)
-    .where('caller_id', '=', claim.callerId)
-    .where('key', '=', claim.key)
-    .where('claim_id', '=', claim.claimId)
-    .where('committed_at', 'is', null)
-    .execute();
+  await db.deleteFrom('idempotency_keys').where(heldBy(claim)).where('committed_at', 'is', null).execute();
 }
 
 /** The expiry job: removes a slice of keys past their day; returns how many (a drain goes on while it removes). */
