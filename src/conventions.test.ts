@@ -55,3 +55,10 @@ test("the time comes from the services' clock", () => {
     [],
   );
 });
+
+test('the suite runs on a supported Node: the 24 that npm ci installs, at least the engines range', () => {
+  const engines = JSON.parse(fs.readFileSync('package.json', 'utf8')).engines.node as string;
+  const least = Number(/>=\s*(\d+)/.exec(engines)?.[1]);
+  assert.ok(least >= 22, `engines ${engines}: Node 20 is out of security support`);
+  assert.ok(Number(process.versions.node.split('.')[0]) >= least, `running on Node ${process.version}, outside ${engines}`);
+});
