@@ -1,3 +1,4 @@
+import { area as apiClients } from './modules/api-clients/area.ts';
 import { area as assessments } from './modules/assessments/area.ts';
 import { area as audit } from './modules/audit/area.ts';
 import { area as auth } from './modules/auth/area.ts';
@@ -41,6 +42,7 @@ export const areas: readonly Area[] = [
   auth,
   formation,
   users,
+  apiClients,
   patients,
   programs,
   carePlan,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { ApiError, type ErrorCatalog, type NamesOf } from '../wire/errors.ts';
 import { claimKey, type IdempotencyClaim, releaseKey, settleKey } from './idempotency-store.ts';
 import type { Services } from './services.ts';
@@ -53,6 +54,18 @@ declare module 'fastify' {
   interface FastifyRequest {
     idempotency: IdempotencyClaim | null;
   }
+  interface FastifyContextConfig {
+    /**
+     * `false`: the route ignores Idempotency-Key, because its answer must never be kept (it shows
+     * a secret once). Its docs say why and how a retry stays safe.
+     */
+    idempotency?: false;
+  }
+}
+
+/** Whether a route takes Idempotency-Key: a write that needs a token (a caller to scope the key to) and has not opted out. */
+export function takesIdempotencyKey(method: string, config: FastifyContextConfig | undefined): boolean {
+  return IDEMPOTENT_METHODS.has(method) && Boolean(config?.access && !config.access.public) && config?.idempotency !== false;
 }
 
 /** The key a request sends, without the quotes of the draft's structured-field form. */
@@ -81,7 +94,7 @@ export function registerIdempotency(app: FastifyInstance, services: Services): v
 
   // After validation (a 400 claims nothing), before the handler.
   app.addHook('preHandler', async (request, reply) => {
-    if (!IDEMPOTENT_METHODS.has(request.method) || !request.context?.caller) return;
+    if (!takesIdempotencyKey(request.method, request.routeOptions.config) || !request.context?.caller) return;
     const key = keyOf(request);
     if (key === undefined) return;
     const { tenant, caller } = request.context;
@@ -138,12 +151,14 @@ function replay(reply: FastifyReply, answer: { status: number; headers: Record<s
   return reply.code(answer.status).headers(answer.headers).header(REPLAYED_HEADER, 'true').send(answer.body);
 }
 
-/** The OpenAPI parameter every write that takes a key documents. */
-export const idempotencyParameter = {
-  name: 'Idempotency-Key',
-  in: 'header',
-  required: false,
-  schema: { type: 'string', minLength: 1, maxLength: 255 },
-  description:
-    'Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key.',
-};
+/** The request header every write that takes a key documents (OpenAPI turns it into a parameter). */
+export const idempotencyHeaders = Type.Object({
+  'Idempotency-Key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description:
+        'Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key.',
+    }),
+  ),
+});

@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { DOCS_CSP } from './browser-security.ts';
-import { IDEMPOTENT_METHODS, idempotencyParameter } from './idempotency.ts';
+import { idempotencyHeaders, takesIdempotencyKey } from './idempotency.ts';
 import type { AccessTable } from './route-access.ts';
 
 /** The API docs' introduction: conventions, and the merged catalogs and access table, each in one list. */
@@ -105,6 +105,12 @@ export async function registerOpenApi(
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
       security: [{ bearerAuth: [] }],
     },
+    // Each write that takes Idempotency-Key documents the header (no route validates it: the hook reads it).
+    transform: ({ schema, url, route }) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      const keyed = methods.some((method) => takesIdempotencyKey(method, route.config));
+      return { url, schema: keyed ? { ...schema, headers: idempotencyHeaders } : schema };
+    },
     transformObject: (documentObject) => {
       const document = ('openapiObject' in documentObject ? documentObject.openapiObject : {}) as OpenApiDocument;
       document.info = { ...document.info, description: description(catalogs, accessTable) };
@@ -129,9 +135,6 @@ function withPermissions(document: OpenApiDocument, accessTable: AccessTable): O
       const also = rule.alsoNeeds ? `; also \`${rule.alsoNeeds.permission}\` when ${rule.alsoNeeds.when}` : '';
       const note = `Needs permission \`${rule.permission}\`${also}${rule.callers ? `; ${rule.callers} callers only` : ''}.`;
       operation.description = operation.description ? `${note}\n\n${operation.description}` : note;
-      if (IDEMPOTENT_METHODS.has(method.toUpperCase())) {
-        operation.parameters = [...((operation.parameters as unknown[]) ?? []), idempotencyParameter];
-      }
     }
   }
   return document;

@@ -14,7 +14,10 @@ import {
   tenantNamePattern,
 } from './tenancy.ts';
 
-/** Tenants, instances and API clients: created by the CLI and the demo bootstrap, not over HTTP. */
+/**
+ * Tenants, instances and API clients: created by the CLI and the demo bootstrap, not over HTTP
+ * (a tenant's administrators manage its API clients through modules/api-clients, audited).
+ */
 
 /** The database, and the clock every record time comes from (the app's services fit it). */
 export interface Store {
