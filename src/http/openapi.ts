@@ -30,7 +30,8 @@ present; unknown query parameters and read-only body keys are ignored (patients'
 custom attributes, checked against the formation); deletes answer 200 with an empty body.
 
 **Idempotent writes:** every POST, PATCH and PUT below that needs a token takes an
-\`Idempotency-Key\` header (the IETF Idempotency-Key draft; a UUID is the usual key). The first
+\`Idempotency-Key\` header (the IETF Idempotency-Key draft; a UUID is the usual key), but for the
+two that show an API client's secret once, which ignore it (their operations list no such header). The first
 request with a key runs; its answer is kept for 24 hours with a fingerprint of the request (method,
 path and query, caller, body), and the key is marked in the same transaction as the write, so a
 write that rolls back keeps no key. A repeat answers the kept status and body byte for byte, with
