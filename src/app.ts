@@ -10,6 +10,7 @@ import type { DB } from './db/schema.ts';
 import type { BlobStore } from './files/blob-store.ts';
 import { registerAccessControl } from './http/access-hook.ts';
 import { registerBrowserSecurity } from './http/browser-security.ts';
+import { registerConsole } from './http/console.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
@@ -119,6 +120,7 @@ export async function buildApp({ config, database, clock, blobs, providers, area
   await registerOpenApi(app, catalogs, accessTable);
   registerAccessControl(app, services, accessTable);
   registerIdempotency(app, services);
+  registerConsole(app);
   for (const area of areas) if (area.routes) await app.register(area.routes, { services, exports: declarations.exports });
   return { server: app, services, catalogs, accessTable };
 }

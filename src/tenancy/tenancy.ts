@@ -18,7 +18,7 @@ export interface Instance {
  * Names that cannot be tenants or instances because the router gives them another meaning:
  * `/auth/token`, `/{tenant}/admin/...` and the server's own pages.
  */
-export const reservedTenantNames = new Set(['auth', 'health', 'metrics', 'docs', 'openapi.json', 'admin']);
+export const reservedTenantNames = new Set(['auth', 'health', 'metrics', 'docs', 'openapi.json', 'admin', 'console']);
 export const reservedInstanceNames = new Set(['admin', 'auth']);
 export const tenantNamePattern = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 

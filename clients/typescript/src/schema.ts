@@ -5239,15 +5239,12 @@ export interface paths {
          * Create an API client; the answer holds its secret, shown this once
          * @description Needs permission `API_CLIENT_WRITE`.
          *
-         *     Its key and secret are made by the server; only a scrypt hash of the secret is kept. Each role must be one of its instance's current formation (400 naming each that is not); a name taken is 409 DUPLICATE_VALUE. A client signs in with its `clientKey` and secret at `POST /auth/token` (or `POST /{tenantName}/admin/api_clients/{clientKey}`); what it may do is the union of its roles, per instance.
+         *     Its key and secret are made by the server; only a scrypt hash of the secret is kept. Each role must be one of its instance's current formation (400 naming each that is not); a name taken is 409 DUPLICATE_VALUE. A client signs in with its `clientKey` and secret at `POST /auth/token` (or `POST /{tenantName}/admin/api_clients/{clientKey}`); what it may do is the union of its roles, per instance. Ignores `Idempotency-Key`: a kept answer would keep the secret, which is stored nowhere but as its hash. A retry is safe without one: a create again meets 409 DUPLICATE_VALUE for its name, a rotation again answers a newer secret.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
-                    "Idempotency-Key"?: string;
-                };
+                header?: never;
                 path: {
                     tenantName: string;
                 };
@@ -5899,15 +5896,12 @@ export interface paths {
          * Replace the secret; the answer holds the new one, shown this once
          * @description Needs permission `API_CLIENT_WRITE`.
          *
-         *     The old secret gets no new token from now on; tokens it already got stay valid until they expire (an hour at most). Disable the client to end them at once.
+         *     The old secret gets no new token from now on; tokens it already got stay valid until they expire (an hour at most). Disable the client to end them at once. Ignores `Idempotency-Key`: a kept answer would keep the secret, which is stored nowhere but as its hash. A retry is safe without one: a create again meets 409 DUPLICATE_VALUE for its name, a rotation again answers a newer secret.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
-                    "Idempotency-Key"?: string;
-                };
+                header?: never;
                 path: {
                     tenantName: string;
                     clientId: string;

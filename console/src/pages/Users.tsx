@@ -1,0 +1,275 @@
+import { unwrap } from '@cairn/client';
+import { useEffect, useState } from 'preact/hooks';
+import { fieldError, fieldErrors, type Session } from '../session.ts';
+import { ErrorMessage, Field, type Meta, Pager, Scroll, Section } from '../ui.tsx';
+
+const SIZE = 10;
+
+interface Grant {
+  permissionName: string;
+  instanceName: string;
+}
+interface UserRow {
+  id: string;
+  username: string;
+  email: string;
+  firstName?: string;
+  lastName?: string;
+  enabled: boolean;
+  roles: Grant[];
+}
+
+/** The tenant's users: searched and paged, one created, the roles of one edited per instance. */
+export function Users({ session }: { session: Session }) {
+  const { client, tenantName } = session;
+  const [page, setPage] = useState(0);
+  const [search, setSearch] = useState('');
+  const [rows, setRows] = useState<UserRow[]>([]);
+  const [meta, setMeta] = useState<Meta>();
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<unknown>();
+  const [editing, setEditing] = useState<UserRow>();
+  const [version, setVersion] = useState(0);
+
+  useEffect(() => {
+    let live = true;
+    setLoading(true);
+    unwrap(
+      client.GET('/{tenantName}/admin/users', {
+        params: { path: { tenantName }, query: { page, size: SIZE, ...(search ? { search } : {}) } },
+      }),
+    )
+      .then((body) => {
+        if (!live) return;
+        setRows(body.data as UserRow[]);
+        setMeta({ page: body.metaInfo.page, totalPages: body.metaInfo.totalPages, totalElements: body.metaInfo.totalElements });
+        setError(undefined);
+      })
+      .catch((caught) => live && setError(caught))
+      .finally(() => live && setLoading(false));
+    return () => {
+      live = false;
+    };
+  }, [client, tenantName, page, search, version]);
+
+  return (
+    <>
+      <h1>Users</h1>
+      <CreateUser session={session} onCreated={() => setVersion((v) => v + 1)} />
+      {editing && (
+        <EditRoles
+          session={session}
+          user={editing}
+          onDone={(saved) => {
+            setEditing(undefined);
+            if (saved) setVersion((v) => v + 1);
+          }}
+        />
+      )}
+      <Section title="All users">
+        <search>
+          <form
+            class="searchbar"
+            onSubmit={(event) => {
+              event.preventDefault();
+              const input = (event.currentTarget as HTMLFormElement).elements.namedItem('user-search') as HTMLInputElement;
+              setPage(0);
+              setSearch(input.value.trim());
+            }}
+          >
+            <label for="user-search">Username, email or name contains</label>
+            <input id="user-search" name="user-search" type="search" />
+            <button type="submit">Search</button>
+          </form>
+        </search>
+        <ErrorMessage error={error} />
+        <Scroll label="Users table" busy={loading}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Username</th>
+                <th scope="col">Name</th>
+                <th scope="col">Email</th>
+                <th scope="col">Roles</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.id} data-user={row.username}>
+                  <td>{row.username}</td>
+                  <td>{[row.firstName, row.lastName].filter(Boolean).join(' ') || '—'}</td>
+                  <td>{row.email}</td>
+                  <td>{row.roles.map((role) => `${role.instanceName}: ${role.permissionName}`).join(', ') || '—'}</td>
+                  <td>
+                    <button
+                      type="button"
+                      class="secondary"
+                      onClick={() => setEditing(row)}
+                      aria-label={`Edit roles of ${row.username}`}
+                    >
+                      Edit roles
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Scroll>
+        <Pager meta={meta} onPage={setPage} label="Users" />
+      </Section>
+    </>
+  );
+}
+
+function CreateUser({ session, onCreated }: { session: Session; onCreated: () => void }) {
+  const { client, tenantName } = session;
+  const [username, setUsername] = useState('');
+  const [email, setEmail] = useState('');
+  const [firstName, setFirst] = useState('');
+  const [lastName, setLast] = useState('');
+  const [role, setRole] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [done, setDone] = useState('');
+  const fields = fieldErrors(error);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    setDone('');
+    try {
+      const body = {
+        username,
+        email,
+        ...(firstName ? { firstName } : {}),
+        ...(lastName ? { lastName } : {}),
+        ...(role ? { roles: [{ permissionName: role, instanceName: session.instanceName }] } : {}),
+      };
+      const made = await unwrap(client.POST('/{tenantName}/admin/users', { params: { path: { tenantName } }, body }));
+      setDone(`${made.username} was created`);
+      setUsername('');
+      setEmail('');
+      setFirst('');
+      setLast('');
+      setRole('');
+      onCreated();
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Section title="Create a user">
+      <form onSubmit={submit} aria-label="Create a user">
+        <div class="grid">
+          <Field label="Username" name="username" value={username} onInput={setUsername} error={fields.username} />
+          <Field label="Email" name="email" value={email} onInput={setEmail} error={fields.email} />
+        </div>
+        <div class="grid">
+          <Field label="First name" name="firstName" value={firstName} onInput={setFirst} error={fields.firstName} />
+          <Field label="Last name" name="lastName" value={lastName} onInput={setLast} error={fields.lastName} />
+          <Field
+            label={`Role in ${session.instanceName}`}
+            name="user-role"
+            value={role}
+            onInput={setRole}
+            error={fieldError(fields, 'roles')}
+            hint="Optional"
+          />
+        </div>
+        <ErrorMessage error={error} />
+        <p aria-live="polite">{done}</p>
+        <button type="submit" aria-busy={busy ? 'true' : undefined} disabled={busy}>
+          Create user
+        </button>
+      </form>
+    </Section>
+  );
+}
+
+/** The user's roles, one line per role and instance; saving replaces the whole list (PATCH roles). */
+function EditRoles({ session, user, onDone }: { session: Session; user: UserRow; onDone: (saved: boolean) => void }) {
+  const { client, tenantName } = session;
+  const [roles, setRoles] = useState<Grant[]>(
+    user.roles.map(({ permissionName, instanceName }) => ({ permissionName, instanceName })),
+  );
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const fields = fieldErrors(error);
+
+  const change = (index: number, key: keyof Grant, value: string) =>
+    setRoles((current) => current.map((grant, i) => (i === index ? { ...grant, [key]: value } : grant)));
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await unwrap(
+        client.PATCH('/{tenantName}/admin/users/{userName}', {
+          params: { path: { tenantName, userName: user.username } },
+          body: { roles: roles.filter((grant) => grant.permissionName && grant.instanceName) },
+        }),
+      );
+      onDone(true);
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <article aria-labelledby="edit-roles-title">
+      <h3 id="edit-roles-title">Roles of {user.username}</h3>
+      <form onSubmit={save} aria-label={`Roles of ${user.username}`}>
+        {roles.map((grant, index) => (
+          <div class="grid" key={index}>
+            <Field
+              label={`Role ${index + 1}`}
+              name={`grant-${index}-role`}
+              value={grant.permissionName}
+              onInput={(value) => change(index, 'permissionName', value)}
+              error={fields[`roles.${index}.permissionName`] ?? fields[`roles/${index}/permissionName`]}
+            />
+            <Field
+              label={`Instance of role ${index + 1}`}
+              name={`grant-${index}-instance`}
+              value={grant.instanceName}
+              onInput={(value) => change(index, 'instanceName', value)}
+              error={fields[`roles.${index}.instanceName`] ?? fields[`roles/${index}/instanceName`]}
+            />
+            <button
+              type="button"
+              class="secondary outline"
+              onClick={() => setRoles((current) => current.filter((_, i) => i !== index))}
+              aria-label={`Remove role ${index + 1}`}
+            >
+              Remove
+            </button>
+          </div>
+        ))}
+        <ErrorMessage error={error} />
+        <div class="actions">
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => setRoles((current) => [...current, { permissionName: '', instanceName: session.instanceName }])}
+          >
+            Add a role
+          </button>
+          <button type="submit" aria-busy={busy ? 'true' : undefined} disabled={busy}>
+            Save roles
+          </button>
+          <button type="button" class="secondary outline" onClick={() => onDone(false)}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </article>
+  );
+}

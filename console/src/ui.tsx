@@ -1,0 +1,142 @@
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { describeError } from './session.ts';
+
+/** The API's error for a page or a form, announced to screen readers. */
+export function ErrorMessage({ error }: { error: unknown }) {
+  if (error === undefined || error === null) return null;
+  return (
+    <p role="alert" class="error" data-testid="error">
+      {describeError(error)}
+    </p>
+  );
+}
+
+interface FieldProps {
+  label: string;
+  name: string;
+  value: string;
+  onInput: (value: string) => void;
+  /** The API's message for this field (VALIDATION_ERROR details), shown beside it. */
+  error?: string | undefined;
+  type?: 'text' | 'password' | 'email' | 'search' | 'datetime-local';
+  required?: boolean;
+  autocomplete?: string;
+  hint?: string;
+}
+
+/** A labelled input whose API error sits beside it and is tied to it (aria-invalid, aria-describedby). */
+export function Field({ label, name, value, onInput, error, type = 'text', required, autocomplete, hint }: FieldProps) {
+  const id = `field-${name}`;
+  const note = error ?? hint;
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        name={name}
+        type={type as 'text'}
+        value={value}
+        required={required}
+        autocomplete={autocomplete ?? 'off'}
+        onInput={(event) => onInput((event.target as HTMLInputElement).value)}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={note ? `${id}-note` : undefined}
+      />
+      {note && (
+        <small id={`${id}-note`} data-field-error={error ? name : undefined}>
+          {note}
+        </small>
+      )}
+    </div>
+  );
+}
+
+export interface Meta {
+  page: number;
+  totalPages: number;
+  totalElements: number;
+}
+
+/** Previous and next over a data-and-meta list (pages are zero-based in the API, one-based on screen). */
+export function Pager({ meta, onPage, label }: { meta: Meta | undefined; onPage: (page: number) => void; label: string }) {
+  if (!meta) return null;
+  const last = Math.max(0, meta.totalPages - 1);
+  return (
+    <nav aria-label={`${label} pages`} class="pager">
+      <button type="button" class="secondary" disabled={meta.page <= 0} onClick={() => onPage(meta.page - 1)}>
+        Previous
+      </button>
+      <span aria-live="polite">
+        Page {meta.totalPages === 0 ? 0 : meta.page + 1} of {meta.totalPages} ({meta.totalElements} in all)
+      </span>
+      <button type="button" class="secondary" disabled={meta.page >= last} onClick={() => onPage(meta.page + 1)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+/** A secret shown once, with a button copying it. */
+export function SecretOnce({
+  title,
+  clientKey,
+  secret,
+  onClose,
+}: {
+  title: string;
+  clientKey: string;
+  secret: string;
+  onClose: () => void;
+}) {
+  const [copied, setCopied] = useState('');
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(secret);
+      setCopied('Copied to the clipboard');
+    } catch {
+      setCopied('Copying was refused: select the secret and copy it');
+    }
+  };
+  return (
+    <article aria-labelledby="secret-title" data-testid="secret">
+      <h3 id="secret-title">{title}</h3>
+      <p>
+        Key <code data-testid="client-key">{clientKey}</code>. The secret is shown this once: only its hash is kept.
+      </p>
+      <p>
+        <code data-testid="secret-value" class="secret">
+          {secret}
+        </code>
+      </p>
+      <div class="actions">
+        <button type="button" onClick={copy}>
+          Copy secret
+        </button>
+        <button type="button" class="secondary" onClick={onClose}>
+          Done
+        </button>
+      </div>
+      <p aria-live="polite">{copied}</p>
+    </article>
+  );
+}
+
+export function Section({ title, children }: { title: string; children: ComponentChildren }) {
+  return (
+    <section aria-label={title}>
+      <h2>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/** A table's scrolling box: focusable and named, so a keyboard can scroll a wide table at 390 px. */
+export function Scroll({ label, busy, children }: { label: string; busy: boolean; children: ComponentChildren }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to be scrolled by keyboard
+    <section class="overflow-auto" tabIndex={0} aria-label={label} aria-busy={busy ? 'true' : undefined}>
+      {children}
+    </section>
+  );
+}
