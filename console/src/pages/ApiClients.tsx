@@ -57,9 +57,7 @@ export function ApiClients({ session }: { session: Session }) {
     try {
       const path = { tenantName, clientId: row.id };
       if (action === 'rotate') {
-        const rotated = await unwrap(
-          client.POST('/{tenantName}/admin/api-clients/{clientId}/secret', { params: { path } }),
-        );
+        const rotated = await unwrap(client.POST('/{tenantName}/admin/api-clients/{clientId}/secret', { params: { path } }));
         setShown({ title: `New secret of ${row.name}`, clientKey: rotated.clientKey, secret: rotated.secret });
       } else {
         await unwrap(
