@@ -10,7 +10,9 @@ import { call, startServer } from '../test/processes.ts';
 
 /**
  * The `cairn` command end to end, as an operator runs it: each step is a real process. On
- * PostgreSQL the server runs with two workers to show that the token limit is shared.
+ * PostgreSQL the server runs with two workers to show that the token limit is shared. On PGlite
+ * the first step migrates a new, empty data directory from nothing (the only test that does; the
+ * demo's first start, in cli-demo.test.ts, starts from the runner's migrated template).
  */
 
 const run = promisify(execFile);
@@ -111,54 +113,6 @@ describe('the cairn command', () => {
     const blocked = await post(`${base}/auth/token`, { apiClient: clientKey, secret });
     assert.equal(blocked.status, 429);
     assert.ok(Number(blocked.headers['retry-after']) > 0);
-  });
-
-  test('first start: the demo client signs in on both token routes and creates a patient from the seed alone', {
-    skip: onPostgres && 'the demo tenant is made once per database; the embedded one is fresh',
-    // Two fresh embedded databases, each migrated from nothing, and the demo seed: about 90 s on a busy 2-core machine.
-    timeout: 240_000,
-  }, async () => {
-    const demoEnv = { CAIRN_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-demo-')), CAIRN_DEMO: 'true' };
-    const first = await startServer(1, { ...env, ...demoEnv });
-    const key = /key: +(\S+)/.exec(first.output())?.[1] ?? '';
-    const demoSecret = /secret: +(\S+)/.exec(first.output())?.[1] ?? '';
-    assert.ok(key && demoSecret, first.output());
-    // An existing production client puts the key into {clientName} (DECISIONS §4).
-    const login = await post(`${first.base}/demo/admin/api_clients/${key}`, { secret: demoSecret });
-    assert.equal(login.status, 200, login.text);
-    assert.equal((await post(`${first.base}/auth/token`, { apiClient: key, secret: demoSecret })).status, 200);
-    const patient = await call(
-      'POST',
-      `${first.base}/demo/sandbox/patients`,
-      { firstName: 'Ann', lastName: 'Lee' },
-      login.body.token,
-    );
-    assert.equal(patient.status, 201, patient.text);
-    first.stop();
-    await first.stopped;
-    // The demo seed fills the calendar too: work hours, appointments and encounters with their parts.
-    const seeded = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'seed', 'demo'], {
-      env: { ...env, ...demoEnv },
-      timeout: 120_000,
-    });
-    assert.match(seeded.stdout, /Seeded 40 patients/);
-    // Later starts never print the secret again, even when it was fixed by the environment.
-    const fixed = {
-      ...demoEnv,
-      CAIRN_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-demo-')),
-      CAIRN_DEMO_CLIENT: 'fixed-demo-key',
-      CAIRN_DEMO_SECRET: 'a-fixed-demo-secret-1',
-    };
-    const created = await startServer(1, { ...env, ...fixed });
-    assert.match(created.output(), /a-fixed-demo-secret-1/);
-    created.stop();
-    await created.stopped;
-    const again = await startServer(1, { ...env, ...fixed });
-    assert.doesNotMatch(again.output(), /a-fixed-demo-secret-1/);
-    assert.match(again.output(), /fixed-demo-key/);
-    again.stop();
-    await again.stopped;
-    for (const dir of [demoEnv.CAIRN_DATA_DIR, fixed.CAIRN_DATA_DIR]) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   test('refuses --workers on the embedded database', { skip: onPostgres }, async () => {

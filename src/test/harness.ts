@@ -40,7 +40,8 @@ function database(): Promise<Database> {
       databaseUrl: url,
       dataDir: 'memory://',
       poolSize: 4,
-      ...(template && !url ? { loadDataDir: new Blob([fs.readFileSync(template)]) } : {}),
+      // A Blob backed by the file, which PGlite reads once: no copies of its 40 MB on the way.
+      ...(template && !url ? { loadDataDir: await fs.openAsBlob(template) } : {}),
     });
     if (!template || url) await migrateToLatest(db.db);
     return db;

@@ -224,14 +224,15 @@ describe('retries', () => {
   test('429 from the token limit: the client waits out Retry-After, or answers at once when it is too long', async () => {
     const limited = await listening(
       {},
-      { env: { CAIRN_TOKEN_LIMIT: '1', CAIRN_TOKEN_WINDOW_SECONDS: '60', CAIRN_TOKEN_BLOCK_SECONDS: '1' } },
+      // The block (the database's own time) must outlast the steps below on a busy machine: 5 s.
+      { env: { CAIRN_TOKEN_LIMIT: '1', CAIRN_TOKEN_WINDOW_SECONDS: '60', CAIRN_TOKEN_BLOCK_SECONDS: '5' } },
     );
     // Another app on the same database, with its own limits, and a client of its own: the limit is the client's.
     const own = await t.clientWithRole('administrator');
     const credentials = { apiClient: own.clientKey, secret: own.secret };
     await unwrap(clientOf(limited, credentials).GET(patientsPath, { params: { path: at } }));
 
-    // The second token request within the window is blocked for a second: over the client's limit here.
+    // The second token request within the window is blocked for 5 s: over the impatient client's limit.
     const impatient = clientOf(limited, credentials, { retry: { maxRetryAfterMs: 500 } });
     const refused = await impatient.GET(patientsPath, { params: { path: at } }).catch((caught: unknown) => caught);
     assert.ok(refused instanceof CairnError);
