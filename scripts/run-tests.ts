@@ -26,7 +26,7 @@ const testsUnder = (dir: string) =>
  * They answer the same on both databases, so the PostgreSQL run (CI's second) leaves them to the
  * PGlite one, which keeps CI within its 30 minutes.
  */
-const databaseIndependent = [/^src\/http\/browser\.test\.ts$/, /^src\/http\/console\.test\.ts$/, /^clients\//];
+const databaseIndependent = [/^src\/http\/browser\.test\.ts$/, /^src\/http\/console(-[a-z-]+)?\.test\.ts$/, /^clients\//];
 const onPostgres = Boolean(process.env.DATABASE_URL);
 const files = [...testsUnder('src'), ...testsUnder('clients')]
   .filter((file) => !onPostgres || !databaseIndependent.some((pattern) => pattern.test(file.split(path.sep).join('/'))))

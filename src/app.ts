@@ -120,7 +120,7 @@ export async function buildApp({ config, database, clock, blobs, providers, area
   await registerOpenApi(app, catalogs, accessTable);
   registerAccessControl(app, services, accessTable);
   registerIdempotency(app, services);
-  registerConsole(app);
+  registerConsole(app, config.consoleDir);
   for (const area of areas) if (area.routes) await app.register(area.routes, { services, exports: declarations.exports });
   return { server: app, services, catalogs, accessTable };
 }

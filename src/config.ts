@@ -45,6 +45,10 @@ const EnvSchema = Type.Object({
     default: '*',
     description: 'Comma-separated allowed CORS origins; * allows any.',
   }),
+  CAIRN_CONSOLE_DIR: Type.String({
+    default: '',
+    description: 'The built operator console served at /console (unset: console/dist, built by `npm ci`).',
+  }),
   CAIRN_WORKER_HEAP_MB: Type.Integer({
     minimum: 64,
     default: 256,
@@ -137,6 +141,8 @@ export interface PlatformConfig {
   bodyLimitBytes: number;
   corsOrigins: string[] | '*';
   cacheTtlMs: number;
+  /** The built console's directory; undefined: console/dist. */
+  consoleDir: string | undefined;
   workerHeapMb: number;
   logLevel: Env['LOG_LEVEL'];
 }
@@ -168,6 +174,7 @@ const platformSettings = settingsSection('platform', EnvSchema, (e): PlatformCon
     bodyLimitBytes: e.CAIRN_BODY_LIMIT_BYTES,
     corsOrigins: origins === '*' ? ('*' as const) : origins.split(',').map((origin) => origin.trim()),
     cacheTtlMs: e.CAIRN_CACHE_TTL_MS,
+    consoleDir: e.CAIRN_CONSOLE_DIR ? path.resolve(e.CAIRN_CONSOLE_DIR) : undefined,
     workerHeapMb: e.CAIRN_WORKER_HEAP_MB,
     logLevel: e.LOG_LEVEL,
   };

@@ -4,23 +4,37 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiClients } from './pages/ApiClients.tsx';
 import { Audit } from './pages/Audit.tsx';
+import { Calendar } from './pages/Calendar.tsx';
+import { Formation } from './pages/Formation.tsx';
 import { Jobs } from './pages/Jobs.tsx';
+import { Patients } from './pages/Patients.tsx';
 import { SignIn } from './pages/SignIn.tsx';
 import { Users } from './pages/Users.tsx';
+import { Webhooks } from './pages/Webhooks.tsx';
 import { ensureRandomUuid, type Session } from './session.ts';
 
 ensureRandomUuid();
 
 const BASE = '/console/';
-/** The pages behind the navigation bar, by their path under /console/. */
+/** The pages behind the navigation bar, by the first segment of their path under /console/. */
 const PAGES = [
   { path: 'api-clients', title: 'API clients', Page: ApiClients },
   { path: 'users', title: 'Users', Page: Users },
-  { path: 'audit', title: 'Audit log', Page: Audit },
+  { path: 'formation', title: 'Formation', Page: Formation },
+  { path: 'patients', title: 'Patients', Page: Patients },
+  { path: 'calendar', title: 'Calendar', Page: Calendar },
+  { path: 'webhooks', title: 'Webhooks', Page: Webhooks },
   { path: 'jobs', title: 'Jobs', Page: Jobs },
+  { path: 'audit', title: 'Audit log', Page: Audit },
 ] as const;
 
 const currentPath = () => window.location.pathname.replace(/^\/console\/?/, '').replace(/\/$/, '');
+/** `patients/<id>` is the patients page, given `<id>`. */
+const split = (path: string) => {
+  const [first = '', ...rest] = path.split('/');
+  return { first, subpath: rest.join('/') };
+};
+const pageAt = (path: string) => PAGES.find((candidate) => candidate.path === split(path).first);
 
 function App() {
   // The session (and so the token) lives in this component's state only: a reload or sign-out drops it.
@@ -39,7 +53,7 @@ function App() {
   };
 
   useEffect(() => {
-    const page = PAGES.find((candidate) => candidate.path === path);
+    const page = pageAt(path);
     document.title = session ? `${page?.title ?? 'Cairn'} · Cairn console` : 'Sign in · Cairn console';
   }, [path, session]);
 
@@ -48,14 +62,15 @@ function App() {
       <SignIn
         onSignedIn={(signedIn) => {
           setSession(signedIn);
-          if (!PAGES.some((page) => page.path === path)) go(PAGES[0].path);
+          if (!pageAt(path)) go(PAGES[0].path);
         }}
       />
     );
   }
 
-  const page = PAGES.find((candidate) => candidate.path === path) ?? PAGES[0];
+  const page = pageAt(path) ?? PAGES[0];
   const Page = page.Page;
+  const subpath = page === pageAt(path) ? split(path).subpath : '';
   return (
     <>
       <header class="container">
@@ -101,7 +116,7 @@ function App() {
         </nav>
       </header>
       <main class="container">
-        <Page key={`${page.path}:${session.who}`} session={session} />
+        <Page key={`${page.path}:${session.who}`} session={session} subpath={subpath} go={go} />
       </main>
     </>
   );

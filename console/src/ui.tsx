@@ -1,6 +1,14 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { describeError } from './session.ts';
+import { describeError, type Session } from './session.ts';
+
+/** What every page is given: the session, the rest of its path (`patients/<id>` gives `<id>`), and navigation. */
+export interface PageProps {
+  session: Session;
+  subpath: string;
+  /** Goes to a console path (`patients/<id>`), as the navigation bar does. */
+  go: (to: string) => void;
+}
 
 /** The API's error for a page or a form, announced to screen readers. */
 export function ErrorMessage({ error }: { error: unknown }) {
@@ -140,3 +148,31 @@ export function Scroll({ label, busy, children }: { label: string; busy: boolean
     </section>
   );
 }
+
+/** A search box over a list: submitting it hands the trimmed text to `onSearch`. */
+export function SearchBar({ id, label, onSearch }: { id: string; label: string; onSearch: (text: string) => void }) {
+  return (
+    <search>
+      <form
+        class="searchbar"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const input = (event.currentTarget as HTMLFormElement).elements.namedItem(id) as HTMLInputElement;
+          onSearch(input.value.trim());
+        }}
+      >
+        <label for={id}>{label}</label>
+        <input id={id} name={id} type="search" />
+        <button type="submit">Search</button>
+      </form>
+    </search>
+  );
+}
+
+/** What a list says when it is empty and nothing went wrong. */
+export function Empty({ when, children }: { when: boolean; children: ComponentChildren }) {
+  return when ? <p data-testid="empty">{children}</p> : null;
+}
+
+/** `aria-busy` for a control whose action is under way. */
+export const busyIf = (busy: boolean) => (busy ? ('true' as const) : undefined);

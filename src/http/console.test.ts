@@ -1,38 +1,19 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import Fastify from 'fastify';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { createTestTenant, startApp } from '../test/harness.ts';
-import { CONSOLE_DIST, registerConsole } from './console.ts';
+import { consoleBrowser, skipBrowser } from '../test/console-browser.ts';
+import { registerConsole } from './console.ts';
 
 /**
  * The operator's console (console/), served at /console and driven in a real browser (Debian's
  * chromium, headless, as in browser.test.ts) against a listening Cairn: signing in, each page's
- * main action, a 403 shown as such, and axe-core on every page at 1280 and 390 px.
- * CONSOLE_SCREENSHOTS=1 writes docs/console/<page>.png (the README shows them); CI leaves them be.
+ * main action, a 403 shown as such, and axe-core on every page at 1280 and 390 px. The pages on
+ * records (patients, formation, calendar, webhooks) have their own files beside this one.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}`;
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
-const ROOT = path.resolve(import.meta.dirname, '../..');
-
-// `npm ci` builds the console (the root's `prepare`); a checkout that skipped it is built here once.
-if (!fs.existsSync(path.join(CONSOLE_DIST, 'index.html'))) {
-  execFileSync('npm', ['run', 'build', '-w', 'console'], { cwd: ROOT, stdio: 'inherit' });
-}
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-const app = await startApp();
-await app.server.listen({ port: 0, host: '127.0.0.1' });
-const origin = `http://127.0.0.1:${(app.server.server.address() as AddressInfo).port}`;
-const t = await createTestTenant(app);
+const { app, t, origin, open, signInAsClient, checkAccessibility, shoot } = await consoleBrowser();
 
 describe('serving the console', () => {
   test('/console and its pages answer index.html under the console CSP; built files as they are', async () => {
@@ -65,65 +46,7 @@ describe('serving the console', () => {
   });
 });
 
-describe('the console in a browser', { skip }, () => {
-  let browser: Browser;
-
-  before(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      // The machine has no network: without these, chromium keeps trying to reach Google's hosts.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    });
-  });
-
-  after(async () => {
-    await browser?.close();
-  });
-
-  /** A page at a width, collecting console errors other than the API's refusals (the 403 test makes some). */
-  async function open(width: number) {
-    const context = await browser.newContext({ viewport: { width, height: 900 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(`${origin}/console/`);
-    return { page, problems };
-  }
-
-  /** No axe violation of serious or critical impact. */
-  async function checkAccessibility(page: Page, label: string) {
-    // Evaluated by the driver, which the page's CSP (script-src 'self') does not govern.
-    await page.evaluate(axeSource);
-    const violations = await page.evaluate(async () => {
-      const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: any[] }> } }).axe;
-      const result = await axe.run();
-      return result.violations
-        .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-        .map(
-          (violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node: any) => node.target).join(' | ')}`,
-        );
-    });
-    assert.deepEqual(violations, [], label);
-  }
-
-  async function shoot(page: Page, name: string) {
-    if (!SCREENSHOTS) return;
-    fs.mkdirSync(path.join(ROOT, 'docs/console'), { recursive: true });
-    await page.screenshot({ path: path.join(ROOT, 'docs/console', `${name}.png`), fullPage: true });
-  }
-
-  async function signInAsClient(page: Page, key: string, secret: string) {
-    await page.getByLabel('An API client').check();
-    await page.getByLabel('Tenant').fill(t.tenant.name);
-    await page.getByLabel('API client key').fill(key);
-    await page.getByLabel('Secret').fill(secret);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  }
-
+describe('the console in a browser', { skip: skipBrowser }, () => {
   for (const width of [1280, 390]) {
     test(`at ${width} px: sign in, API clients (create, rotate, disable), users (create, search, roles), sign out`, async () => {
       const wide = width === 1280;
@@ -225,7 +148,7 @@ describe('the console in a browser', { skip }, () => {
       const jobId = randomUUID();
       const user = await t.api.post(`${t.admin}/users`, { username: `audited.${width}`, email: `audited.${width}@example.org` });
       assert.equal(user.status, 201, user.text);
-      const now = new Date();
+      const now = app.services.clock.now();
       await app.services.db
         .insertInto('jobs')
         .values({

@@ -40,8 +40,8 @@ const TYPES: Record<string, string> = {
 const NOT_BUILT =
   'The operator console is not built on this server: run `npm run build:console` (or `npm ci`, which builds it) and restart.\n';
 
-export function registerConsole(app: FastifyInstance, dist: string = CONSOLE_DIST): void {
-  const root = path.resolve(dist);
+export function registerConsole(app: FastifyInstance, dist: string | undefined = CONSOLE_DIST): void {
+  const root = path.resolve(dist ?? CONSOLE_DIST);
 
   async function send(reply: FastifyReply, file: string) {
     let body: Buffer;

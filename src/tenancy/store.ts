@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type SqlBool, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { parameterBatches } from '../db/batches.ts';
 import type { DB, GrantType, PrincipalType } from '../db/schema.ts';
@@ -181,4 +181,14 @@ export async function createApiClient(
     throw error;
   }
   return { id, name: input.name, clientKey, secret };
+}
+
+/**
+ * A filter for a list of principals (users `u`, API clients `c`): those holding the security role
+ * `roleName` in any instance.
+ */
+export function holdsRole(alias: 'u' | 'c', roleName: string) {
+  return sql<SqlBool>`EXISTS (SELECT 1 FROM access_grants g
+    WHERE g.tenant_id = ${sql.ref(`${alias}.tenant_id`)} AND g.principal_id = ${sql.ref(`${alias}.id`)}
+      AND g.grant_type = 'SECURITY_ROLE' AND g.name = ${roleName})`;
 }

@@ -1,7 +1,8 @@
 import { unwrap } from '@cairn/client';
-import { useEffect, useState } from 'preact/hooks';
-import { fieldError, fieldErrors, type Session } from '../session.ts';
-import { ErrorMessage, Field, type Meta, Pager, Scroll, SecretOnce, Section } from '../ui.tsx';
+import { useState } from 'preact/hooks';
+import { fromDataAndMeta, useAction, usePaged } from '../hooks.ts';
+import { fieldError, type Session } from '../session.ts';
+import { busyIf, ErrorMessage, Field, type PageProps, Pager, Scroll, SearchBar, SecretOnce, Section } from '../ui.tsx';
 
 const SIZE = 10;
 
@@ -18,45 +19,27 @@ interface ApiClientRow {
 }
 
 /** The tenant's API clients: a page of them by name, one made (its secret shown once), a secret replaced, one disabled. */
-export function ApiClients({ session }: { session: Session }) {
+export function ApiClients({ session }: PageProps) {
   const { client, tenantName } = session;
-  const [page, setPage] = useState(0);
   const [filter, setFilter] = useState('');
-  const [rows, setRows] = useState<ApiClientRow[]>([]);
-  const [meta, setMeta] = useState<Meta>();
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<unknown>();
   const [shown, setShown] = useState<{ title: string; clientKey: string; secret: string }>();
-  const [busyRow, setBusyRow] = useState<string>();
-  const [version, setVersion] = useState(0);
+  const list = usePaged(
+    async (page) =>
+      fromDataAndMeta<ApiClientRow>(
+        await unwrap(
+          client.GET('/{tenantName}/admin/api-clients', {
+            params: { path: { tenantName }, query: { page, size: SIZE, ...(filter ? { name: filter } : {}) } },
+          }),
+        ),
+      ),
+    [client, tenantName, filter],
+  );
+  const action = useAction();
 
-  useEffect(() => {
-    let live = true;
-    setLoading(true);
-    unwrap(
-      client.GET('/{tenantName}/admin/api-clients', {
-        params: { path: { tenantName }, query: { page, size: SIZE, ...(filter ? { name: filter } : {}) } },
-      }),
-    )
-      .then((body) => {
-        if (!live) return;
-        setRows(body.data);
-        setMeta({ page: body.metaInfo.page, totalPages: body.metaInfo.totalPages, totalElements: body.metaInfo.totalElements });
-        setError(undefined);
-      })
-      .catch((caught) => live && setError(caught))
-      .finally(() => live && setLoading(false));
-    return () => {
-      live = false;
-    };
-  }, [client, tenantName, page, filter, version]);
-
-  const act = async (row: ApiClientRow, action: 'rotate' | 'toggle') => {
-    setBusyRow(`${row.id}:${action}`);
-    setError(undefined);
-    try {
+  const act = (row: ApiClientRow, kind: 'rotate' | 'toggle') =>
+    action.run(`${row.id}:${kind}`, async () => {
       const path = { tenantName, clientId: row.id };
-      if (action === 'rotate') {
+      if (kind === 'rotate') {
         const rotated = await unwrap(client.POST('/{tenantName}/admin/api-clients/{clientId}/secret', { params: { path } }));
         setShown({ title: `New secret of ${row.name}`, clientKey: rotated.clientKey, secret: rotated.secret });
       } else {
@@ -64,13 +47,8 @@ export function ApiClients({ session }: { session: Session }) {
           client.PATCH('/{tenantName}/admin/api-clients/{clientId}', { params: { path }, body: { enabled: !row.enabled } }),
         );
       }
-      setVersion((v) => v + 1);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusyRow(undefined);
-    }
-  };
+      list.reload();
+    });
 
   return (
     <>
@@ -80,27 +58,20 @@ export function ApiClients({ session }: { session: Session }) {
         session={session}
         onCreated={(made) => {
           setShown({ title: `${made.name} was created`, clientKey: made.clientKey, secret: made.secret });
-          setVersion((v) => v + 1);
+          list.reload();
         }}
       />
       <Section title="Clients">
-        <search>
-          <form
-            class="searchbar"
-            onSubmit={(event) => {
-              event.preventDefault();
-              const input = (event.currentTarget as HTMLFormElement).elements.namedItem('client-filter') as HTMLInputElement;
-              setPage(0);
-              setFilter(input.value.trim());
-            }}
-          >
-            <label for="client-filter">Name contains</label>
-            <input id="client-filter" name="client-filter" type="search" />
-            <button type="submit">Search</button>
-          </form>
-        </search>
-        <ErrorMessage error={error} />
-        <Scroll label="API clients table" busy={loading}>
+        <SearchBar
+          id="client-filter"
+          label="Name contains"
+          onSearch={(text) => {
+            list.setPage(0);
+            setFilter(text);
+          }}
+        />
+        <ErrorMessage error={list.error ?? action.error} />
+        <Scroll label="API clients table" busy={list.loading}>
           <table>
             <thead>
               <tr>
@@ -112,7 +83,7 @@ export function ApiClients({ session }: { session: Session }) {
               </tr>
             </thead>
             <tbody>
-              {rows.map((row) => (
+              {list.rows.map((row) => (
                 <tr key={row.id} data-client={row.name}>
                   <td>{row.name}</td>
                   <td>
@@ -124,7 +95,7 @@ export function ApiClients({ session }: { session: Session }) {
                     <button
                       type="button"
                       class="secondary"
-                      aria-busy={busyRow === `${row.id}:rotate` ? 'true' : undefined}
+                      aria-busy={busyIf(action.busy === `${row.id}:rotate`)}
                       onClick={() => act(row, 'rotate')}
                       aria-label={`Rotate secret of ${row.name}`}
                     >
@@ -133,7 +104,7 @@ export function ApiClients({ session }: { session: Session }) {
                     <button
                       type="button"
                       class="contrast"
-                      aria-busy={busyRow === `${row.id}:toggle` ? 'true' : undefined}
+                      aria-busy={busyIf(action.busy === `${row.id}:toggle`)}
                       onClick={() => act(row, 'toggle')}
                       aria-label={`${row.enabled ? 'Disable' : 'Enable'} ${row.name}`}
                     >
@@ -145,7 +116,7 @@ export function ApiClients({ session }: { session: Session }) {
             </tbody>
           </table>
         </Scroll>
-        <Pager meta={meta} onPage={setPage} label="API clients" />
+        <Pager meta={list.meta} onPage={list.setPage} label="API clients" />
       </Section>
     </>
   );
@@ -162,15 +133,12 @@ function CreateClient({
   const [name, setName] = useState('');
   const [role, setRole] = useState('');
   const [instanceName, setInstance] = useState(session.instanceName);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const fields = fieldErrors(error);
+  const action = useAction();
+  const { fields } = action;
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    return action.run('create', async () => {
       const roles = role ? [{ permissionName: role, instanceName }] : [];
       const made = await unwrap(
         client.POST('/{tenantName}/admin/api-clients', {
@@ -181,11 +149,7 @@ function CreateClient({
       setName('');
       setRole('');
       onCreated(made);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -203,8 +167,8 @@ function CreateClient({
           />
           <Field label="In instance" name="role-instance" value={instanceName} onInput={setInstance} />
         </div>
-        <ErrorMessage error={error} />
-        <button type="submit" aria-busy={busy ? 'true' : undefined} disabled={busy}>
+        <ErrorMessage error={action.error} />
+        <button type="submit" aria-busy={busyIf(Boolean(action.busy))} disabled={Boolean(action.busy)}>
           Create client
         </button>
       </form>

@@ -1,7 +1,8 @@
 import { unwrap } from '@cairn/client';
-import { useEffect, useState } from 'preact/hooks';
-import { fieldErrors, type Session } from '../session.ts';
-import { ErrorMessage, Field, type Meta, Pager, Scroll } from '../ui.tsx';
+import { useState } from 'preact/hooks';
+import { fromDataAndMeta, usePaged } from '../hooks.ts';
+import { fieldErrors } from '../session.ts';
+import { busyIf, ErrorMessage, Field, type PageProps, Pager, Scroll } from '../ui.tsx';
 
 const SIZE = 20;
 
@@ -30,43 +31,29 @@ const NONE: Filters = { action: '', entityType: '', entityId: '', actorType: '',
 const instant = (local: string) => (local ? new Date(local).toISOString() : undefined);
 
 /** The tenant's audit log, newest first, filtered by action, entity, actor kind and time. */
-export function Audit({ session }: { session: Session }) {
+export function Audit({ session }: PageProps) {
   const { client, tenantName } = session;
   const [draft, setDraft] = useState<Filters>(NONE);
   const [filters, setFilters] = useState<Filters>(NONE);
-  const [page, setPage] = useState(0);
-  const [rows, setRows] = useState<AuditRow[]>([]);
-  const [meta, setMeta] = useState<Meta>();
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<unknown>();
-  const fields = fieldErrors(error);
-
-  useEffect(() => {
-    let live = true;
-    setLoading(true);
-    const query = {
-      page,
-      size: SIZE,
-      ...(filters.action ? { action: filters.action } : {}),
-      ...(filters.entityType ? { entityType: filters.entityType } : {}),
-      ...(filters.entityId ? { entityId: filters.entityId } : {}),
-      ...(filters.actorType ? { actorType: filters.actorType } : {}),
-      ...(filters.from ? { from: instant(filters.from) } : {}),
-      ...(filters.to ? { to: instant(filters.to) } : {}),
-    };
-    unwrap(client.GET('/{tenantName}/admin/audit-data', { params: { path: { tenantName }, query } }))
-      .then((body) => {
-        if (!live) return;
-        setRows(body.data as AuditRow[]);
-        setMeta({ page: body.metaInfo.page, totalPages: body.metaInfo.totalPages, totalElements: body.metaInfo.totalElements });
-        setError(undefined);
-      })
-      .catch((caught) => live && setError(caught))
-      .finally(() => live && setLoading(false));
-    return () => {
-      live = false;
-    };
-  }, [client, tenantName, page, filters]);
+  const list = usePaged(
+    async (page) => {
+      const query = {
+        page,
+        size: SIZE,
+        ...(filters.action ? { action: filters.action } : {}),
+        ...(filters.entityType ? { entityType: filters.entityType } : {}),
+        ...(filters.entityId ? { entityId: filters.entityId } : {}),
+        ...(filters.actorType ? { actorType: filters.actorType } : {}),
+        ...(filters.from ? { from: instant(filters.from) } : {}),
+        ...(filters.to ? { to: instant(filters.to) } : {}),
+      };
+      return fromDataAndMeta<AuditRow>(
+        await unwrap(client.GET('/{tenantName}/admin/audit-data', { params: { path: { tenantName }, query } })),
+      );
+    },
+    [client, tenantName, filters],
+  );
+  const fields = fieldErrors(list.error);
 
   const set = (key: keyof Filters) => (value: string) => setDraft((current) => ({ ...current, [key]: value }));
 
@@ -77,7 +64,7 @@ export function Audit({ session }: { session: Session }) {
         aria-label="Audit filters"
         onSubmit={(event) => {
           event.preventDefault();
-          setPage(0);
+          list.setPage(0);
           setFilters({
             ...draft,
             action: draft.action.trim(),
@@ -129,7 +116,7 @@ export function Audit({ session }: { session: Session }) {
           <Field label="To (your time)" name="to" type="datetime-local" value={draft.to} onInput={set('to')} error={fields.to} />
         </div>
         <div class="actions">
-          <button type="submit" aria-busy={loading ? 'true' : undefined}>
+          <button type="submit" aria-busy={busyIf(list.loading)}>
             Filter
           </button>
           <button
@@ -138,15 +125,15 @@ export function Audit({ session }: { session: Session }) {
             onClick={() => {
               setDraft(NONE);
               setFilters(NONE);
-              setPage(0);
+              list.setPage(0);
             }}
           >
             Clear
           </button>
         </div>
       </form>
-      <ErrorMessage error={error} />
-      <Scroll label="Audit log table" busy={loading}>
+      <ErrorMessage error={list.error} />
+      <Scroll label="Audit log table" busy={list.loading}>
         <table>
           <thead>
             <tr>
@@ -158,7 +145,7 @@ export function Audit({ session }: { session: Session }) {
             </tr>
           </thead>
           <tbody>
-            {rows.map((row) => (
+            {list.rows.map((row) => (
               <tr key={row.id} data-action={row.action}>
                 <td>{new Date(row.occurredAt).toLocaleString()}</td>
                 <td>{row.action}</td>
@@ -173,7 +160,7 @@ export function Audit({ session }: { session: Session }) {
           </tbody>
         </table>
       </Scroll>
-      <Pager meta={meta} onPage={setPage} label="Audit log" />
+      <Pager meta={list.meta} onPage={list.setPage} label="Audit log" />
     </>
   );
 }

@@ -1,7 +1,7 @@
 import { unwrap } from '@cairn/client';
-import { useEffect, useState } from 'preact/hooks';
-import type { Session } from '../session.ts';
-import { ErrorMessage, type Meta, Pager, Scroll } from '../ui.tsx';
+import { useState } from 'preact/hooks';
+import { fromDataAndMeta, useAction, usePaged } from '../hooks.ts';
+import { busyIf, Empty, ErrorMessage, type PageProps, Pager, Scroll } from '../ui.tsx';
 
 const SIZE = 20;
 const STATES = ['DEAD', 'QUEUED', 'WAITING', 'RUNNING'] as const;
@@ -17,49 +17,26 @@ interface JobRow {
 }
 
 /** The tenant's background jobs, DEAD ones first: out of attempts, each requeued with a button. */
-export function Jobs({ session }: { session: Session }) {
+export function Jobs({ session }: PageProps) {
   const { client, tenantName } = session;
   const [state, setState] = useState<JobState>('DEAD');
-  const [page, setPage] = useState(0);
-  const [rows, setRows] = useState<JobRow[]>([]);
-  const [meta, setMeta] = useState<Meta>();
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<unknown>();
-  const [busyRow, setBusyRow] = useState<string>();
-  const [done, setDone] = useState('');
-  const [version, setVersion] = useState(0);
+  const list = usePaged(
+    async (page) =>
+      fromDataAndMeta<JobRow>(
+        await unwrap(
+          client.GET('/{tenantName}/admin/jobs', { params: { path: { tenantName }, query: { page, size: SIZE, state } } }),
+        ),
+      ),
+    [client, tenantName, state],
+  );
+  const action = useAction();
 
-  useEffect(() => {
-    let live = true;
-    setLoading(true);
-    unwrap(client.GET('/{tenantName}/admin/jobs', { params: { path: { tenantName }, query: { page, size: SIZE, state } } }))
-      .then((body) => {
-        if (!live) return;
-        setRows(body.data as JobRow[]);
-        setMeta({ page: body.metaInfo.page, totalPages: body.metaInfo.totalPages, totalElements: body.metaInfo.totalElements });
-        setError(undefined);
-      })
-      .catch((caught) => live && setError(caught))
-      .finally(() => live && setLoading(false));
-    return () => {
-      live = false;
-    };
-  }, [client, tenantName, page, state, version]);
-
-  const requeue = async (job: JobRow) => {
-    setBusyRow(job.id);
-    setError(undefined);
-    setDone('');
-    try {
+  const requeue = (job: JobRow) =>
+    action.run(job.id, async () => {
       await unwrap(client.POST('/{tenantName}/admin/jobs/{jobId}/retry', { params: { path: { tenantName, jobId: job.id } } }));
-      setDone(`The ${job.kind} job was requeued`);
-      setVersion((v) => v + 1);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusyRow(undefined);
-    }
-  };
+      list.reload();
+      return `The ${job.kind} job was requeued`;
+    });
 
   return (
     <>
@@ -69,7 +46,7 @@ export function Jobs({ session }: { session: Session }) {
         id="job-state"
         value={state}
         onChange={(event) => {
-          setPage(0);
+          list.setPage(0);
           setState((event.target as HTMLSelectElement).value as JobState);
         }}
       >
@@ -79,9 +56,9 @@ export function Jobs({ session }: { session: Session }) {
           </option>
         ))}
       </select>
-      <ErrorMessage error={error} />
-      <p aria-live="polite">{done}</p>
-      <Scroll label="Jobs table" busy={loading}>
+      <ErrorMessage error={list.error ?? action.error} />
+      <p aria-live="polite">{action.done}</p>
+      <Scroll label="Jobs table" busy={list.loading}>
         <table>
           <thead>
             <tr>
@@ -94,7 +71,7 @@ export function Jobs({ session }: { session: Session }) {
             </tr>
           </thead>
           <tbody>
-            {rows.map((job) => (
+            {list.rows.map((job) => (
               <tr key={job.id} data-job={job.id}>
                 <td>{job.kind}</td>
                 <td>{job.state}</td>
@@ -106,7 +83,7 @@ export function Jobs({ session }: { session: Session }) {
                     <button
                       type="button"
                       class="secondary"
-                      aria-busy={busyRow === job.id ? 'true' : undefined}
+                      aria-busy={busyIf(action.busy === job.id)}
                       onClick={() => requeue(job)}
                       aria-label={`Requeue the ${job.kind} job`}
                     >
@@ -119,8 +96,8 @@ export function Jobs({ session }: { session: Session }) {
           </tbody>
         </table>
       </Scroll>
-      {rows.length === 0 && !loading && !error && <p>No {state} jobs.</p>}
-      <Pager meta={meta} onPage={setPage} label="Jobs" />
+      <Empty when={list.rows.length === 0 && !list.loading && !list.error}>No {state} jobs.</Empty>
+      <Pager meta={list.meta} onPage={list.setPage} label="Jobs" />
     </>
   );
 }

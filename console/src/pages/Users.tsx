@@ -1,7 +1,8 @@
 import { unwrap } from '@cairn/client';
-import { useEffect, useState } from 'preact/hooks';
-import { fieldError, fieldErrors, type Session } from '../session.ts';
-import { ErrorMessage, Field, type Meta, Pager, Scroll, Section } from '../ui.tsx';
+import { useState } from 'preact/hooks';
+import { fromDataAndMeta, useAction, usePaged } from '../hooks.ts';
+import { fieldError, type Session } from '../session.ts';
+import { busyIf, ErrorMessage, Field, type PageProps, Pager, Scroll, SearchBar, Section } from '../ui.tsx';
 
 const SIZE = 10;
 
@@ -20,70 +21,47 @@ interface UserRow {
 }
 
 /** The tenant's users: searched and paged, one created, the roles of one edited per instance. */
-export function Users({ session }: { session: Session }) {
+export function Users({ session }: PageProps) {
   const { client, tenantName } = session;
-  const [page, setPage] = useState(0);
   const [search, setSearch] = useState('');
-  const [rows, setRows] = useState<UserRow[]>([]);
-  const [meta, setMeta] = useState<Meta>();
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<unknown>();
   const [editing, setEditing] = useState<UserRow>();
-  const [version, setVersion] = useState(0);
-
-  useEffect(() => {
-    let live = true;
-    setLoading(true);
-    unwrap(
-      client.GET('/{tenantName}/admin/users', {
-        params: { path: { tenantName }, query: { page, size: SIZE, ...(search ? { search } : {}) } },
-      }),
-    )
-      .then((body) => {
-        if (!live) return;
-        setRows(body.data as UserRow[]);
-        setMeta({ page: body.metaInfo.page, totalPages: body.metaInfo.totalPages, totalElements: body.metaInfo.totalElements });
-        setError(undefined);
-      })
-      .catch((caught) => live && setError(caught))
-      .finally(() => live && setLoading(false));
-    return () => {
-      live = false;
-    };
-  }, [client, tenantName, page, search, version]);
+  const list = usePaged(
+    async (page) =>
+      fromDataAndMeta<UserRow>(
+        await unwrap(
+          client.GET('/{tenantName}/admin/users', {
+            params: { path: { tenantName }, query: { page, size: SIZE, ...(search ? { search } : {}) } },
+          }),
+        ),
+      ),
+    [client, tenantName, search],
+  );
 
   return (
     <>
       <h1>Users</h1>
-      <CreateUser session={session} onCreated={() => setVersion((v) => v + 1)} />
+      <CreateUser session={session} onCreated={list.reload} />
       {editing && (
         <EditRoles
           session={session}
           user={editing}
           onDone={(saved) => {
             setEditing(undefined);
-            if (saved) setVersion((v) => v + 1);
+            if (saved) list.reload();
           }}
         />
       )}
       <Section title="All users">
-        <search>
-          <form
-            class="searchbar"
-            onSubmit={(event) => {
-              event.preventDefault();
-              const input = (event.currentTarget as HTMLFormElement).elements.namedItem('user-search') as HTMLInputElement;
-              setPage(0);
-              setSearch(input.value.trim());
-            }}
-          >
-            <label for="user-search">Username, email or name contains</label>
-            <input id="user-search" name="user-search" type="search" />
-            <button type="submit">Search</button>
-          </form>
-        </search>
-        <ErrorMessage error={error} />
-        <Scroll label="Users table" busy={loading}>
+        <SearchBar
+          id="user-search"
+          label="Username, email or name contains"
+          onSearch={(text) => {
+            list.setPage(0);
+            setSearch(text);
+          }}
+        />
+        <ErrorMessage error={list.error} />
+        <Scroll label="Users table" busy={list.loading}>
           <table>
             <thead>
               <tr>
@@ -95,7 +73,7 @@ export function Users({ session }: { session: Session }) {
               </tr>
             </thead>
             <tbody>
-              {rows.map((row) => (
+              {list.rows.map((row) => (
                 <tr key={row.id} data-user={row.username}>
                   <td>{row.username}</td>
                   <td>{[row.firstName, row.lastName].filter(Boolean).join(' ') || '—'}</td>
@@ -116,7 +94,7 @@ export function Users({ session }: { session: Session }) {
             </tbody>
           </table>
         </Scroll>
-        <Pager meta={meta} onPage={setPage} label="Users" />
+        <Pager meta={list.meta} onPage={list.setPage} label="Users" />
       </Section>
     </>
   );
@@ -129,17 +107,12 @@ function CreateUser({ session, onCreated }: { session: Session; onCreated: () =>
   const [firstName, setFirst] = useState('');
   const [lastName, setLast] = useState('');
   const [role, setRole] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [done, setDone] = useState('');
-  const fields = fieldErrors(error);
+  const action = useAction();
+  const { fields } = action;
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setDone('');
-    try {
+    return action.run('create', async () => {
       const body = {
         username,
         email,
@@ -148,18 +121,14 @@ function CreateUser({ session, onCreated }: { session: Session; onCreated: () =>
         ...(role ? { roles: [{ permissionName: role, instanceName: session.instanceName }] } : {}),
       };
       const made = await unwrap(client.POST('/{tenantName}/admin/users', { params: { path: { tenantName } }, body }));
-      setDone(`${made.username} was created`);
       setUsername('');
       setEmail('');
       setFirst('');
       setLast('');
       setRole('');
       onCreated();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+      return `${made.username} was created`;
+    });
   };
 
   return (
@@ -181,9 +150,9 @@ function CreateUser({ session, onCreated }: { session: Session; onCreated: () =>
             hint="Optional"
           />
         </div>
-        <ErrorMessage error={error} />
-        <p aria-live="polite">{done}</p>
-        <button type="submit" aria-busy={busy ? 'true' : undefined} disabled={busy}>
+        <ErrorMessage error={action.error} />
+        <p aria-live="polite">{action.done}</p>
+        <button type="submit" aria-busy={busyIf(Boolean(action.busy))} disabled={Boolean(action.busy)}>
           Create user
         </button>
       </form>
@@ -197,30 +166,23 @@ function EditRoles({ session, user, onDone }: { session: Session; user: UserRow;
   const [roles, setRoles] = useState<Grant[]>(
     user.roles.map(({ permissionName, instanceName }) => ({ permissionName, instanceName })),
   );
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const fields = fieldErrors(error);
+  const action = useAction();
+  const { fields } = action;
 
   const change = (index: number, key: keyof Grant, value: string) =>
     setRoles((current) => current.map((grant, i) => (i === index ? { ...grant, [key]: value } : grant)));
 
   const save = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    const saved = await action.run('save', async () => {
       await unwrap(
         client.PATCH('/{tenantName}/admin/users/{userName}', {
           params: { path: { tenantName, userName: user.username } },
           body: { roles: roles.filter((grant) => grant.permissionName && grant.instanceName) },
         }),
       );
-      onDone(true);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    });
+    if (saved) onDone(true);
   };
 
   return (
@@ -253,7 +215,7 @@ function EditRoles({ session, user, onDone }: { session: Session; user: UserRow;
             </button>
           </div>
         ))}
-        <ErrorMessage error={error} />
+        <ErrorMessage error={action.error} />
         <div class="actions">
           <button
             type="button"
@@ -262,7 +224,7 @@ function EditRoles({ session, user, onDone }: { session: Session; user: UserRow;
           >
             Add a role
           </button>
-          <button type="submit" aria-busy={busy ? 'true' : undefined} disabled={busy}>
+          <button type="submit" aria-busy={busyIf(Boolean(action.busy))} disabled={Boolean(action.busy)}>
             Save roles
           </button>
           <button type="button" class="secondary outline" onClick={() => onDone(false)}>

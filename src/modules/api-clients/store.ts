@@ -3,6 +3,7 @@ import type { DB, Row } from '../../db/schema.ts';
 import { likeContains, PREPARED } from '../../db/sql.ts';
 import type { Writing } from '../../events/work.ts';
 import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
+import { holdsRole } from '../../tenancy/store.ts';
 import type { ApiClientFilter } from './schemas.ts';
 
 /**
@@ -58,20 +59,7 @@ export async function listClients(
   const term = filter.name?.trim();
   if (term) query = query.where(sql<SqlBool>`lower(c.name) LIKE ${likeContains(term.toLowerCase())}`);
   if (filter.enabled !== undefined) query = query.where('c.enabled', '=', filter.enabled);
-  if (filter.roleName) {
-    const roleName = filter.roleName;
-    query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('access_grants as g')
-          .select(eb.lit(1).as('one'))
-          .whereRef('g.tenant_id', '=', 'c.tenant_id')
-          .whereRef('g.principal_id', '=', 'c.id')
-          .where('g.grant_type', '=', 'SECURITY_ROLE')
-          .where('g.name', '=', roleName),
-      ),
-    );
-  }
+  if (filter.roleName) query = query.where(holdsRole('c', filter.roleName));
   const list = {
     base: query as never,
     table: 'api_clients',

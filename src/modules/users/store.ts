@@ -4,6 +4,7 @@ import type { DB, Row } from '../../db/schema.ts';
 import { likeContains, PREPARED } from '../../db/sql.ts';
 import type { Writing } from '../../events/work.ts';
 import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
+import { holdsRole } from '../../tenancy/store.ts';
 import { uuidPattern } from '../../wire/schemas.ts';
 import type { UserFilter } from './schemas.ts';
 import type { UserTerritoryEntry } from './tables.ts';
@@ -60,20 +61,7 @@ export async function listUsers(
       sql<SqlBool>`lower(u.username || ' ' || u.email || ' ' || coalesce(u.first_name, '') || ' ' || coalesce(u.last_name, '')) LIKE ${pattern}`,
     );
   }
-  if (filter.roleName) {
-    const roleName = filter.roleName;
-    query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('access_grants as g')
-          .select(eb.lit(1).as('one'))
-          .whereRef('g.tenant_id', '=', 'u.tenant_id')
-          .whereRef('g.principal_id', '=', 'u.id')
-          .where('g.grant_type', '=', 'SECURITY_ROLE')
-          .where('g.name', '=', roleName),
-      ),
-    );
-  }
+  if (filter.roleName) query = query.where(holdsRole('u', filter.roleName));
   if (filter.region) {
     // Users with an entry for the region; with `territories`, one that covers any of them.
     const patterns = (filter.territories?.length ? filter.territories : [undefined]).map((territory) =>
