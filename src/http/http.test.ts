@@ -204,6 +204,12 @@ describe('operations endpoints', () => {
     const zip = document.paths['/{tenantName}/{instanceName}/export/formations/{version}/assessments'].get.responses;
     assert.deepEqual(Object.keys(zip['200'].content), ['application/zip']);
     assert.deepEqual(Object.keys(zip['404'].content), ['application/json']);
+    // A query parameter the server defaults (page, size) is optional to send.
+    const paged = document.paths['/{tenantName}/{instanceName}/patients'].get.parameters as {
+      name: string;
+      required?: boolean;
+    }[];
+    for (const name of ['page', 'size']) assert.equal(paged.find((p) => p.name === name)?.required ?? false, false, name);
     const docs = await anonymous.get('/docs/');
     assert.equal(docs.status, 200);
     assert.match(docs.text, /swagger/i);

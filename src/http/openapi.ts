@@ -115,7 +115,7 @@ export async function registerOpenApi(
     transformObject: (documentObject) => {
       const document = ('openapiObject' in documentObject ? documentObject.openapiObject : {}) as OpenApiDocument;
       document.info = { ...document.info, description: description(catalogs, accessTable) };
-      return withPermissions(document, accessTable) as never;
+      return withPermissions(withOptionalDefaults(document), accessTable) as never;
     },
   });
   await app.register(swaggerUi, {
@@ -124,6 +124,24 @@ export async function registerOpenApi(
     staticCSP: DOCS_CSP,
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
+
+type Parameter = { in?: string; required?: boolean; schema?: { default?: unknown } };
+
+/**
+ * A query parameter with a default (`page`, `size`, `includeArchived`) is not Optional in its
+ * TypeBox schema, so the generator lists it as required; the server fills it in when absent, so a
+ * client need not send it, and the document says so.
+ */
+function withOptionalDefaults(document: OpenApiDocument): OpenApiDocument {
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      for (const parameter of (operation.parameters ?? []) as Parameter[]) {
+        if (parameter.in === 'query' && parameter.required && parameter.schema?.default !== undefined) parameter.required = false;
+      }
+    }
+  }
+  return document;
 }
 
 function withPermissions(document: OpenApiDocument, accessTable: AccessTable): OpenApiDocument {

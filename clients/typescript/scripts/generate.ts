@@ -23,28 +23,9 @@ const HEADER = `/**
 
 `;
 
-type Operation = { parameters?: { required?: boolean; schema?: { default?: unknown } }[] };
-
-/**
- * The document as a client sends to it: a query parameter with a default (`page`, `size`,
- * `includeArchived`) is listed as required, since its TypeBox schema is not Optional, yet the
- * server fills it in when absent, so the client need not send it.
- */
-function withOptionalDefaults(document: unknown): OpenAPI3 {
-  const copy = structuredClone(document) as { paths?: Record<string, Record<string, Operation>> };
-  for (const operations of Object.values(copy.paths ?? {})) {
-    for (const operation of Object.values(operations)) {
-      for (const parameter of operation.parameters ?? []) {
-        if (parameter.required && parameter.schema?.default !== undefined) parameter.required = false;
-      }
-    }
-  }
-  return copy as OpenAPI3;
-}
-
 /** The text of src/schema.ts for an OpenAPI document. */
 export async function typesOf(document: unknown): Promise<string> {
-  const ast = await openapiTS(withOptionalDefaults(document), {
+  const ast = await openapiTS(document as OpenAPI3, {
     // A parameter or field with a default is optional to send (page, size, includeArchived, …).
     defaultNonNullable: false,
     alphabetize: false,
