@@ -2,6 +2,7 @@
  * The load generator, run as its own process so it does not share a core's event loop with
  * the server: drives one scenario with autocannon and prints its figures as JSON.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import autocannon from 'autocannon';
 
@@ -17,6 +18,8 @@ export interface LoadPlan {
   seconds: number;
   /** Requests per second across all connections, when the load is paced rather than as fast as it goes. */
   rate?: number;
+  /** Each request sends a fresh Idempotency-Key, as the typed client does for every write. */
+  idempotencyKeys?: boolean;
 }
 
 export interface LoadResult {
@@ -59,6 +62,7 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
             ...request,
             path: pick(plan.paths),
             ...(plan.bodies ? { body: pick(plan.bodies) } : {}),
+            ...(plan.idempotencyKeys ? { headers: { ...request.headers, 'idempotency-key': randomUUID() } } : {}),
           }),
         },
       ],

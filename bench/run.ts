@@ -450,6 +450,13 @@ function buildScenarios(context: {
     }),
   );
   both('create patient', 'large', 'POST', ['/patients'], bodies);
+  // The same writes as the typed client sends them: each with its own key (claimed, then answered).
+  scenarios.push({
+    name: 'create patient, Idempotency-Key',
+    target: 'cairn',
+    tenant: 'large',
+    plan: { ...plan('cairn', 'large', 'POST', ['/patients'], bodies), idempotencyKeys: true },
+  });
 
   // Bulk edits are an administrator's, not ten racing at once: two connections, disjoint rows.
   const cairnOnly = (name: string, size: 'small' | 'large', method: LoadPlan['method'], paths: string[], bodies?: string[]) =>
@@ -541,6 +548,15 @@ function summarize(measured: Measured[], seedTimes: Record<string, number>, tota
       return { name, value, target: GROWTH_TARGET, ok: value <= GROWTH_TARGET };
     },
   );
+  const keyed = find('create patient, Idempotency-Key', 'cairn', 'large');
+  const unkeyed = find('create patient', 'cairn', 'large');
+  const idempotency =
+    keyed && unkeyed
+      ? {
+          value: keyed.result.rps / unkeyed.result.rps,
+          statements: [unkeyed.statements, keyed.statements].map((n) => n?.toFixed(2) ?? '–'),
+        }
+      : undefined;
   const cairnRuns = measured.filter((m) => m.target === 'cairn');
   const peak = Math.max(...cairnRuns.map((m) => m.peakMb));
   // Token issue is scrypt's own memory by design (32 MiB per check); every other scenario is held to the target.
@@ -569,6 +585,9 @@ function summarize(measured: Measured[], seedTimes: Record<string, number>, tota
     '',
     ...growth.map((g) => `- ${g.name}: ${g.value.toFixed(2)} (${g.ok ? 'met' : 'MISSED'})`),
     '',
+    idempotency
+      ? `**Idempotency-Key:** create patient with a fresh key ÷ without: ${idempotency.value.toFixed(2)} (statements per request ${idempotency.statements[1]} against ${idempotency.statements[0]}).\n`
+      : '',
     `**Peak worker memory:** ${peakOther.toFixed(0)} MB outside token issue (target ≤ ${MEMORY_TARGET_MB}: ${peakOther <= MEMORY_TARGET_MB ? 'met' : 'MISSED'}); ${peak.toFixed(0)} MB with it.`,
     '',
     `Seeding: ${
@@ -602,6 +621,7 @@ function summarize(measured: Measured[], seedTimes: Record<string, number>, tota
       overhead,
       statements,
       growth,
+      idempotency,
       peakMb: peak,
       peakMbOutsideTokenIssue: peakOther,
       seedTimes,

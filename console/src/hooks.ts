@@ -29,26 +29,19 @@ export const fromPageObject = <T>(body: PageObject): Paged<T> => ({
   meta: { page: body.number, totalPages: body.totalPages, totalElements: body.totalElements },
 });
 
-/**
- * One page of a list, loaded when the page or any of `deps` changes; a later answer wins over an
- * earlier one still in flight. Filters reset the page with `setPage(0)`; `reload()` fetches again.
- */
-export function usePaged<T>(load: (page: number) => Promise<Paged<T>>, deps: readonly unknown[]) {
-  const [page, setPage] = useState(0);
-  const [rows, setRows] = useState<T[]>([]);
-  const [meta, setMeta] = useState<Meta>();
+/** One answer loaded when `deps` change; a later answer wins over an earlier one still in flight. */
+export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]) {
+  const [value, setValue] = useState<T>();
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<unknown>();
   const [version, setVersion] = useState(0);
-
   useEffect(() => {
     let live = true;
     setLoading(true);
-    load(page)
-      .then((paged) => {
+    load()
+      .then((loaded) => {
         if (!live) return;
-        setRows(paged.rows);
-        setMeta(paged.meta);
+        setValue(loaded);
         setError(undefined);
       })
       .catch((caught) => live && setError(caught))
@@ -56,9 +49,19 @@ export function usePaged<T>(load: (page: number) => Promise<Paged<T>>, deps: rea
     return () => {
       live = false;
     };
-  }, [page, version, ...deps]);
+  }, [version, ...deps]);
+  return { value, loading, error, reload: () => setVersion((v) => v + 1) };
+}
 
-  return { rows, meta, loading, error, page, setPage, reload: () => setVersion((v) => v + 1) };
+/**
+ * One page of a list, loaded when the page or any of `deps` changes. Filters reset the page with
+ * `setPage(0)`; `reload()` fetches again.
+ */
+export function usePaged<T>(load: (page: number) => Promise<Paged<T>>, deps: readonly unknown[]) {
+  const [page, setPage] = useState(0);
+  const loaded = useLoad(() => load(page), [page, ...deps]);
+  const { value, loading, error, reload } = loaded;
+  return { rows: value?.rows ?? [], meta: value?.meta, loading, error, page, setPage, reload };
 }
 
 /**

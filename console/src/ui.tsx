@@ -85,15 +85,20 @@ export function Pager({ meta, onPage, label }: { meta: Meta | undefined; onPage:
   );
 }
 
-/** A secret shown once, with a button copying it. */
+/**
+ * A secret shown once, with a button copying it: an API client's (with its key; only a hash is
+ * kept) or a webhook's signing secret (`note` says what it is for).
+ */
 export function SecretOnce({
   title,
   clientKey,
+  note,
   secret,
   onClose,
 }: {
   title: string;
-  clientKey: string;
+  clientKey?: string;
+  note?: ComponentChildren;
   secret: string;
   onClose: () => void;
 }) {
@@ -110,7 +115,12 @@ export function SecretOnce({
     <article aria-labelledby="secret-title" data-testid="secret">
       <h3 id="secret-title">{title}</h3>
       <p>
-        Key <code data-testid="client-key">{clientKey}</code>. The secret is shown this once: only its hash is kept.
+        {clientKey !== undefined && (
+          <>
+            Key <code data-testid="client-key">{clientKey}</code>.{' '}
+          </>
+        )}
+        {note ?? 'The secret is shown this once: only its hash is kept.'}
       </p>
       <p>
         <code data-testid="secret-value" class="secret">
@@ -176,3 +186,61 @@ export function Empty({ when, children }: { when: boolean; children: ComponentCh
 
 /** `aria-busy` for a control whose action is under way. */
 export const busyIf = (busy: boolean) => (busy ? ('true' as const) : undefined);
+
+/**
+ * A table of one page of a list's rows, with its pager and what it says when empty. The pager shows
+ * from two pages on, or always with `alwaysPaged` (a page's main list).
+ */
+export function Table<T>({
+  label,
+  list,
+  head,
+  row,
+  empty,
+  alwaysPaged = false,
+}: {
+  label: string;
+  list: {
+    rows: T[];
+    loading: boolean;
+    error: unknown;
+    meta?: { page: number; totalPages: number; totalElements: number } | undefined;
+    setPage?: (page: number) => void;
+  };
+  head: string[];
+  row: (item: T) => ComponentChildren;
+  empty: ComponentChildren;
+  alwaysPaged?: boolean;
+}) {
+  return (
+    <>
+      {list.rows.length > 0 && (
+        <Scroll label={`${label} table`} busy={list.loading}>
+          <table>
+            <thead>
+              <tr>
+                {head.map((name) => (
+                  <th scope="col" key={name}>
+                    {name}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>{list.rows.map(row)}</tbody>
+          </table>
+        </Scroll>
+      )}
+      <Empty when={list.rows.length === 0 && !list.loading && !list.error}>{empty}</Empty>
+      {list.setPage && list.meta && (alwaysPaged || list.meta.totalPages > 1) && (
+        <Pager meta={list.meta} onPage={list.setPage} label={label} />
+      )}
+    </>
+  );
+}
+
+/** A date-time as the browser's locale shows it; a dash when there is none. */
+export const when = (value: unknown) => (typeof value === 'string' && value ? new Date(value).toLocaleString() : '—');
+/** A day (birth dates): the date part only, as stored. */
+export const day = (value: unknown) => (typeof value === 'string' && value ? value.slice(0, 10) : '—');
+/** Text, or a dash. */
+export const text = (value: unknown) => (value === null || value === undefined || value === '' ? '—' : String(value));

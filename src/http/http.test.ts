@@ -204,6 +204,14 @@ describe('operations endpoints', () => {
     const zip = document.paths['/{tenantName}/{instanceName}/export/formations/{version}/assessments'].get.responses;
     assert.deepEqual(Object.keys(zip['200'].content), ['application/zip']);
     assert.deepEqual(Object.keys(zip['404'].content), ['application/json']);
+    // A body the route reads itself (a multipart form) is documented, with its file parts.
+    const upload = document.paths['/{tenantName}/{instanceName}/patients/{patientId}/document-summary/{summaryId}/files'].post;
+    assert.deepEqual(upload.requestBody.content['multipart/form-data'].schema.properties.files.items, {
+      type: 'string',
+      format: 'binary',
+    });
+    const inbound = document.paths['/{tenantName}/{instanceName}/patients/{patientId}/chat/inbound'].post.requestBody.content;
+    assert.deepEqual(Object.keys(inbound).sort(), ['application/json', 'multipart/form-data']);
     // A query parameter the server defaults (page, size) is optional to send.
     const paged = document.paths['/{tenantName}/{instanceName}/patients'].get.parameters as {
       name: string;

@@ -3,9 +3,9 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { DOCS_CSP } from './browser-security.ts';
 import { idempotencyHeaders, takesIdempotencyKey } from './idempotency.ts';
+import type { RequestBodies } from './request-bodies.ts';
 import type { AccessTable } from './route-access.ts';
 
-/** The API docs' introduction: conventions, and the merged catalogs and access table, each in one list. */
 /** What the docs list of the areas' catalogs (platform/area.ts merges them). */
 export interface DocumentedCatalogs {
   errors: Record<string, { status: number }>;
@@ -99,6 +99,7 @@ export async function registerOpenApi(
   catalogs: DocumentedCatalogs,
   accessTable: AccessTable,
 ): Promise<void> {
+  const ownBodies = new Map<string, RequestBodies>();
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -106,16 +107,19 @@ export async function registerOpenApi(
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
       security: [{ bearerAuth: [] }],
     },
-    // Each write that takes Idempotency-Key documents the header (no route validates it: the hook reads it).
+    // Each write that takes Idempotency-Key documents the header (no route validates it: the hook
+    // reads it); a body the route reads itself is noted here and documented in transformObject.
     transform: ({ schema, url, route }) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
+      const bodies = route.config?.requestBodies;
+      if (bodies) for (const method of methods) ownBodies.set(`${method.toLowerCase()} ${openApiPath(url)}`, bodies);
       const keyed = methods.some((method) => takesIdempotencyKey(method, route.config));
       return { url, schema: keyed ? { ...schema, headers: idempotencyHeaders } : schema };
     },
     transformObject: (documentObject) => {
       const document = ('openapiObject' in documentObject ? documentObject.openapiObject : {}) as OpenApiDocument;
       document.info = { ...document.info, description: description(catalogs, accessTable) };
-      return withPermissions(withOptionalDefaults(document), accessTable) as never;
+      return withPermissions(withOwnBodies(withOptionalDefaults(document), ownBodies), accessTable) as never;
     },
   });
   await app.register(swaggerUi, {
@@ -124,6 +128,21 @@ export async function registerOpenApi(
     staticCSP: DOCS_CSP,
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
+
+const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
+
+/** The request bodies routes read themselves (multipart forms, raw emails), by media type. */
+function withOwnBodies(document: OpenApiDocument, bodies: Map<string, RequestBodies>): OpenApiDocument {
+  for (const [path, operations] of Object.entries(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const own = bodies.get(`${method} ${path}`);
+      if (!own) continue;
+      const content = Object.fromEntries(Object.entries(own).map(([type, schema]) => [type, { schema }]));
+      operation.requestBody = { required: true, content };
+    }
+  }
+  return document;
 }
 
 type Parameter = { in?: string; required?: boolean; schema?: { default?: unknown } };

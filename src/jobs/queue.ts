@@ -237,6 +237,30 @@ export async function forgetDeadJobs(
     .execute();
 }
 
+/**
+ * Makes a job waiting out its backoff due now (QUEUED with a later run_at), for a person asking
+ * for the work again; answers whether there was one. A job running, or WAITING behind its key's
+ * earlier work, keeps its place.
+ */
+export async function hurryJob(
+  db: Kysely<DB>,
+  tenantId: string,
+  kind: string,
+  payload: Record<string, unknown>,
+  now: Date,
+): Promise<boolean> {
+  const hurried = await db
+    .updateTable('jobs')
+    .set({ run_at: null, updated_at: now })
+    .where('tenant_id', '=', tenantId)
+    .where('state', '=', 'QUEUED')
+    .where('kind', '=', kind)
+    .where(sql<boolean>`payload @> ${JSON.stringify(payload)}::jsonb`)
+    .returning('id')
+    .execute();
+  return hurried.length > 0;
+}
+
 export interface JobFilter {
   state?: JobState;
   kind?: string;

@@ -26,8 +26,11 @@ export interface ConsoleBrowser {
   app: TestApp;
   t: TestTenant;
   origin: string;
-  /** A page at a width, signed out, collecting console errors other than the API's refusals. */
-  open(width: number): Promise<{ page: Page; problems: string[] }>;
+  /**
+   * A page at a width, signed out, collecting console errors other than the API's refusals; at
+   * `path` under /console/ (kept through sign-in), in the browser's zone `timezoneId`.
+   */
+  open(width: number, options?: { path?: string; timezoneId?: string }): Promise<{ page: Page; problems: string[] }>;
   /** Signs in with an API client's key and secret; resolves once the first page shows. */
   signInAsClient(page: Page, key: string, secret: string): Promise<void>;
   /** No axe violation of serious or critical impact. */
@@ -36,14 +39,17 @@ export interface ConsoleBrowser {
   shoot(page: Page, name: string): Promise<void>;
 }
 
-/** Starts Cairn and, unless there is no browser, chromium; both are closed after the file's tests. */
-export async function consoleBrowser(): Promise<ConsoleBrowser> {
+/**
+ * Starts Cairn and, unless there is no browser, chromium; both are closed after the file's tests.
+ * `env` is Cairn's environment (e.g. CAIRN_WEBHOOKS_ALLOW_PRIVATE for a receiver on this machine).
+ */
+export async function consoleBrowser({ env = {} }: { env?: Record<string, string> } = {}): Promise<ConsoleBrowser> {
   // `npm ci` builds the console (the root's `prepare`); a checkout that skipped it is built here once.
   if (!fs.existsSync(path.join(DIST, 'index.html'))) {
     execFileSync('npm', ['run', 'build', '-w', 'console'], { cwd: ROOT, stdio: 'inherit' });
   }
   const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-  const app = await startApp({ consoleDir: process.env.CAIRN_CONSOLE_DIR });
+  const app = await startApp({ consoleDir: process.env.CAIRN_CONSOLE_DIR }, { env });
   await app.server.listen({ port: 0, host: '127.0.0.1' });
   const origin = `http://127.0.0.1:${(app.server.server.address() as AddressInfo).port}`;
   const t = await createTestTenant(app);
@@ -65,9 +71,9 @@ export async function consoleBrowser(): Promise<ConsoleBrowser> {
     app,
     t,
     origin,
-    async open(width) {
+    async open(width, { path = '', timezoneId } = {}) {
       if (!browser) throw new Error('no browser');
-      const context = await browser.newContext({ viewport: { width, height: 900 } });
+      const context = await browser.newContext({ viewport: { width, height: 900 }, ...(timezoneId ? { timezoneId } : {}) });
       const page = await context.newPage();
       page.setDefaultTimeout(10_000);
       const problems: string[] = [];
@@ -75,7 +81,7 @@ export async function consoleBrowser(): Promise<ConsoleBrowser> {
         if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) problems.push(message.text());
       });
       page.on('pageerror', (error) => problems.push(error.message));
-      await page.goto(`${origin}/console/`);
+      await page.goto(`${origin}/console/${path}`);
       return { page, problems };
     },
     async signInAsClient(page, key, secret) {

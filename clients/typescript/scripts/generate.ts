@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
+import ts from 'typescript';
 
 export const schemaFile = fileURLToPath(new URL('../src/schema.ts', import.meta.url));
 
@@ -30,6 +31,8 @@ export async function typesOf(document: unknown): Promise<string> {
     defaultNonNullable: false,
     alphabetize: false,
     rootTypes: false,
+    // A file (an upload's part, a raw email) is a Blob to send; openapi-typescript's default is string.
+    transform: (schema) => (schema.format === 'binary' ? ts.factory.createTypeReferenceNode('Blob') : undefined),
   });
   return HEADER + astToString(ast);
 }

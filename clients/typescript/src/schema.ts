@@ -2511,7 +2511,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/zip": string;
+                        "application/zip": Blob;
                     };
                 };
                 /** @description DECISIONS §2: an array holding one error object. */
@@ -18280,13 +18280,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "image/jpeg": string;
-                        "image/png": string;
-                        "application/pdf": string;
-                        "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
-                        "audio/mpeg": string;
-                        "audio/wav": string;
-                        "audio/ogg": string;
+                        "image/jpeg": Blob;
+                        "image/png": Blob;
+                        "application/pdf": Blob;
+                        "application/vnd.openxmlformats-officedocument.wordprocessingml.document": Blob;
+                        "audio/mpeg": Blob;
+                        "audio/wav": Blob;
+                        "audio/ogg": Blob;
                     };
                 };
                 /** @description The file, in the content type it was stored with */
@@ -18295,13 +18295,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "image/jpeg": string;
-                        "image/png": string;
-                        "application/pdf": string;
-                        "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
-                        "audio/mpeg": string;
-                        "audio/wav": string;
-                        "audio/ogg": string;
+                        "image/jpeg": Blob;
+                        "image/png": Blob;
+                        "application/pdf": Blob;
+                        "application/vnd.openxmlformats-officedocument.wordprocessingml.document": Blob;
+                        "audio/mpeg": Blob;
+                        "audio/wav": Blob;
+                        "audio/ogg": Blob;
                     };
                 };
                 /** @description DECISIONS §2: an array holding one error object. */
@@ -19264,7 +19264,14 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "multipart/form-data": {
+                        /** @description The files, one part each */
+                        files: Blob[];
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 201: {
@@ -19451,9 +19458,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "image/jpeg": string;
-                        "image/png": string;
-                        "application/pdf": string;
+                        "image/jpeg": Blob;
+                        "image/png": Blob;
+                        "application/pdf": Blob;
                     };
                 };
                 /** @description The file, in the content type it was stored with */
@@ -19462,9 +19469,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "image/jpeg": string;
-                        "image/png": string;
-                        "application/pdf": string;
+                        "image/jpeg": Blob;
+                        "image/png": Blob;
+                        "application/pdf": Blob;
                     };
                 };
                 /** @description DECISIONS §2: an array holding one error object. */
@@ -32478,7 +32485,19 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        message: string;
+                        skipEvent?: boolean;
+                    };
+                    "multipart/form-data": {
+                        message?: string;
+                        /** @description The files, one part each */
+                        attachmentAsFiles: Blob[];
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
@@ -33744,7 +33763,14 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "multipart/form-data": {
+                        /** @description The files, one part each */
+                        attachmentsAsFiles: Blob[];
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
@@ -35157,7 +35183,11 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "message/rfc822": Blob;
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
@@ -36990,8 +37020,8 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "audio/mpeg": string;
-                        "audio/wav": string;
+                        "audio/mpeg": Blob;
+                        "audio/wav": Blob;
                     };
                 };
                 /** @description The file, in the content type it was stored with */
@@ -37000,8 +37030,8 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "audio/mpeg": string;
-                        "audio/wav": string;
+                        "audio/mpeg": Blob;
+                        "audio/wav": Blob;
                     };
                 };
                 /** @description DECISIONS §2: an array holding one error object. */
@@ -39018,7 +39048,14 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "multipart/form-data": {
+                        /** @description The files, one part each */
+                        files: Blob[];
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
@@ -39928,7 +39965,26 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        message?: string;
+                        subject?: string;
+                        secure?: boolean;
+                        recorded?: boolean;
+                        attachmentsFromTemplate?: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                    "multipart/form-data": {
+                        message?: string;
+                        subject?: string;
+                        secure?: "true" | "false";
+                        /** @description Files to send (SMS, EMAIL), one part each */
+                        attachmentsAsFiles: Blob[];
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 201: {

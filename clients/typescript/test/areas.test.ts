@@ -33,7 +33,7 @@ const patient = await unwrap(
 );
 const ofPatient = { ...at, patientId: patient.id };
 
-/** A multipart body of files, as the upload routes take it (their bodies are not in the document). */
+/** A multipart body of files: openapi-fetch sends a FormData as it is (the document types the form's parts). */
 function filesForm(field: string, ...files: { name: string; kind: 'pdf' | 'png' }[]) {
   const form = new FormData();
   for (const file of files) form.append(field, new Blob([new Uint8Array(sampleFile(file.kind, 256))]), file.name);
@@ -299,7 +299,7 @@ describe('one flow per area', () => {
     await unwrap(
       cairn.POST('/{tenantName}/{instanceName}/patients/{patientId}/chat/inbound', {
         params: { path: ofPatient },
-        body: { message: 'My glucose readings are attached' } as never,
+        body: { message: 'My glucose readings are attached' },
       }),
     );
     const hits = [];
@@ -344,7 +344,7 @@ describe('one flow per area', () => {
     await unwrap(
       cairn.POST('/{tenantName}/{instanceName}/{communicationId}/messages', {
         params: { path: { ...at, communicationId } },
-        body: { message: 'Reminder: your visit is on Tuesday' } as never,
+        body: { message: 'Reminder: your visit is on Tuesday' },
       }),
     );
     const list = await unwrap(

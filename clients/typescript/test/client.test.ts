@@ -417,7 +417,7 @@ describe('paging to the end', () => {
       await unwrap(
         cairn.POST('/{tenantName}/{instanceName}/patients/{patientId}/chat/inbound', {
           params: { path },
-          body: { message: `message ${index}` } as never,
+          body: { message: `message ${index}` },
         }),
       );
     }

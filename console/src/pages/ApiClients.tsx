@@ -91,25 +91,27 @@ export function ApiClients({ session }: PageProps) {
                   </td>
                   <td>{row.roles.map((role) => `${role.instanceName}: ${role.permissionName}`).join(', ') || '—'}</td>
                   <td>{row.enabled ? 'Enabled' : 'Disabled'}</td>
-                  <td class="actions">
-                    <button
-                      type="button"
-                      class="secondary"
-                      aria-busy={busyIf(action.busy === `${row.id}:rotate`)}
-                      onClick={() => act(row, 'rotate')}
-                      aria-label={`Rotate secret of ${row.name}`}
-                    >
-                      Rotate secret
-                    </button>
-                    <button
-                      type="button"
-                      class="contrast"
-                      aria-busy={busyIf(action.busy === `${row.id}:toggle`)}
-                      onClick={() => act(row, 'toggle')}
-                      aria-label={`${row.enabled ? 'Disable' : 'Enable'} ${row.name}`}
-                    >
-                      {row.enabled ? 'Disable' : 'Enable'}
-                    </button>
+                  <td>
+                    <div class="actions">
+                      <button
+                        type="button"
+                        class="secondary"
+                        aria-busy={busyIf(action.busy === `${row.id}:rotate`)}
+                        onClick={() => act(row, 'rotate')}
+                        aria-label={`Rotate secret of ${row.name}`}
+                      >
+                        Rotate secret
+                      </button>
+                      <button
+                        type="button"
+                        class="contrast"
+                        aria-busy={busyIf(action.busy === `${row.id}:toggle`)}
+                        onClick={() => act(row, 'toggle')}
+                        aria-label={`${row.enabled ? 'Disable' : 'Enable'} ${row.name}`}
+                      >
+                        {row.enabled ? 'Disable' : 'Enable'}
+                      </button>
+                    </div>
                   </td>
                 </tr>
               ))}

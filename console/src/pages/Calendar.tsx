@@ -40,7 +40,7 @@ export function Calendar({ session, subpath, go }: PageProps) {
   return (
     <>
       <h1>Calendar</h1>
-      <Section title="Whose week, seen from where">
+      <Section title="Member and time zone">
         <div class="grid">
           <MemberPicker session={session} member={member} onMember={setMember} />
           <ZonePicker zone={zone} onZone={setZone} />
@@ -126,7 +126,7 @@ function MemberPicker({
       <small id="calendar-member-note">
         {more
           ? `The first ${list.rows.length} of ${list.meta?.totalElements} users: search to narrow them.`
-          : `${list.rows.length} users listed.`}
+          : `${list.rows.length} ${list.rows.length === 1 ? 'user' : 'users'} listed.`}
       </small>
       <ErrorMessage error={list.error} />
     </div>
@@ -215,9 +215,7 @@ function Week({
   const memberZone = member.timezone && isZone(member.timezone) ? member.timezone : 'UTC';
   const days = useMemo(
     () =>
-      loaded
-        ? weekOf(monday, zone, loaded.events, hoursOf(loaded.rules, memberZone, from, to), (day) => dayLabel(day))
-        : [],
+      loaded ? weekOf(monday, zone, loaded.events, hoursOf(loaded.rules, memberZone, from, to), (day) => dayLabel(day)) : [],
     [loaded, monday, zone, memberZone],
   );
   const title = `Week of ${dayLabel(monday, true)} to ${dayLabel(addDays(monday, 6), true)}`;
@@ -258,7 +256,7 @@ function Week({
                   style={{ borderLeftColor: event.eventColor ?? undefined }}
                 >
                   <strong>{event.eventTitle || '(untitled)'}</strong>
-                  <span class="when">{when}</span>
+                  {when && <span class="when">{when}</span>}
                   {event.allDayEvent && <mark>All day</mark>}
                   {event.eventType && <small>{event.eventType}</small>}
                 </li>
@@ -268,9 +266,7 @@ function Week({
           </li>
         ))}
       </ol>
-      <Empty when={!loading && !error && loaded !== undefined && loaded.events.length === 0}>
-        No events this week.
-      </Empty>
+      <Empty when={!loading && !error && loaded !== undefined && loaded.events.length === 0}>No events this week.</Empty>
     </section>
   );
 }
@@ -281,17 +277,7 @@ function instantOf(local: string, zone: string): string {
   return match?.[1] && match[2] && isDay(match[1]) ? new Date(instantAt(match[1], match[2], zone)).toISOString() : local;
 }
 
-function AddEvent({
-  session,
-  member,
-  zone,
-  onAdded,
-}: {
-  session: Session;
-  member: Member;
-  zone: string;
-  onAdded: () => void;
-}) {
+function AddEvent({ session, member, zone, onAdded }: { session: Session; member: Member; zone: string; onAdded: () => void }) {
   const { client, tenantName, instanceName } = session;
   const [title, setTitle] = useState('');
   const [start, setStart] = useState('');

@@ -2,9 +2,8 @@ import { CairnError, unwrap } from '@cairn/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fromDataAndMeta, useAction, usePaged } from '../hooks.ts';
 import { fieldError, type Session } from '../session.ts';
-import { busyIf, Empty, ErrorMessage, Field, type PageProps, Pager, Scroll, Section } from '../ui.tsx';
+import { busyIf, Empty, ErrorMessage, Field, type PageProps, Pager, Scroll, SecretOnce, Section } from '../ui.tsx';
 import { Deliveries } from './webhooks/Deliveries.tsx';
-import { SigningSecret } from './webhooks/SigningSecret.tsx';
 import './webhooks.css';
 
 const SIZE = 10;
@@ -86,7 +85,17 @@ function Subscriptions({ session, go }: { session: Session; go: (to: string) => 
   return (
     <>
       <h1>Webhooks</h1>
-      {shown && <SigningSecret {...shown} onClose={() => setShown(undefined)} />}
+      {shown && (
+        <SecretOnce
+          {...shown}
+          note={
+            <>
+              The signing secret is shown this once: keep it to verify the <code>webhook-signature</code> header of each delivery.
+            </>
+          }
+          onClose={() => setShown(undefined)}
+        />
+      )}
       <CreateWebhook
         session={session}
         onCreated={(made) => {
@@ -95,7 +104,7 @@ function Subscriptions({ session, go }: { session: Session; go: (to: string) => 
         }}
       />
       <Section title="Subscriptions">
-        <div class="field">
+        <div class="field filter">
           <label for="webhook-source">Source</label>
           <select
             id="webhook-source"
@@ -143,44 +152,46 @@ function Subscriptions({ session, go }: { session: Session; go: (to: string) => 
                     </small>
                   </td>
                   <td>{row.source}</td>
-                  <td class="actions">
-                    <a
-                      href={`/console/webhooks/${row.id}`}
-                      aria-label={`Deliveries of ${row.name}`}
-                      onClick={(event) => {
-                        event.preventDefault();
-                        go(`webhooks/${row.id}`);
-                      }}
-                    >
-                      Deliveries
-                    </a>
-                    <button
-                      type="button"
-                      class="secondary"
-                      aria-busy={busyIf(action.busy === `${row.id}:rotate`)}
-                      onClick={() => rotate(row)}
-                      aria-label={`Rotate secret of ${row.name}`}
-                    >
-                      Rotate secret
-                    </button>
-                    {row.source === 'API' &&
-                      (confirming === row.id ? (
-                        <ConfirmDelete
-                          name={row.name}
-                          busy={action.busy === `${row.id}:delete`}
-                          onConfirm={() => remove(row)}
-                          onCancel={() => setConfirming(undefined)}
-                        />
-                      ) : (
-                        <button
-                          type="button"
-                          class="contrast"
-                          onClick={() => setConfirming(row.id)}
-                          aria-label={`Delete ${row.name}`}
-                        >
-                          Delete
-                        </button>
-                      ))}
+                  <td>
+                    <div class="row-actions">
+                      <a
+                        href={`/console/webhooks/${row.id}`}
+                        aria-label={`Deliveries of ${row.name}`}
+                        onClick={(event) => {
+                          event.preventDefault();
+                          go(`webhooks/${row.id}`);
+                        }}
+                      >
+                        Deliveries
+                      </a>
+                      <button
+                        type="button"
+                        class="secondary"
+                        aria-busy={busyIf(action.busy === `${row.id}:rotate`)}
+                        onClick={() => rotate(row)}
+                        aria-label={`Rotate secret of ${row.name}`}
+                      >
+                        Rotate secret
+                      </button>
+                      {row.source === 'API' &&
+                        (confirming === row.id ? (
+                          <ConfirmDelete
+                            name={row.name}
+                            busy={action.busy === `${row.id}:delete`}
+                            onConfirm={() => remove(row)}
+                            onCancel={() => setConfirming(undefined)}
+                          />
+                        ) : (
+                          <button
+                            type="button"
+                            class="contrast"
+                            onClick={() => setConfirming(row.id)}
+                            aria-label={`Delete ${row.name}`}
+                          >
+                            Delete
+                          </button>
+                        ))}
+                    </div>
                   </td>
                 </tr>
               ))}

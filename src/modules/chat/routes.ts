@@ -1,7 +1,9 @@
+import { Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { requestOrigin } from '../../files/links.ts';
 import { contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { uploadForm } from '../../http/request-bodies.ts';
 import { needs } from '../../http/route-access.ts';
 import { ErrorBody, validationError } from '../../wire/errors.ts';
 import { EmptyBody, readInstant } from '../../wire/schemas.ts';
@@ -67,13 +69,20 @@ const chatRoutes: AreaPlugin = async (app) => {
   app.post(
     `${base}/inbound`,
     {
-      config: needs('CHAT_UPDATE'),
+      config: {
+        ...needs('CHAT_UPDATE'),
+        requestBodies: {
+          'application/json': InboundJson,
+          'multipart/form-data': uploadForm('attachmentAsFiles', 'The files, one part each', {
+            message: Type.Optional(Type.String({ maxLength: 10_000 })),
+          }),
+        },
+      },
       schema: {
         tags,
         summary: 'A message from the patient to the care team (200)',
         description:
           'JSON `{message, skipEvent}`, or multipart/form-data with a `message` field and files in `attachmentAsFiles` parts (jpg, jpeg, png, pdf, mp3, wav, ogg, checked by content; at most 25 MB a file, 10 files, 50 MB in all). Text or a file is needed (400 EMPTY_MESSAGE otherwise). `skipEvent: true` writes no event.',
-        consumes: ['application/json', 'multipart/form-data'],
         params: ChatParams,
         response: { 200: ChatMessage, ...errors },
       },

@@ -9,7 +9,7 @@ import { EmailRecord } from '../email/index.ts';
 import { SmsRecord } from '../sms/index.ts';
 import { VoiceCall } from '../voice/index.ts';
 import { createCommunication, sendCommunication } from './operations.ts';
-import { CommunicationAnswer, CommunicationInput, MessageParams } from './schemas.ts';
+import { CommunicationAnswer, CommunicationInput, MessageForm, MessageInput, MessageParams } from './schemas.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const tags = ['Communications'];
@@ -36,13 +36,15 @@ const communicationRoutes: AreaPlugin = async (app) => {
   app.post(
     '/:tenantName/:instanceName/:communicationId/messages',
     {
-      config: needs('COMMUNICATION_SEND'),
+      config: {
+        ...needs('COMMUNICATION_SEND'),
+        requestBodies: { 'application/json': MessageInput, 'multipart/form-data': MessageForm },
+      },
       schema: {
         tags,
         summary: 'Step two: send a message through a communicationId; the SMS, email or call record made (201)',
         description:
           "JSON, or multipart/form-data with the same text fields and files in `attachmentsAsFiles` parts. SMS: `message` (or a file; jpg, jpeg, png, pdf, 5 MB in all) and `attachmentsFromTemplate`; EMAIL: `message` and `subject` (both required), `secure`, attachments as for email drafts; VOICE_CALL (JSON only): `recorded`; the calling member's phone rings first, then the patient's (400 NO_CALLER_PHONE for an API client or a user without a phone). Other fields are ignored. The record is stored, then handed to the instance's provider at once: the answer shows what the provider said (ACCEPTED, SENT, DELIVERED). A provider failure answers 500 PROVIDER_FAILED and leaves the record FAILED with the provider's error (DECISIONS §8); a bad id (INVALID_COMMUNICATION_ID) or a missing field (VALIDATION_ERROR) is a 400.",
-        consumes: ['application/json', 'multipart/form-data'],
         params: MessageParams,
         response: { 201: Type.Union([SmsRecord, EmailRecord, VoiceCall]), ...errors, 500: ErrorBody },
       },

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { uploadForm } from '../../http/request-bodies.ts';
 import { E164, Email, InstanceParams, JsonObject, Uuid } from '../../wire/schemas.ts';
 
 /** The wire contract of the two-step communication send (002 "Communications", DECISIONS §8). */
@@ -42,3 +43,10 @@ export const MessageInput = Type.Object({
   attachmentsFromTemplate: Type.Optional(Type.Array(JsonObject, { maxItems: 20 })),
 });
 export type MessageInputBody = Static<typeof MessageInput>;
+
+/** The same fields as a multipart form (text parts; `secure` as `true`), with files in `attachmentsAsFiles` parts. */
+export const MessageForm = uploadForm('attachmentsAsFiles', 'Files to send (SMS, EMAIL), one part each', {
+  message: MessageInput.properties.message,
+  subject: MessageInput.properties.subject,
+  secure: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+});

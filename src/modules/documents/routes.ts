@@ -2,6 +2,7 @@ import { requestOrigin } from '../../files/links.ts';
 import { contentTypes } from '../../files/rules.ts';
 import { contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { uploadForm } from '../../http/request-bodies.ts';
 import { needs } from '../../http/route-access.ts';
 import { CdtRecord } from '../../records/cdt-view.ts';
 import { ErrorBody } from '../../wire/errors.ts';
@@ -130,13 +131,15 @@ const documentRoutes: AreaPlugin = async (app) => {
   app.post(
     `${path}/:summaryId/files`,
     {
-      config: needs('DOCUMENT_UPDATE'),
+      config: {
+        ...needs('DOCUMENT_UPDATE'),
+        requestBodies: { 'multipart/form-data': uploadForm('files', 'The files, one part each') },
+      },
       schema: {
         tags,
         summary: 'Add files (multipart/form-data, part `files`, repeatable): 201 with their entries',
         description:
           'jpg, jpeg, png or pdf (000), judged by content as well as name: a file whose bytes are not of its extension is 400 FILE_CONTENT_MISMATCH. At most 25 MB a file, 10 files and 100 MB a request (400 FILE_TOO_LARGE / TOO_MANY_FILES). The bytes are streamed to storage, never held whole; if the request fails, nothing stays stored.',
-        consumes: ['multipart/form-data'],
         params: SummaryIdParams,
         response: { 201: FileEntries, ...errors },
       },

@@ -3,6 +3,7 @@ import { requestOrigin } from '../../files/links.ts';
 import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { uploadForm } from '../../http/request-bodies.ts';
 import { needs } from '../../http/route-access.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody, InstanceParams, Nullable, Uuid } from '../../wire/schemas.ts';
@@ -128,13 +129,15 @@ const emailRoutes: AreaPlugin = async (app, { services }) => {
   app.post(
     `${base}/:draftId`,
     {
-      config: needs('EMAIL_UPDATE'),
+      config: {
+        ...needs('EMAIL_UPDATE'),
+        requestBodies: { 'multipart/form-data': uploadForm('attachmentsAsFiles', 'The files, one part each') },
+      },
       schema: {
         tags,
         summary: 'Attach files to an email draft (multipart, parts `attachmentsAsFiles`): the draft',
         description:
           'jpg, jpeg, png or pdf, judged by content; at most 10 MB a file, 10 files and 25 MB a request. Nothing stays stored when the request fails.',
-        consumes: ['multipart/form-data'],
         params: DraftParams,
         response: { 200: EmailDraft, ...errors },
       },
@@ -211,13 +214,12 @@ const emailRoutes: AreaPlugin = async (app, { services }) => {
   app.post(
     '/:tenantName/:instanceName/providers/email/inbound',
     {
-      config: { access: { public: true } },
+      config: { access: { public: true }, requestBodies: { 'message/rfc822': Type.String({ format: 'binary' }) } },
       schema: {
         tags,
         summary: 'An inbound email from your mail system: the raw message, signed (Standard Webhooks)',
         description:
           "For the smtp driver: the operator's mail system (a pipe from Postfix, a cloud inbound-parse hook) POSTs each message received for the instance as `message/rfc822`, signed as Standard Webhooks says (`webhook-id`, `webhook-timestamp` within 5 minutes, `webhook-signature`) with the instance's email `inboundSecret` (`/{tenantName}/admin/providers`, or CAIRN_EMAIL_INBOUND_SECRET). The email lands on the patient (or contact) whose address it is from, DELIVERED, else UNRECOGNISED; attachments the email rules take (jpg, jpeg, png, pdf; 10 MB each, 10 and 25 MB in all) are kept, others left out. The same Message-ID twice is stored once. At most 40 MB. 403 PROVIDER_SIGNATURE_INVALID, nothing kept, when the signature is missing, old or wrong.",
-        consumes: ['message/rfc822'],
         params: InstanceParams,
         response: {
           200: Type.Object({ id: Uuid, patientId: Nullable(Uuid), status: Type.String() }),

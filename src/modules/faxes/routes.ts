@@ -2,6 +2,7 @@ import { requestOrigin } from '../../files/links.ts';
 import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
+import { uploadForm } from '../../http/request-bodies.ts';
 import { needs } from '../../http/route-access.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody, InstanceParams } from '../../wire/schemas.ts';
@@ -108,13 +109,15 @@ const faxRoutes: AreaPlugin = async (app, options) => {
   app.post(
     `${base}/:faxId/files`,
     {
-      config: needs('FAX_UPDATE'),
+      config: {
+        ...needs('FAX_UPDATE'),
+        requestBodies: { 'multipart/form-data': uploadForm('files', 'The files, one part each') },
+      },
       schema: {
         tags,
         summary: 'Add files to a fax draft (multipart, parts `files`): the fax with its files',
         description:
           'jpg, jpeg, png, pdf or docx, judged by content; at most 10 files and 100 MB a fax (000), 400 beyond. Streamed: a large file never sits whole in memory. Nothing stays stored when the request fails.',
-        consumes: ['multipart/form-data'],
         params: FaxParams,
         response: { 200: Fax, ...errors, 409: ErrorBody },
       },

@@ -4,7 +4,7 @@ import { entityOf, eventCatalog } from '../../events/outbox.ts';
 import type { Work } from '../../events/work.ts';
 import type { TenantContext } from '../../http/context.ts';
 import { dataAndMeta, type Paging, parseSort } from '../../http/pagination.ts';
-import { forgetDeadJobs } from '../../jobs/queue.ts';
+import { forgetDeadJobs, hurryJob } from '../../jobs/queue.ts';
 import { addressPolicy } from '../../providers/network.ts';
 import { listInstances } from '../../tenancy/tenancy.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
@@ -187,16 +187,18 @@ export async function retryDelivery(ctx: TenantContext, webhookId: string, deliv
   if (!delivery || delivery.webhook_id !== webhook.id)
     throw new ApiError('WEBHOOK_DELIVERY_NOT_FOUND', { webhookId, deliveryId });
   await write(ctx, async (w) => {
-    // Sent after the record's deliveries still under way (two sends of one delivery never run at
-    // once); a DEAD job of it goes, as this one redoes its work.
-    await forgetDeadJobs(w.db, ctx.tenant.id, DELIVER, { deliveryId: delivery.id });
+    // A delivery waiting out its backoff is sent now; otherwise it is queued again, after the
+    // record's deliveries still under way (two sends of one delivery never run at once), and a
+    // DEAD job of it goes, as the new one redoes its work.
+    const hurried = await hurryJob(w.db, ctx.tenant.id, DELIVER, { deliveryId: delivery.id }, w.now);
+    if (!hurried) await forgetDeadJobs(w.db, ctx.tenant.id, DELIVER, { deliveryId: delivery.id });
     await w.db
       .updateTable('webhook_deliveries')
       .set({ state: 'PENDING', updated_at: w.now })
       .where('tenant_id', '=', ctx.tenant.id)
       .where('id', '=', delivery.id)
       .execute();
-    w.enqueue({ kind: DELIVER, payload: { deliveryId: delivery.id }, key: deliveryKey(delivery) });
+    if (!hurried) w.enqueue({ kind: DELIVER, payload: { deliveryId: delivery.id }, key: deliveryKey(delivery) });
     w.changed({ action: 'WEBHOOK_DELIVERY_RETRIED', entityType: 'WEBHOOK_DELIVERY', entityId: delivery.id });
   });
   return deliveryView({ ...delivery, state: 'PENDING' });

@@ -142,6 +142,8 @@ const webhookRoutes: AreaPlugin = async (app) => {
       schema: {
         tags,
         summary: 'Send a delivery again now (202: queued); its attempts are logged as any other',
+        description:
+          "A delivery waiting out its backoff is made due now; one given up (FAILED, its job DEAD) or delivered is queued again, after the record's deliveries still under way.",
         params: DeliveryParams,
         response: { 202: Delivery, ...errors },
       },

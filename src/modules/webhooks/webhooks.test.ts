@@ -369,6 +369,31 @@ describe('delivery', () => {
     assert.equal((await other.api.get(`${other.admin}/jobs`)).body.data.length, 0);
   });
 
+  test('a redelivery by hand of a delivery waiting out its backoff sends it now, once', async () => {
+    const t = await createTestTenant(app);
+    const receiver = await startReceiver(500);
+    const hook = await subscribe(t, receiver, { eventEntities: ['PATIENT'] });
+    await createPatient(t);
+    await app.jobs.drain();
+    const [failed] = await attempts(t);
+    assert.equal(failed!.status, 'FAILED');
+    receiver.otherwise(204);
+    const retried = await t.api.post(`${t.admin}/webhooks/${hook.id}/deliveries/${failed!.deliveryId}/retry`);
+    assert.equal(retried.status, 202, retried.text);
+    assert.equal(retried.body.state, 'PENDING');
+    await app.jobs.drain();
+    assert.deepEqual(
+      (await attempts(t)).map((entry) => [entry.attempt, entry.status]),
+      [
+        [2, 'DELIVERED'],
+        [1, 'FAILED'],
+      ],
+    );
+    clock.advance(HOUR);
+    await app.jobs.drain();
+    assert.equal(receiver.received.length, 2, 'the backoff job was the one sent, not a second');
+  });
+
   test("a redelivery by hand replaces the delivery's DEAD job, and waits behind the record's deliveries under way", async () => {
     const t = await createTestTenant(app);
     const receiver = await startReceiver(500);
