@@ -2,7 +2,7 @@ import { unwrap } from '@cairn/client';
 import { useState } from 'preact/hooks';
 import { fromDataAndMeta, useAction, usePaged } from '../hooks.ts';
 import { fieldError, type Session } from '../session.ts';
-import { busyIf, ErrorMessage, Field, type PageProps, Pager, Scroll, SearchBar, SecretOnce, Section } from '../ui.tsx';
+import { busyIf, ErrorMessage, Field, type PageProps, SearchBar, SecretOnce, Section, Table } from '../ui.tsx';
 
 const SIZE = 10;
 
@@ -71,54 +71,45 @@ export function ApiClients({ session }: PageProps) {
           }}
         />
         <ErrorMessage error={list.error ?? action.error} />
-        <Scroll label="API clients table" busy={list.loading}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Roles</th>
-                <th scope="col">State</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.rows.map((row) => (
-                <tr key={row.id} data-client={row.name}>
-                  <td>{row.name}</td>
-                  <td>
-                    <code>{row.clientKey}</code>
-                  </td>
-                  <td>{row.roles.map((role) => `${role.instanceName}: ${role.permissionName}`).join(', ') || '—'}</td>
-                  <td>{row.enabled ? 'Enabled' : 'Disabled'}</td>
-                  <td>
-                    <div class="actions">
-                      <button
-                        type="button"
-                        class="secondary"
-                        aria-busy={busyIf(action.busy === `${row.id}:rotate`)}
-                        onClick={() => act(row, 'rotate')}
-                        aria-label={`Rotate secret of ${row.name}`}
-                      >
-                        Rotate secret
-                      </button>
-                      <button
-                        type="button"
-                        class="contrast"
-                        aria-busy={busyIf(action.busy === `${row.id}:toggle`)}
-                        onClick={() => act(row, 'toggle')}
-                        aria-label={`${row.enabled ? 'Disable' : 'Enable'} ${row.name}`}
-                      >
-                        {row.enabled ? 'Disable' : 'Enable'}
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </Scroll>
-        <Pager meta={list.meta} onPage={list.setPage} label="API clients" />
+        <Table
+          label="API clients"
+          list={list}
+          head={['Name', 'Key', 'Roles', 'State', 'Actions']}
+          row={(row) => (
+            <tr key={row.id} data-client={row.name}>
+              <td>{row.name}</td>
+              <td>
+                <code>{row.clientKey}</code>
+              </td>
+              <td>{row.roles.map((role) => `${role.instanceName}: ${role.permissionName}`).join(', ') || '—'}</td>
+              <td>{row.enabled ? 'Enabled' : 'Disabled'}</td>
+              <td>
+                <div class="actions">
+                  <button
+                    type="button"
+                    class="secondary"
+                    aria-busy={busyIf(action.busy === `${row.id}:rotate`)}
+                    onClick={() => act(row, 'rotate')}
+                    aria-label={`Rotate secret of ${row.name}`}
+                  >
+                    Rotate secret
+                  </button>
+                  <button
+                    type="button"
+                    class="contrast"
+                    aria-busy={busyIf(action.busy === `${row.id}:toggle`)}
+                    onClick={() => act(row, 'toggle')}
+                    aria-label={`${row.enabled ? 'Disable' : 'Enable'} ${row.name}`}
+                  >
+                    {row.enabled ? 'Disable' : 'Enable'}
+                  </button>
+                </div>
+              </td>
+            </tr>
+          )}
+          empty="No API clients."
+          alwaysPaged
+        />
       </Section>
     </>
   );

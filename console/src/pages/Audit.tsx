@@ -2,7 +2,7 @@ import { unwrap } from '@cairn/client';
 import { useState } from 'preact/hooks';
 import { fromDataAndMeta, usePaged } from '../hooks.ts';
 import { fieldErrors } from '../session.ts';
-import { busyIf, ErrorMessage, Field, type PageProps, Pager, Scroll } from '../ui.tsx';
+import { busyIf, ErrorMessage, Field, type PageProps, Table } from '../ui.tsx';
 
 const SIZE = 20;
 
@@ -133,34 +133,25 @@ export function Audit({ session }: PageProps) {
         </div>
       </form>
       <ErrorMessage error={list.error} />
-      <Scroll label="Audit log table" busy={list.loading}>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Action</th>
-              <th scope="col">Entity</th>
-              <th scope="col">Actor</th>
-              <th scope="col">Instance</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.rows.map((row) => (
-              <tr key={row.id} data-action={row.action}>
-                <td>{new Date(row.occurredAt).toLocaleString()}</td>
-                <td>{row.action}</td>
-                <td>
-                  {row.entityType}
-                  {row.entityId ? <small class="id"> {row.entityId}</small> : null}
-                </td>
-                <td>{row.actorName ?? row.actorType}</td>
-                <td>{row.instanceName ?? '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </Scroll>
-      <Pager meta={list.meta} onPage={list.setPage} label="Audit log" />
+      <Table
+        label="Audit log"
+        list={list}
+        head={['When', 'Action', 'Entity', 'Actor', 'Instance']}
+        row={(row) => (
+          <tr key={row.id} data-action={row.action}>
+            <td>{new Date(row.occurredAt).toLocaleString()}</td>
+            <td>{row.action}</td>
+            <td>
+              {row.entityType}
+              {row.entityId ? <small class="id"> {row.entityId}</small> : null}
+            </td>
+            <td>{row.actorName ?? row.actorType}</td>
+            <td>{row.instanceName ?? '—'}</td>
+          </tr>
+        )}
+        empty="No audit entries."
+        alwaysPaged
+      />
     </>
   );
 }

@@ -1,7 +1,7 @@
 import { unwrap } from '@cairn/client';
 import { useState } from 'preact/hooks';
 import { fromDataAndMeta, useAction, usePaged } from '../hooks.ts';
-import { busyIf, Empty, ErrorMessage, type PageProps, Pager, Scroll } from '../ui.tsx';
+import { busyIf, ErrorMessage, type PageProps, Table } from '../ui.tsx';
 
 const SIZE = 20;
 const STATES = ['DEAD', 'QUEUED', 'WAITING', 'RUNNING'] as const;
@@ -58,46 +58,35 @@ export function Jobs({ session }: PageProps) {
       </select>
       <ErrorMessage error={list.error ?? action.error} />
       <p aria-live="polite">{action.done}</p>
-      <Scroll label="Jobs table" busy={list.loading}>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Kind</th>
-              <th scope="col">State</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Last error</th>
-              <th scope="col">Updated</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.rows.map((job) => (
-              <tr key={job.id} data-job={job.id}>
-                <td>{job.kind}</td>
-                <td>{job.state}</td>
-                <td>{job.attempts}</td>
-                <td>{job.lastError ?? '—'}</td>
-                <td>{new Date(job.updatedAt).toLocaleString()}</td>
-                <td>
-                  {job.state === 'DEAD' && (
-                    <button
-                      type="button"
-                      class="secondary"
-                      aria-busy={busyIf(action.busy === job.id)}
-                      onClick={() => requeue(job)}
-                      aria-label={`Requeue the ${job.kind} job`}
-                    >
-                      Requeue
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </Scroll>
-      <Empty when={list.rows.length === 0 && !list.loading && !list.error}>No {state} jobs.</Empty>
-      <Pager meta={list.meta} onPage={list.setPage} label="Jobs" />
+      <Table
+        label="Jobs"
+        list={list}
+        head={['Kind', 'State', 'Attempts', 'Last error', 'Updated', 'Actions']}
+        row={(job) => (
+          <tr key={job.id} data-job={job.id}>
+            <td>{job.kind}</td>
+            <td>{job.state}</td>
+            <td>{job.attempts}</td>
+            <td>{job.lastError ?? '—'}</td>
+            <td>{new Date(job.updatedAt).toLocaleString()}</td>
+            <td>
+              {job.state === 'DEAD' && (
+                <button
+                  type="button"
+                  class="secondary"
+                  aria-busy={busyIf(action.busy === job.id)}
+                  onClick={() => requeue(job)}
+                  aria-label={`Requeue the ${job.kind} job`}
+                >
+                  Requeue
+                </button>
+              )}
+            </td>
+          </tr>
+        )}
+        empty={<>No {state} jobs.</>}
+        alwaysPaged
+      />
     </>
   );
 }

@@ -2,7 +2,7 @@ import { unwrap } from '@cairn/client';
 import { useState } from 'preact/hooks';
 import { fromDataAndMeta, useAction, usePaged } from '../hooks.ts';
 import { fieldError, type Session } from '../session.ts';
-import { busyIf, ErrorMessage, Field, type PageProps, Pager, Scroll, SearchBar, Section } from '../ui.tsx';
+import { busyIf, ErrorMessage, Field, type PageProps, SearchBar, Section, Table } from '../ui.tsx';
 
 const SIZE = 10;
 
@@ -61,40 +61,31 @@ export function Users({ session }: PageProps) {
           }}
         />
         <ErrorMessage error={list.error} />
-        <Scroll label="Users table" busy={list.loading}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Username</th>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Roles</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.rows.map((row) => (
-                <tr key={row.id} data-user={row.username}>
-                  <td>{row.username}</td>
-                  <td>{[row.firstName, row.lastName].filter(Boolean).join(' ') || '—'}</td>
-                  <td>{row.email}</td>
-                  <td>{row.roles.map((role) => `${role.instanceName}: ${role.permissionName}`).join(', ') || '—'}</td>
-                  <td>
-                    <button
-                      type="button"
-                      class="secondary"
-                      onClick={() => setEditing(row)}
-                      aria-label={`Edit roles of ${row.username}`}
-                    >
-                      Edit roles
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </Scroll>
-        <Pager meta={list.meta} onPage={list.setPage} label="Users" />
+        <Table
+          label="Users"
+          list={list}
+          head={['Username', 'Name', 'Email', 'Roles', 'Actions']}
+          row={(row) => (
+            <tr key={row.id} data-user={row.username}>
+              <td>{row.username}</td>
+              <td>{[row.firstName, row.lastName].filter(Boolean).join(' ') || '—'}</td>
+              <td>{row.email}</td>
+              <td>{row.roles.map((role) => `${role.instanceName}: ${role.permissionName}`).join(', ') || '—'}</td>
+              <td>
+                <button
+                  type="button"
+                  class="secondary"
+                  onClick={() => setEditing(row)}
+                  aria-label={`Edit roles of ${row.username}`}
+                >
+                  Edit roles
+                </button>
+              </td>
+            </tr>
+          )}
+          empty="No users."
+          alwaysPaged
+        />
       </Section>
     </>
   );

@@ -2,7 +2,7 @@ import { CairnError, unwrap } from '@cairn/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fromDataAndMeta, useAction, usePaged } from '../hooks.ts';
 import { fieldError, type Session } from '../session.ts';
-import { busyIf, Empty, ErrorMessage, Field, type PageProps, Pager, Scroll, SecretOnce, Section } from '../ui.tsx';
+import { busyIf, ErrorMessage, Field, type PageProps, SecretOnce, Section, Table } from '../ui.tsx';
 import { Deliveries } from './webhooks/Deliveries.tsx';
 import './webhooks.css';
 
@@ -121,85 +121,75 @@ function Subscriptions({ session, go }: { session: Session; go: (to: string) => 
         </div>
         <ErrorMessage error={list.error ?? action.error} />
         <p aria-live="polite">{action.done}</p>
-        <Scroll label="Webhooks table" busy={list.loading}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">URL</th>
-                <th scope="col">Filters</th>
-                <th scope="col">Source</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.rows.map((row) => (
-                <tr key={row.id} data-webhook={row.name}>
-                  <td>
-                    {row.name}
-                    {row.title && <small class="id">{row.title}</small>}
-                  </td>
-                  <td class="url">
-                    <code class="id">{row.url}</code>
-                  </td>
-                  <td>
-                    <small>
-                      Instances: {listed(row.instances)}
-                      <br />
-                      Entities: {listed(row.eventEntities)}
-                      <br />
-                      Subtypes: {listed(row.eventSubtypes)}
-                    </small>
-                  </td>
-                  <td>{row.source}</td>
-                  <td>
-                    <div class="row-actions">
-                      <a
-                        href={`/console/webhooks/${row.id}`}
-                        aria-label={`Deliveries of ${row.name}`}
-                        onClick={(event) => {
-                          event.preventDefault();
-                          go(`webhooks/${row.id}`);
-                        }}
-                      >
-                        Deliveries
-                      </a>
+        <Table
+          label="Webhooks"
+          list={list}
+          head={['Name', 'URL', 'Filters', 'Source', 'Actions']}
+          row={(row) => (
+            <tr key={row.id} data-webhook={row.name}>
+              <td>
+                {row.name}
+                {row.title && <small class="id">{row.title}</small>}
+              </td>
+              <td class="url">
+                <code class="id">{row.url}</code>
+              </td>
+              <td>
+                <small>
+                  Instances: {listed(row.instances)}
+                  <br />
+                  Entities: {listed(row.eventEntities)}
+                  <br />
+                  Subtypes: {listed(row.eventSubtypes)}
+                </small>
+              </td>
+              <td>{row.source}</td>
+              <td>
+                <div class="row-actions">
+                  <a
+                    href={`/console/webhooks/${row.id}`}
+                    aria-label={`Deliveries of ${row.name}`}
+                    onClick={(event) => {
+                      event.preventDefault();
+                      go(`webhooks/${row.id}`);
+                    }}
+                  >
+                    Deliveries
+                  </a>
+                  <button
+                    type="button"
+                    class="secondary"
+                    aria-busy={busyIf(action.busy === `${row.id}:rotate`)}
+                    onClick={() => rotate(row)}
+                    aria-label={`Rotate secret of ${row.name}`}
+                  >
+                    Rotate secret
+                  </button>
+                  {row.source === 'API' &&
+                    (confirming === row.id ? (
+                      <ConfirmDelete
+                        name={row.name}
+                        busy={action.busy === `${row.id}:delete`}
+                        onConfirm={() => remove(row)}
+                        onCancel={() => setConfirming(undefined)}
+                      />
+                    ) : (
                       <button
                         type="button"
-                        class="secondary"
-                        aria-busy={busyIf(action.busy === `${row.id}:rotate`)}
-                        onClick={() => rotate(row)}
-                        aria-label={`Rotate secret of ${row.name}`}
+                        class="contrast"
+                        onClick={() => setConfirming(row.id)}
+                        aria-label={`Delete ${row.name}`}
                       >
-                        Rotate secret
+                        Delete
                       </button>
-                      {row.source === 'API' &&
-                        (confirming === row.id ? (
-                          <ConfirmDelete
-                            name={row.name}
-                            busy={action.busy === `${row.id}:delete`}
-                            onConfirm={() => remove(row)}
-                            onCancel={() => setConfirming(undefined)}
-                          />
-                        ) : (
-                          <button
-                            type="button"
-                            class="contrast"
-                            onClick={() => setConfirming(row.id)}
-                            aria-label={`Delete ${row.name}`}
-                          >
-                            Delete
-                          </button>
-                        ))}
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </Scroll>
-        <Empty when={list.rows.length === 0 && !list.loading && !list.error}>No webhooks.</Empty>
-        <Pager meta={list.meta} onPage={list.setPage} label="Webhooks" />
+                    ))}
+                </div>
+              </td>
+            </tr>
+          )}
+          empty="No webhooks."
+          alwaysPaged
+        />
       </Section>
     </>
   );

@@ -2,7 +2,7 @@ import { unwrap } from '@cairn/client';
 import { useEffect, useState } from 'preact/hooks';
 import { fromDataAndMeta, useAction, usePaged } from '../../hooks.ts';
 import type { Session } from '../../session.ts';
-import { busyIf, Empty, ErrorMessage, Pager, Scroll } from '../../ui.tsx';
+import { busyIf, ErrorMessage, Table } from '../../ui.tsx';
 import type { WebhookRow } from '../Webhooks.tsx';
 
 const SIZE = 20;
@@ -147,62 +147,48 @@ export function Deliveries({ session, webhookId, go }: { session: Session; webho
       </div>
       <ErrorMessage error={list.error ?? action.error} />
       <p aria-live="polite">{notice}</p>
-      <Scroll label="Delivery attempts table" busy={list.loading}>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Event</th>
-              <th scope="col">Status</th>
-              <th scope="col">Answer</th>
-              <th scope="col">Attempt</th>
-              <th scope="col">Latency</th>
-              <th scope="col">Actions</th>
+      <Table
+        label="Delivery attempts"
+        list={list}
+        head={['When', 'Event', 'Status', 'Answer', 'Attempt', 'Latency', 'Actions']}
+        row={(row) => {
+          const when = new Date(row.createdAt).toLocaleString();
+          const queued = retried[row.id];
+          return (
+            <tr key={row.id} data-attempt={row.id} data-delivery={row.deliveryId} data-status={row.status}>
+              <td>{when}</td>
+              <td>
+                {row.eventSubtype}
+                {row.recordId && <small class="id">{row.recordId}</small>}
+              </td>
+              <td>{row.status}</td>
+              <td>{answerOf(row)}</td>
+              <td>{row.attempt}</td>
+              <td>{row.latencyMs === null ? '—' : `${row.latencyMs} ms`}</td>
+              <td>
+                {row.latest &&
+                  row.status === 'FAILED' &&
+                  (queued ? (
+                    <span data-testid="retried">Queued again ({queued})</span>
+                  ) : (
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-busy={busyIf(action.busy === row.id)}
+                      disabled={action.busy === row.id}
+                      onClick={() => retry(row)}
+                      aria-label={`Retry the ${row.eventSubtype} delivery (attempt ${row.attempt}, ${when})`}
+                    >
+                      Retry
+                    </button>
+                  ))}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {list.rows.map((row) => {
-              const when = new Date(row.createdAt).toLocaleString();
-              const queued = retried[row.id];
-              return (
-                <tr key={row.id} data-attempt={row.id} data-delivery={row.deliveryId} data-status={row.status}>
-                  <td>{when}</td>
-                  <td>
-                    {row.eventSubtype}
-                    {row.recordId && <small class="id">{row.recordId}</small>}
-                  </td>
-                  <td>{row.status}</td>
-                  <td>{answerOf(row)}</td>
-                  <td>{row.attempt}</td>
-                  <td>{row.latencyMs === null ? '—' : `${row.latencyMs} ms`}</td>
-                  <td>
-                    {row.latest &&
-                      row.status === 'FAILED' &&
-                      (queued ? (
-                        <span data-testid="retried">Queued again ({queued})</span>
-                      ) : (
-                        <button
-                          type="button"
-                          class="secondary"
-                          aria-busy={busyIf(action.busy === row.id)}
-                          disabled={action.busy === row.id}
-                          onClick={() => retry(row)}
-                          aria-label={`Retry the ${row.eventSubtype} delivery (attempt ${row.attempt}, ${when})`}
-                        >
-                          Retry
-                        </button>
-                      ))}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </Scroll>
-      <Empty when={list.rows.length === 0 && !list.loading && !list.error}>
-        No {status ? `${status} ` : ''}delivery attempts.
-      </Empty>
-      <Pager meta={list.meta} onPage={list.setPage} label="Delivery attempts" />
+          );
+        }}
+        empty={<>No {status ? `${status} ` : ''}delivery attempts.</>}
+        alwaysPaged
+      />
     </>
   );
 }
