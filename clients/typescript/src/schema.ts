@@ -18415,7 +18415,7 @@ export interface paths {
          * A patient's document summaries: {name, data: page object}
          * @description Needs permission `DOCUMENT_READ`.
          *
-         *     sourceId (DECISIONS §8) keeps the summaries of one source. sort: createdAt or updatedAt; default createdAt,desc.
+         *     sourceId (DECISIONS §8) keeps the summaries of one source. sort: createdAt or updatedAt; default createdAt,desc. signedUrls=true links each file for 5 minutes, as on one summary.
          */
         get: {
             parameters: {
@@ -18427,6 +18427,8 @@ export interface paths {
                     /** @description `<field>,<asc|desc>`; repeat for more keys. */
                     sort?: string | string[];
                     sourceId?: string;
+                    /** @description Add a 5-minute `url` (and `thumbnailUrl`) to each file */
+                    signedUrls?: boolean;
                 };
                 header?: never;
                 path: {
@@ -39949,7 +39951,7 @@ export interface paths {
          * Step two: send a message through a communicationId; the SMS, email or call record made (201)
          * @description Needs permission `COMMUNICATION_SEND`.
          *
-         *     JSON, or multipart/form-data with the same text fields and files in `attachmentsAsFiles` parts. SMS: `message` (or a file; jpg, jpeg, png, pdf, 5 MB in all) and `attachmentsFromTemplate`; EMAIL: `message` and `subject` (both required), `secure`, attachments as for email drafts; VOICE_CALL (JSON only): `recorded`; the calling member's phone rings first, then the patient's (400 NO_CALLER_PHONE for an API client or a user without a phone). Other fields are ignored. The record is stored, then handed to the instance's provider at once: the answer shows what the provider said (ACCEPTED, SENT, DELIVERED). A provider failure answers 500 PROVIDER_FAILED and leaves the record FAILED with the provider's error (DECISIONS §8); a bad id (INVALID_COMMUNICATION_ID) or a missing field (VALIDATION_ERROR) is a 400.
+         *     JSON, or multipart/form-data with the same text fields and files in `attachmentsAsFiles` parts. SMS: `message` (at most 1600 characters, Twilio's limit; or a file; jpg, jpeg, png, pdf, 5 MB in all) and `attachmentsFromTemplate`; EMAIL: `message` and `subject` (both required), `secure`, attachments as for email drafts; VOICE_CALL (JSON only): `recorded`; the calling member's phone rings first, then the patient's (400 NO_CALLER_PHONE for an API client or a user without a phone). Other fields are ignored. The record is stored, then handed to the instance's provider at once: the answer shows what the provider said (ACCEPTED, SENT, DELIVERED). A provider failure answers 500 PROVIDER_FAILED and leaves the record FAILED with the provider's error (DECISIONS §8); a bad id (INVALID_COMMUNICATION_ID) or a missing field (VALIDATION_ERROR) is a 400.
          */
         post: {
             parameters: {
@@ -43418,6 +43420,8 @@ export interface paths {
         /**
          * Send a delivery again now (202: queued); its attempts are logged as any other
          * @description Needs permission `WEBHOOK_WRITE`.
+         *
+         *     A delivery waiting out its backoff is made due now; one given up (FAILED, its job DEAD) or delivered is queued again, after the record's deliveries still under way.
          */
         post: {
             parameters: {

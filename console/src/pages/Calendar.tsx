@@ -1,6 +1,6 @@
 import { unwrap } from '@cairn/client';
-import { useEffect, useMemo, useState } from 'preact/hooks';
-import { fromDataAndMeta, useAction, usePaged } from '../hooks.ts';
+import { useMemo, useState } from 'preact/hooks';
+import { fromDataAndMeta, useAction, useLoad, usePaged } from '../hooks.ts';
 import type { Session } from '../session.ts';
 import { busyIf, Empty, ErrorMessage, Field, type PageProps, SearchBar, Section } from '../ui.tsx';
 import './calendar.css';
@@ -174,16 +174,14 @@ function Week({
   const from = instantAt(monday, '00:00:00', zone);
   const to = instantAt(addDays(monday, 7), '00:00:00', zone);
   const key = `${member.id}/${zone}/${monday}/${version}`;
-  const [loaded, setLoaded] = useState<Loaded>();
-  const [error, setError] = useState<unknown>();
-  const [loading, setLoading] = useState(true);
-
-  useEffect(() => {
-    let live = true;
-    setLoading(true);
+  const {
+    value: loaded,
+    loading,
+    error,
+  } = useLoad(async (): Promise<Loaded> => {
     const path = { tenantName, instanceName };
     const range = { from: new Date(from).toISOString(), to: new Date(to).toISOString(), viewerTimezone: zone };
-    Promise.all([
+    const [events, hours] = await Promise.all([
       unwrap(
         client.GET('/{tenantName}/{instanceName}/calendar/events', {
           params: { path, query: { ...range, participantIds: [member.id], size: EVENTS } },
@@ -194,21 +192,12 @@ function Week({
           params: { path, query: { ...range, 'psm-ids': [member.id] } },
         }),
       ),
-    ])
-      .then(([events, hours]) => {
-        if (!live) return;
-        setLoaded({
-          key,
-          events: events.content as EventItem[],
-          total: events.totalElements,
-          rules: hours.flatMap((entry) => entry.details) as Rule[],
-        });
-        setError(undefined);
-      })
-      .catch((caught) => live && setError(caught))
-      .finally(() => live && setLoading(false));
-    return () => {
-      live = false;
+    ]);
+    return {
+      key,
+      events: events.content as EventItem[],
+      total: events.totalElements,
+      rules: hours.flatMap((entry) => entry.details) as Rule[],
     };
   }, [client, tenantName, instanceName, key]);
 

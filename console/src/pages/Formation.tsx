@@ -1,6 +1,6 @@
 import './formation.css';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { useAction } from '../hooks.ts';
+import { useAction, useLoad } from '../hooks.ts';
 import type { Session } from '../session.ts';
 import { busyIf, ErrorMessage, type PageProps, Scroll, Section } from '../ui.tsx';
 import {
@@ -28,26 +28,19 @@ interface Loaded {
 
 /** The instance's formation: the current version, the draft edited as JSON, two versions compared, the draft published. */
 export function Formation({ session }: PageProps) {
-  const [loaded, setLoaded] = useState<Loaded>();
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<unknown>();
-  // Bumped by a save or a publish: everything is read again.
+  // Bumped by a save or a publish: everything is read again, the comparison too.
   const [stamp, setStamp] = useState(0);
-
-  useEffect(() => {
-    let live = true;
-    setLoading(true);
-    Promise.all([loadVersions(session), loadVersion(session, 'current'), loadVersion(session, 'draft')])
-      .then(([versions, current, draft]) => {
-        if (!live) return;
-        setLoaded({ versions, ...(current ? { current } : {}), ...(draft ? { draft } : {}) });
-        setError(undefined);
-      })
-      .catch((caught) => live && setError(caught))
-      .finally(() => live && setLoading(false));
-    return () => {
-      live = false;
-    };
+  const {
+    value: loaded,
+    loading,
+    error,
+  } = useLoad(async (): Promise<Loaded> => {
+    const [versions, current, draft] = await Promise.all([
+      loadVersions(session),
+      loadVersion(session, 'current'),
+      loadVersion(session, 'draft'),
+    ]);
+    return { versions, ...(current ? { current } : {}), ...(draft ? { draft } : {}) };
   }, [session, stamp]);
 
   const reload = () => setStamp((value) => value + 1);

@@ -3,8 +3,9 @@ import type { Work } from '../../events/work.ts';
 import type { Context } from '../../http/context.ts';
 import type { Paging } from '../../http/pagination.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
-import { instantAt, knownZone, localDay, nextDay } from '../../wire/local-time.ts';
+import { knownZone } from '../../wire/local-time.ts';
 import { EARLIEST, LATEST, readInstant } from '../../wire/schemas.ts';
+import { instantAt, localDay, nextDay } from '../../wire/wall-clock.ts';
 import { write } from '../../work/write.ts';
 import type { CalendarEventView, EventInputBody, EventPatchBody } from './schemas.ts';
 import {

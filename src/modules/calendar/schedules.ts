@@ -1,5 +1,6 @@
 import type { Context } from '../../http/context.ts';
-import { compareDays, instantAt, knownZone, localDateTime, localDay, nextDay } from '../../wire/local-time.ts';
+import { knownZone, localDateTime } from '../../wire/local-time.ts';
+import { compareDays, instantAt, localDay, nextDay } from '../../wire/wall-clock.ts';
 import type { CalendarEventView, WorkHoursView } from './schemas.ts';
 import { type EventRow, eventsOfMembers, type Range, usersAmong, type WorkHoursRow, workHoursOf } from './store.ts';
 import { eventViews, workHoursView, zoneFor } from './views.ts';

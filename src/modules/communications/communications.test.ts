@@ -148,6 +148,9 @@ describe('the communication send', () => {
     assertCode(await send(`${altered}.${mac}`), 400, 'INVALID_COMMUNICATION_ID');
     assertValidation(await send(id, {}), 'body.message');
     assertValidation(await send(id, { message: 5 }));
+    // Longer than any provider carries (and than the segment calculator handles in good time): refused at once.
+    assertValidation(await send(id, { message: 'a'.repeat(1601) }), 'body.message');
+    assert.equal((await send(id, { message: 'a'.repeat(1600) })).status, 201);
     assertCode(
       await t.api.post(`${t.base}/communications`, { channel: 'PIGEON', patientContactId: patient }),
       400,
@@ -226,6 +229,8 @@ describe('the SMS list', () => {
     });
     assert.equal(inbound.status, 201, inbound.text);
     assert.equal(inbound.body.status, 'RECEIVED');
+    const tooLong = { channel: 'SMS', from: '+14155550123', to: phone.number, message: 'a'.repeat(1601) };
+    assertValidation(await t.api.post(`${t.base}/sandbox/inbound`, tooLong), 'body.message');
     const url = `${t.base}/patients/${patient}/sms`;
     const all = await t.api.get(url);
     assert.deepEqual(Object.keys(all.body).sort(), pageObjectKeys);

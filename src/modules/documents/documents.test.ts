@@ -392,6 +392,12 @@ describe('signed links and GET /files/{fileId}', () => {
       now = new Date();
     }
     assert.equal((await t.api.get(`${base}/${summary.id}`)).body.jsonBody.files[0].url, undefined);
+
+    // The list links its page's files the same way, on request only.
+    const [listed] = (await t.api.get(`${base}?signedUrls=true`)).body.data.content;
+    const listedLink = new URL(listed.jsonBody.files[0].url);
+    assert.equal((await download(`${listedLink.pathname}${listedLink.search}`)).statusCode, 200);
+    assert.equal((await t.api.get(base)).body.data.content[0].jsonBody.files[0].url, undefined);
   });
 
   test("GET /files/{fileId} answers the entry with a fresh link; it needs FILE_READ and the owner's read permission", async () => {

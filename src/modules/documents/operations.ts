@@ -13,7 +13,7 @@ import { ApiError, type FieldError, validationError } from '../../wire/errors.ts
 import type { SummaryCreateInput, SummaryListQueryInput, SummaryUpdateInput } from './schemas.ts';
 import { typeRecordsOf } from './store.ts';
 import { DOCUMENT_SUMMARY, documentSummary, documentTypeRecord, findDocumentType, SUMMARY_FILES } from './types.ts';
-import { summaryView, summaryViews } from './views.ts';
+import { entriesByOwner, summaryView, summaryViews } from './views.ts';
 
 /**
  * Document summaries (001 "Documents"): CDT records of `_document_summary` with files in the
@@ -22,7 +22,7 @@ import { summaryView, summaryViews } from './views.ts';
  * the job its row's delete enqueues.
  */
 
-export async function listSummaries(ctx: Context, patientId: string, query: SummaryListQueryInput) {
+export async function listSummaries(ctx: Context, patientId: string, query: SummaryListQueryInput, links?: { origin: string }) {
   const records = await Records.system(ctx, documentSummary);
   await requirePatient(ctx, patientId);
   const sort = parseSort(query.sort, sortableRecordFields(records.type.fieldNames));
@@ -40,7 +40,10 @@ export async function listSummaries(ctx: Context, patientId: string, query: Summ
     SUMMARY_FILES,
     rows.map((row) => row.id),
   );
-  return { name: DOCUMENT_SUMMARY, data: pageObject(summaryViews(rows, files), total, paging, sort.length > 0) };
+  const byOwner = links
+    ? await ctx.services.files.withLinksByOwner(files, links.origin, ctx.services.clock.now())
+    : entriesByOwner(files);
+  return { name: DOCUMENT_SUMMARY, data: pageObject(summaryViews(rows, byOwner), total, paging, sort.length > 0) };
 }
 
 export async function getSummary(ctx: Context, patientId: string, id: string, links?: { origin: string }) {

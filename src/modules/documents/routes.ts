@@ -41,13 +41,16 @@ const documentRoutes: AreaPlugin = async (app) => {
         tags,
         summary: "A patient's document summaries: {name, data: page object}",
         description:
-          'sourceId (DECISIONS §8) keeps the summaries of one source. sort: createdAt or updatedAt; default createdAt,desc.',
+          'sourceId (DECISIONS §8) keeps the summaries of one source. sort: createdAt or updatedAt; default createdAt,desc. signedUrls=true links each file for 5 minutes, as on one summary.',
         params: SummaryParams,
         querystring: SummaryListQuery,
         response: { 200: SummaryList, ...errors },
       },
     },
-    async (request) => listSummaries(contextOf(request), request.params.patientId, request.query),
+    async (request) => {
+      const links = request.query.signedUrls ? { origin: requestOrigin(request) } : undefined;
+      return listSummaries(contextOf(request), request.params.patientId, request.query, links);
+    },
   );
 
   app.post(

@@ -19,19 +19,20 @@ export const SummaryIdParams = Type.Object({ ...PatientParams.properties, summar
 export const SummaryFileParams = Type.Object({ ...SummaryIdParams.properties, fileId: Uuid });
 export const TypeRecordParams = Type.Object({ ...SummaryIdParams.properties, docType: Type.String({ maxLength: 100 }) });
 
-export const SummaryListQuery = Type.Object({
-  ...PagingQuery,
-  sourceId: Type.Optional(Uuid),
-});
-export type SummaryListQueryInput = Static<typeof SummaryListQuery>;
-
-export const SummaryList = Type.Object({ name: Type.String(), data: PageObject(DocumentSummary) });
-
 export const SignedUrlsQuery = Type.Object({
   signedUrls: Type.Optional(
     Type.Boolean({ default: false, description: 'Add a 5-minute `url` (and `thumbnailUrl`) to each file' }),
   ),
 });
+
+export const SummaryListQuery = Type.Object({
+  ...PagingQuery,
+  sourceId: Type.Optional(Uuid),
+  ...SignedUrlsQuery.properties,
+});
+export type SummaryListQueryInput = Static<typeof SummaryListQuery>;
+
+export const SummaryList = Type.Object({ name: Type.String(), data: PageObject(DocumentSummary) });
 
 /** Files kept by a PUT: entries as read (only `id` matters). */
 const KeptFile = Type.Object({ id: Uuid }, { additionalProperties: true });

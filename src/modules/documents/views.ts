@@ -9,13 +9,14 @@ export function summaryView(row: CdtRecordRow, files: readonly FileEntry[]): Cdt
   return { ...view, jsonBody: { ...view.jsonBody, files: files.length > 0 ? files : null } };
 }
 
-/** Summaries with their files, the files grouped by owner from one query. */
-export function summaryViews(rows: readonly CdtRecordRow[], files: readonly FileRow[]): CdtRecordView[] {
-  const byOwner = new Map<string, FileEntry[]>();
-  for (const file of files) {
-    const entries = byOwner.get(file.owner_id) ?? [];
-    entries.push(fileEntry(file));
-    byOwner.set(file.owner_id, entries);
-  }
+/** Summaries with their files, grouped by owner (from one query; linked or not). */
+export function summaryViews(rows: readonly CdtRecordRow[], byOwner: ReadonlyMap<string, readonly FileEntry[]>): CdtRecordView[] {
   return rows.map((row) => summaryView(row, byOwner.get(row.id) ?? []));
+}
+
+/** Files grouped by the record they belong to, as entries without links. */
+export function entriesByOwner(files: readonly FileRow[]): Map<string, FileEntry[]> {
+  const byOwner = new Map<string, FileEntry[]>();
+  for (const file of files) byOwner.set(file.owner_id, [...(byOwner.get(file.owner_id) ?? []), fileEntry(file)]);
+  return byOwner;
 }

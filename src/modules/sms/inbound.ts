@@ -8,7 +8,7 @@ import { withPatient } from '../../records/patient-scope.ts';
 import { careTeamNames, senderOf } from '../../records/recipients.ts';
 import { instanceJobContext } from '../../work/job-context.ts';
 import { write } from '../../work/write.ts';
-import { partsOf } from './send.ts';
+import { checkSmsText, partsOf } from './send.ts';
 import { findSmsByExternalId } from './store.ts';
 
 /**
@@ -18,6 +18,7 @@ import { findSmsByExternalId } from './store.ts';
  * message handed over twice (by its provider id) is stored once.
  */
 export async function receiveSms(services: Services, scope: Scope, message: InboundMessage): Promise<Received> {
+  checkSmsText(message.message ?? '');
   const known = await findSmsByExternalId(services.db, scope, message.externalId);
   if (known) return { id: known.id, patientId: known.patient_id, status: known.status };
   const ctx = await instanceJobContext(services, scope, 'SYSTEM:sms');

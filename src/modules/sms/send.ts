@@ -9,7 +9,7 @@ import { ProviderError, type StatusReport } from '../../providers/channels.ts';
 import { smsSlot } from '../../providers/sms/sms.ts';
 import { moveMessageStatus, outboundMessageFields } from '../../records/messages.ts';
 import { careTeamNames, type Recipient } from '../../records/recipients.ts';
-import { ApiError } from '../../wire/errors.ts';
+import { ApiError, validationError } from '../../wire/errors.ts';
 import { instanceJobContext } from '../../work/job-context.ts';
 import { SMS_FILES } from './messages.ts';
 import type { SmsStatus } from './schemas.ts';
@@ -21,6 +21,19 @@ import { findSmsByExternalId, type SmsRow } from './store.ts';
  * answers 500 PROVIDER_FAILED and leaves the message FAILED with the provider's words. The
  * provider's later reports (sent, delivered, undelivered) move it on.
  */
+
+/** The longest SMS text: Twilio's limit on a message body, which carriers carry as up to 10 segments or so. */
+export const SMS_MAX_LENGTH = 1600;
+
+/**
+ * An SMS text longer than any provider carries is a 400 (VALIDATION_ERROR at `path`), checked before
+ * anything is stored; it also bounds `partsOf`, whose calculator takes quadratic time (minutes at 100 000).
+ */
+export function checkSmsText(text: string, path = 'body.message'): void {
+  if (text.length > SMS_MAX_LENGTH) {
+    throw validationError([{ path, message: `must be at most ${SMS_MAX_LENGTH} characters for an SMS` }]);
+  }
+}
 
 /** The segments a text takes, by Twilio's own calculator (GSM-7: 160, 153 each when split; else UCS-2: 70, 67). */
 export function partsOf(text: string): number {
@@ -40,6 +53,7 @@ export interface OutboundSms {
 
 /** Stores an outbound SMS, ACCEPTED, in the caller's write (which inserts its attachments too). */
 export async function recordOutboundSms(w: Work, ctx: Context, sms: OutboundSms): Promise<SmsRow> {
+  checkSmsText(sms.message);
   const { patient } = sms.recipient;
   const careTeam = await careTeamNames(w.db, ctx.scope.tenantId, patient.id);
   const row = await w.db

@@ -1,85 +1,30 @@
+import { instantAt as instantOf, localDay } from '@cairn/wall-clock';
+import { TZDate } from '@date-fns/tz';
+
 /**
- * Wall-clock times in IANA zones with the browser's Intl only: a calendar day is `YYYY-MM-DD`, a time
- * of day `HH:MM[:SS]`, an instant milliseconds since the epoch.
+ * Wall-clock times in IANA zones, through the server's wall-clock.ts: a calendar day is
+ * `YYYY-MM-DD`, a time of day `HH:MM[:SS]`, an instant milliseconds since the epoch.
  */
 
-const DAY_MS = 24 * 60 * 60_000;
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterOf(zone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(zone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formatters.set(zone, formatter);
-  }
-  return formatter;
-}
-
-export interface WallClock {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-}
-
-/** The wall clock of an instant in a zone. */
-export function wallClock(instant: number, zone: string): WallClock {
-  const parts: Record<string, number> = {};
-  for (const part of formatterOf(zone).formatToParts(new Date(instant))) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  return {
-    year: parts.year ?? 1970,
-    month: parts.month ?? 1,
-    day: parts.day ?? 1,
-    hour: (parts.hour ?? 0) % 24,
-    minute: parts.minute ?? 0,
-    second: parts.second ?? 0,
-  };
-}
-
 const pad = (value: number, width = 2) => String(value).padStart(width, '0');
-const asUtc = (clock: WallClock) => Date.UTC(clock.year, clock.month - 1, clock.day, clock.hour, clock.minute, clock.second);
-
-/** The zone's offset from UTC at an instant, in milliseconds. */
-function offsetAt(instant: number, zone: string): number {
-  return asUtc(wallClock(instant, zone)) - Math.floor(instant / 1000) * 1000;
-}
+const parseDay = (day: string) => day.split('-').map(Number) as [number, number, number];
 
 /** The calendar day of an instant in a zone. */
 export function dayOf(instant: number, zone: string): string {
-  const clock = wallClock(instant, zone);
-  return `${pad(clock.year, 4)}-${pad(clock.month)}-${pad(clock.day)}`;
+  const day = localDay(new Date(instant), zone);
+  return `${pad(day.year, 4)}-${pad(day.month)}-${pad(day.day)}`;
 }
 
 /** `HH:MM` of an instant in a zone. */
 export function timeOf(instant: number, zone: string): string {
-  const clock = wallClock(instant, zone);
-  return `${pad(clock.hour)}:${pad(clock.minute)}`;
+  const wall = new TZDate(instant, zone);
+  return `${pad(wall.getHours())}:${pad(wall.getMinutes())}`;
 }
 
-const parseDay = (day: string) => day.split('-').map(Number) as [number, number, number];
-
-/** The instant a wall-clock time of a day has in a zone: a skipped time lands past the gap, a repeated one is its first. */
+/** The instant a wall-clock time of a day has in a zone, as the server reads it (a skipped time lands past the gap, a repeated one is its first). */
 export function instantAt(day: string, time: string, zone: string): number {
   const [year, month, date] = parseDay(day);
-  const [hour = 0, minute = 0, second = 0] = time.split(':').map(Number);
-  const guess = Date.UTC(year, month - 1, date, hour, minute, second);
-  const before = guess - offsetAt(guess - DAY_MS, zone);
-  const after = guess - offsetAt(guess + DAY_MS, zone);
-  const matches = [before, after].filter((candidate) => asUtc(wallClock(candidate, zone)) === guess);
-  return matches.length > 0 ? Math.min(...matches) : before;
+  return instantOf({ year, month, day: date, weekday: weekdayOf(day) }, time, zone).getTime();
 }
 
 /** A day `count` days later (or earlier). */

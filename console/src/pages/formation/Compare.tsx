@@ -1,7 +1,8 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
+import { useLoad } from '../../hooks.ts';
 import type { Session } from '../../session.ts';
 import { ErrorMessage, Scroll, Section } from '../../ui.tsx';
-import { type FormationDocument, loadVersion, type VersionKey, versionName } from './api.ts';
+import { loadVersion, type VersionKey, versionName } from './api.ts';
 import { pretty, type Row, type Side, sideBySide } from './diff.ts';
 
 interface Props {
@@ -23,25 +24,14 @@ export function Compare({ session, versions, hasDraft, current, stamp }: Props) 
   const [to, setTo] = useState<VersionKey>();
   const left = from ?? current ?? versions.at(-1) ?? 'draft';
   const right = to ?? (hasDraft ? 'draft' : (current ?? 'draft'));
-  const [documents, setDocuments] = useState<{ key: string; left?: FormationDocument; right?: FormationDocument }>();
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<unknown>();
   const key = `${left}|${right}|${stamp}`;
-
-  useEffect(() => {
-    let live = true;
-    setLoading(true);
-    Promise.all([loadVersion(session, left), loadVersion(session, right)])
-      .then(([a, b]) => {
-        if (!live) return;
-        setDocuments({ key, left: a?.formation, right: b?.formation });
-        setError(undefined);
-      })
-      .catch((caught) => live && setError(caught))
-      .finally(() => live && setLoading(false));
-    return () => {
-      live = false;
-    };
+  const {
+    value: documents,
+    loading,
+    error,
+  } = useLoad(async () => {
+    const [a, b] = await Promise.all([loadVersion(session, left), loadVersion(session, right)]);
+    return { key, left: a?.formation, right: b?.formation };
   }, [session, key]);
 
   const diff = useMemo(

@@ -8,7 +8,7 @@ interface FileRow {
   originalName: string;
   size: number;
   contentType: string;
-  /** A signed link, valid five minutes from when the section loaded. */
+  /** A signed link, valid five minutes from when the page was read. */
   url?: string;
 }
 interface SummaryRow {
@@ -20,7 +20,7 @@ const kilobytes = (size: number) => `${Math.max(1, Math.round(size / 1024))} kB`
 
 /**
  * The patient's document summaries and their files. Each file's Download is a signed link (the
- * summary read with signedUrls=true), which works without the token; the links last five minutes,
+ * page read with signedUrls=true), which works without the token; the links last five minutes,
  * so the section can fetch fresh ones.
  */
 export function Documents(props: SectionProps) {
@@ -30,23 +30,10 @@ export function Documents(props: SectionProps) {
     async (page) => {
       const listed = await unwrap(
         client.GET('/{tenantName}/{instanceName}/patients/{patientId}/document-summary', {
-          params: { path, query: { page, size: SECTION_SIZE } },
+          params: { path, query: { page, size: SECTION_SIZE, signedUrls: true } },
         }),
       );
-      const paged = fromPageObject<SummaryRow>(listed.data);
-      // Only summaries with files need links: each is read again with its signed URLs.
-      paged.rows = await Promise.all(
-        paged.rows.map(async (row) =>
-          row.jsonBody.files?.length
-            ? ((await unwrap(
-                client.GET('/{tenantName}/{instanceName}/patients/{patientId}/document-summary/{summaryId}', {
-                  params: { path: { ...path, summaryId: row.id }, query: { signedUrls: true } },
-                }),
-              )) as unknown as SummaryRow)
-            : row,
-        ),
-      );
-      return paged;
+      return fromPageObject<SummaryRow>(listed.data);
     },
     [client, props.patientId],
   );

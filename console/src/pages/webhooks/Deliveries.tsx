@@ -1,9 +1,8 @@
 import { unwrap } from '@cairn/client';
-import { useEffect, useState } from 'preact/hooks';
-import { fromDataAndMeta, useAction, usePaged } from '../../hooks.ts';
+import { useState } from 'preact/hooks';
+import { fromDataAndMeta, useAction, useLoad, usePaged } from '../../hooks.ts';
 import type { Session } from '../../session.ts';
 import { busyIf, ErrorMessage, Table } from '../../ui.tsx';
-import type { WebhookRow } from '../Webhooks.tsx';
 
 const SIZE = 20;
 const STATUSES = ['SENT', 'DELIVERED', 'FAILED'] as const;
@@ -41,23 +40,15 @@ const answerOf = (row: AttemptRow) =>
  */
 export function Deliveries({ session, webhookId, go }: { session: Session; webhookId: string; go: (to: string) => void }) {
   const { client, tenantName } = session;
-  const [webhook, setWebhook] = useState<WebhookRow>();
-  const [webhookError, setWebhookError] = useState<unknown>();
+  const { value: webhook, error: webhookError } = useLoad(
+    () => unwrap(client.GET('/{tenantName}/admin/webhooks/{webhookId}', { params: { path: { tenantName, webhookId } } })),
+    [client, tenantName, webhookId],
+  );
   const [status, setStatus] = useState<'' | Status>('');
   /** The state each retried attempt's delivery was left in (by attempt id): a newer attempt may be retried again. */
   const [retried, setRetried] = useState<Record<string, string>>({});
   /** What the last retry did, said until the list is loaded again. */
   const [notice, setNotice] = useState('');
-
-  useEffect(() => {
-    let live = true;
-    unwrap(client.GET('/{tenantName}/admin/webhooks/{webhookId}', { params: { path: { tenantName, webhookId } } }))
-      .then((found) => live && setWebhook(found))
-      .catch((caught) => live && setWebhookError(caught));
-    return () => {
-      live = false;
-    };
-  }, [client, tenantName, webhookId]);
 
   const attempts = (query: { page?: number; size: number; status?: Status; deliveryId?: string }) =>
     unwrap(client.GET('/{tenantName}/admin/audit-webhook', { params: { path: { tenantName }, query: { webhookId, ...query } } }));
