@@ -17,6 +17,10 @@ export function summaryViews(rows: readonly CdtRecordRow[], byOwner: ReadonlyMap
 /** Files grouped by the record they belong to, as entries without links. */
 export function entriesByOwner(files: readonly FileRow[]): Map<string, FileEntry[]> {
   const byOwner = new Map<string, FileEntry[]>();
-  for (const file of files) byOwner.set(file.owner_id, [...(byOwner.get(file.owner_id) ?? []), fileEntry(file)]);
+  for (const file of files) {
+    const entries = byOwner.get(file.owner_id) ?? [];
+    entries.push(fileEntry(file));
+    byOwner.set(file.owner_id, entries);
+  }
   return byOwner;
 }
