@@ -57,9 +57,18 @@ if (onPostgres && process.env.DATABASE_URL) {
 
 // Each file is its own process with its own PGlite; two at a time suits a 2-core machine.
 const concurrency = process.env.TEST_CONCURRENCY ?? String(Math.max(1, Math.min(os.availableParallelism(), 4)));
+// Node 24 compiles the TypeScript itself (--experimental-transform-types): each test process loads
+// the app in about 2.5 s of CPU against 3.3 s through tsx's loader, over some 300 processes a run.
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
+  [
+    '--experimental-transform-types',
+    '--disable-warning=ExperimentalWarning',
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    '--test-reporter=spec',
+    ...files,
+  ],
   { stdio: 'inherit', env },
 );
 if (env.CAIRN_TEST_TEMPLATE) fs.rmSync(path.dirname(env.CAIRN_TEST_TEMPLATE), { recursive: true, force: true });
