@@ -1,8 +1,8 @@
 import createClient, { type Client, type HeadersOptions } from 'openapi-fetch';
-import { CairnError } from './errors.js';
-import { type RetryOptions, send } from './fetch.js';
-import type { paths } from './schema.js';
-import { type Credentials, TokenSource } from './tokens.js';
+import { CairnError } from './errors.ts';
+import { type RetryOptions, send } from './fetch.ts';
+import type { paths } from './schema.ts';
+import { type Credentials, TokenSource } from './tokens.ts';
 
 export interface CairnClientOptions {
   /** Where Cairn listens: `http://127.0.0.1:3000`. */

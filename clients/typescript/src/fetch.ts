@@ -1,5 +1,5 @@
-import { errorObjectOf } from './errors.js';
-import type { TokenSource } from './tokens.js';
+import { errorObjectOf } from './errors.ts';
+import type { TokenSource } from './tokens.ts';
 
 export interface RetryOptions {
   /** Retries after the first attempt (default 4). */
