@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { TSchema } from 'typebox';
+import { oldestWriteInFlight } from '../db/in-flight.ts';
 import type { DB } from '../db/schema.ts';
 import type { Permission } from '../formation/permissions.ts';
 import { ApiError } from '../wire/errors.ts';
@@ -17,8 +18,15 @@ import type { Context } from './context.ts';
  * instant, its fraction carries, after the 6 digits of microseconds, the next record's id as 39
  * digits, so even 10,000 records updated at once are walked without a loop. A record updated
  * while a client walks moves to the end, where the walk meets it again with its change.
- * Records newer than the settle window are left for the next walk: a write still committing
- * stamps an instant the cursor may already have passed.
+ *
+ * A write stamps its instant before it commits, so a cursor must never pass an instant a write
+ * still open may stamp (db/in-flight.ts). A page therefore holds back the records at or after the
+ * oldest write of the tenant still in flight (PostgreSQL; on PGlite none ever is), and nothing
+ * else: a write the client has been answered for is in the next page read. What the database
+ * cannot show is covered by the settle time (`settleMs`: a write's way from taking its instant to
+ * reaching the database, clocks of several nodes apart, one-statement writes; on PGlite only the
+ * current millisecond, which a later write may share): a page's `end` never passes that border,
+ * so the records updated within it are given again by the next walk rather than ever skipped.
  */
 
 /** What an area exports under one resource name. */
@@ -100,7 +108,15 @@ export async function exportPage(
 ): Promise<ExportPage> {
   const updated = sql.ref(`r.${source.updatedColumn ?? 'updated_at'}`);
   const from = query.start === undefined ? null : parseStart(query.start);
-  const cutoff = new Date(ctx.services.clock.now().getTime() - settleMs);
+  const { clock, dbKind } = ctx.services;
+  // The clock first, then the writes in flight, then the rows: a write not yet in flight when they
+  // are read stamps an instant after the clock's (within the settle time, across nodes).
+  const now = clock.now().getTime();
+  const inFlight = await oldestWriteInFlight(ctx.db, dbKind, ctx.scope.tenantId);
+  const settled: Position = {
+    at: atOf(new Date(Math.min(now, inFlight?.getTime() ?? now) - (dbKind === 'pglite' ? 0 : settleMs))),
+    id: NIL,
+  };
   // The table is the area's: a name, not a type known here.
   const db = ctx.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
   let select = db
@@ -108,8 +124,8 @@ export async function exportPage(
     .selectAll('r')
     .select(sql<string>`to_char(${updated} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`.as('export_at'))
     .where('r.tenant_id', '=', ctx.scope.tenantId)
-    .where('r.instance_id', '=', ctx.scope.instanceId)
-    .where(updated, '<=', cutoff);
+    .where('r.instance_id', '=', ctx.scope.instanceId);
+  if (inFlight) select = select.where(updated, '<', inFlight);
   if (from) select = select.where(sql<SqlBool>`(${updated}, r.id) >= (${`${from.at}Z`}::timestamptz, ${from.id}::uuid)`);
   if (source.patientColumn && query.patientIds?.length) {
     select = select.where(sql.ref(`r.${source.patientColumn}`), '=', sql`ANY(${query.patientIds}::uuid[])`);
@@ -123,13 +139,34 @@ export async function exportPage(
     .execute()) as unknown as Row[];
 
   const hasNext = rows.length > query.pageSize;
-  const page = rows.slice(0, query.pageSize);
+  let page = rows.slice(0, query.pageSize);
   const positionOf = (index: number): Position => ({ at: rows[index]!.export_at, id: rows[index]!.id });
   const sharesInstant = (index: number) => index > 0 && rows[index - 1]!.export_at === rows[index]!.export_at;
+  const unsettled = (index: number) => !before(positionOf(index), settled);
   let end: string;
-  if (hasNext) end = formatPosition(positionOf(query.pageSize), sharesInstant(query.pageSize));
-  else if (page.length > 0) end = formatPosition(positionOf(page.length - 1), sharesInstant(page.length - 1));
-  else end = query.start ?? formatPosition({ at: cutoff.toISOString().slice(0, 23).concat('000'), id: NIL }, false);
+  if (hasNext && unsettled(query.pageSize) && !unsettled(0)) {
+    // The next page would begin past the border: this one stops at it, and the next begins there.
+    page = rows.slice(
+      0,
+      rows.findIndex((_, index) => unsettled(index)),
+    );
+    end = formatPosition(settled, false);
+  } else if (hasNext) end = formatPosition(positionOf(query.pageSize), sharesInstant(query.pageSize));
+  else if (page.length > 0 && unsettled(page.length - 1)) {
+    // The walk has caught up: it may begin again at the border (not before its own start), not past it.
+    end = from && !before(from, settled) ? (query.start as string) : formatPosition(settled, false);
+  } else if (page.length > 0) end = formatPosition(positionOf(page.length - 1), sharesInstant(page.length - 1));
+  else end = query.start ?? formatPosition(settled, false);
   const data = await source.view(ctx, page as never[], origin);
   return { data, cursor: { start: query.start ?? null, end, hasNext, pageSize: query.pageSize } };
+}
+
+/** An instant as a position's `at` (microseconds, UTC). */
+function atOf(instant: Date): string {
+  return `${instant.toISOString().slice(0, 23)}000`;
+}
+
+/** Whether `a` comes before `b` in the export's order (`at` strings compare as they sort). */
+function before(a: Position, b: Position): boolean {
+  return a.at < b.at || (a.at === b.at && a.id < b.id);
 }

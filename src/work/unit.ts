@@ -30,12 +30,14 @@ export class UnitOfWork implements Work {
   private enqueued = false;
   private sealed = false;
 
+  /** Made once the write holds its connection `db`, whose instant it takes. */
   constructor(
     private readonly ctx: TenantContext,
+    db: Kysely<DB>,
     private readonly options: WriteOptions,
   ) {
     this.now = ctx.services.clock.now();
-    this.db = ctx.db;
+    this.db = db;
   }
 
   get actor() {

@@ -1,4 +1,5 @@
-import type { RawBuilder } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
+import { beginWrite } from '../db/in-flight.ts';
 import type { Work } from '../events/work.ts';
 import type { TenantContext } from '../http/context.ts';
 import { UnitOfWork, type WriteOptions } from './unit.ts';
@@ -10,14 +11,28 @@ export type { WriteOptions } from './unit.ts';
  * instant, its audit rows and events, jobs and after-commit callbacks), writes what it buffered
  * just before the commit, then runs the after-commit callbacks. A failure anywhere rolls all of it
  * back and runs no callback.
+ *
+ * The instant is taken once the write holds its connection, and its BEGIN names the write as in
+ * flight (db/in-flight.ts), so a reader of recent changes (the export) never passes a write that
+ * is still open, and on PGlite, whose one connection serialises writes, instants follow commits.
  */
 export async function write<T>(ctx: TenantContext, work: (w: Work) => Promise<T>, options: WriteOptions = {}): Promise<T> {
-  const unit = new UnitOfWork(ctx, options);
-  const result = await ctx.db.transaction().execute(async (trx) => {
-    unit.db = trx;
-    const value = await work(unit);
-    await unit.flush();
-    return value;
+  const { unit, result } = await ctx.db.connection().execute(async (db) => {
+    const unit = new UnitOfWork(ctx, db, options);
+    await sql.raw(beginWrite(ctx.services.dbKind, ctx.tenant.id, unit.now)).execute(db);
+    try {
+      const result = await work(unit);
+      await unit.flush();
+      await sql.raw('COMMIT').execute(db);
+      return { unit, result };
+    } catch (error) {
+      // A failed COMMIT has ended the transaction already; a lost connection answers nothing.
+      await sql
+        .raw('ROLLBACK')
+        .execute(db)
+        .catch(() => {});
+      throw error;
+    }
   });
   await unit.committed();
   return result;
@@ -31,15 +46,20 @@ export interface OneStatement extends Work {
 /**
  * A write that is a single statement (its own transaction, one round trip: the patient create).
  * `statement` records its changes on the `OneStatement` as any write does, then builds the
- * statement with `pendingWrites()` among its CTEs; nothing else may touch the database.
+ * statement with `pendingWrites()` among its CTEs; nothing else may touch the database. Its instant
+ * is taken once it holds its connection: it is in flight from there until its one statement ends
+ * (the export's settle time covers that span; db/in-flight.ts).
  */
 export async function writeStatement<R>(
   ctx: TenantContext,
   statement: (w: OneStatement) => RawBuilder<R>,
   options: WriteOptions = {},
 ): Promise<R[]> {
-  const unit = new UnitOfWork(ctx, options);
-  const { rows } = await statement(unit).execute(ctx.db);
+  const { unit, rows } = await ctx.db.connection().execute(async (db) => {
+    const unit = new UnitOfWork(ctx, db, options);
+    const { rows } = await statement(unit).execute(db);
+    return { unit, rows };
+  });
   await unit.committed();
   return rows;
 }

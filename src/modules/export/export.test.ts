@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { systemContext } from '../../http/context.ts';
 import { TestClock } from '../../test/clock.ts';
 import { walkExportPages } from '../../test/export-walk.ts';
 import {
@@ -12,6 +14,7 @@ import {
   startApp,
   type TestTenant,
 } from '../../test/harness.ts';
+import { write } from '../../work/write.ts';
 
 /**
  * The bulk export's cursor (002 "Export", DECISIONS §8 and §10) on patients: order, paging, the
@@ -33,7 +36,15 @@ interface Page {
 }
 
 /** `count` copies of a row of `table` in one statement, each with a new id and updated at `at`. */
-async function copies(t: TestTenant, table: string, id: string, count: number, at: Date, more: Record<string, string> = {}) {
+async function copies(
+  t: TestTenant,
+  table: string,
+  id: string,
+  count: number,
+  at: Date,
+  more: Record<string, string> = {},
+  db: Kysely<DB> = app.services.db,
+) {
   const changes = sql`jsonb_build_object('id', gen_random_uuid(), 'updated_at', ${at.toISOString()}::timestamptz${sql.join(
     Object.entries(more).map(([key, value]) => sql`, ${key}::text, ${sql.raw(value)}`),
     sql``,
@@ -43,10 +54,13 @@ async function copies(t: TestTenant, table: string, id: string, count: number, a
     SELECT (jsonb_populate_record(null::${sql.table(table)}, to_jsonb(r) || ${changes})).*
     FROM ${sql.table(table)} r, generate_series(1, ${count}::int) AS n
     WHERE r.tenant_id = ${t.tenant.id} AND r.id = ${id}
-  `.execute(app.services.db);
-  await sql`UPDATE ${sql.table(table)} SET updated_at = ${at.toISOString()}::timestamptz WHERE tenant_id = ${t.tenant.id}`.execute(
-    app.services.db,
-  );
+  `.execute(db);
+}
+
+/** Copies of a patient (new ids, MRNs and external ids), updated at `at`; `id` sets the first copy's id. */
+function patientCopies(t: TestTenant, of: string, count: number, at: Date, db?: Kysely<DB>, id?: string) {
+  const more = { external_guid: 'gen_random_uuid()', mrn: "'COPY' || gen_random_uuid()", external_id: 'null::text' };
+  return copies(t, 'patients', of, count, at, id ? { ...more, id: `'${id}'::uuid` } : more, db);
 }
 
 /** A task (and the user it is assigned to) in `t`. */
@@ -75,8 +89,11 @@ describe('export', () => {
       clock.advance(1);
       ids.push((await createPatient(t, { firstName: `P${index}`, lastName: 'Export' })).id);
     }
-    // Just written: left for the next walk until the settle window has passed.
-    assert.deepEqual((await t.api.get<Page>(`${t.base}/export/PATIENT`)).body.data, []);
+    // Just written, with the clock where it was: there at once.
+    assert.deepEqual(
+      (await t.api.get<Page>(`${t.base}/export/PATIENT`)).body.data.map((item) => item.id),
+      ids,
+    );
     clock.advance(SETTLE);
 
     const pages = await walkExportPages<Item>(t, 'PATIENT', { pageSize: 2 });
@@ -116,6 +133,9 @@ describe('export', () => {
     const t = await createTestTenant(app);
     const instant = clock.now();
     await copies(t, 'tasks', await createTask(t), 9_999, instant);
+    await sql`UPDATE tasks SET updated_at = ${instant.toISOString()}::timestamptz WHERE tenant_id = ${t.tenant.id}`.execute(
+      app.services.db,
+    );
     clock.advance(SETTLE);
     const pages = await walkExportPages<Item>(t, 'TASK', { pageSize: 500 });
     const seen = pages.flatMap((page) => page.data.map((item) => item.id));
@@ -128,15 +148,78 @@ describe('export', () => {
     // Small pages across a group: every boundary falls inside it.
     const small = await createTestTenant(app);
     const one = await createPatient(small, { firstName: 'Few', lastName: 'Copies' });
-    await copies(small, 'patients', one.id, 49, instant, {
-      external_guid: 'gen_random_uuid()',
-      mrn: "'COPY' || n",
-      external_id: 'null::text',
-    });
+    await patientCopies(small, one.id, 49, instant);
+    await sql`UPDATE patients SET updated_at = ${instant.toISOString()}::timestamptz WHERE tenant_id = ${small.tenant.id}`.execute(
+      app.services.db,
+    );
     const smallPages = await walkExportPages<Item>(small, 'PATIENT', { pageSize: 7 });
     const smallSeen = smallPages.flatMap((page) => page.data.map((item) => item.id));
     assert.equal(new Set(smallSeen).size, 50);
     assert.equal(smallSeen.length, 50);
+  });
+
+  test('a record is in the export as soon as its write is answered; a late write inside the settle time is not skipped', async () => {
+    const t = await createTestTenant(app);
+    const created = await createPatient(t, { firstName: 'Fresh', lastName: 'Export' });
+    const first = await t.api.get<Page>(`${t.base}/export/PATIENT`);
+    assert.deepEqual(
+      first.body.data.map((item) => item.id),
+      [created.id],
+    );
+    assert.equal(first.body.cursor.hasNext, false);
+    // A write that took the page's instant and commits after it was read (on PostgreSQL it could
+    // have taken it earlier, within the settle time), with an id that sorts first at that
+    // instant: the next walk from `end` still meets it.
+    const late = '00000000-0000-7000-8000-000000000001';
+    await patientCopies(t, created.id, 1, clock.now(), undefined, late);
+    const next = await t.api.get<Page>(`${t.base}/export/PATIENT?start=${encodeURIComponent(first.body.cursor.end)}`);
+    assert.deepEqual(
+      next.body.data.map((item) => item.id),
+      [late, created.id],
+    );
+    // Settled, the cursor ends at the last record again.
+    clock.advance(SETTLE);
+    const settled = await t.api.get<Page>(`${t.base}/export/PATIENT?start=${encodeURIComponent(first.body.cursor.end)}`);
+    const last = await t.api.get<Page>(`${t.base}/export/PATIENT?start=${encodeURIComponent(settled.body.cursor.end)}`);
+    assert.deepEqual(
+      last.body.data.map((item) => item.id),
+      [created.id],
+    );
+  });
+
+  test('a write still open holds back the records updated after its instant, which come once it commits', {
+    skip: app.services.dbKind === 'pglite' && 'PGlite serialises writes: none is open beside a read',
+  }, async () => {
+    const t = await createTestTenant(app);
+    const before = await createPatient(t, { firstName: 'Before', lastName: 'Open' });
+    clock.advance(SETTLE);
+    let begun!: () => void;
+    let release!: () => void;
+    const opened = new Promise<void>((resolve) => (begun = resolve));
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let openId = '';
+    const open = write(systemContext(app.services, t.tenant, t.instance), async (w) => {
+      begun();
+      await held;
+      openId = crypto.randomUUID();
+      await patientCopies(t, before.id, 1, w.now, w.db, openId);
+    });
+    await opened;
+    clock.advance(10);
+    const after = await createPatient(t, { firstName: 'After', lastName: 'Open' });
+    const page = await t.api.get<Page>(`${t.base}/export/PATIENT`);
+    assert.deepEqual(
+      page.body.data.map((item) => item.id),
+      [before.id],
+      'held back behind the open write',
+    );
+    release();
+    await open;
+    const next = await t.api.get<Page>(`${t.base}/export/PATIENT?start=${encodeURIComponent(page.body.cursor.end)}`);
+    assert.deepEqual(
+      next.body.data.map((item) => item.id),
+      [before.id, openId, after.id],
+    );
   });
 
   test('records changed during a walk: each unchanged one comes once, a changed one again at the end, changed', async () => {

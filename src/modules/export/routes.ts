@@ -11,7 +11,7 @@ import { exportSettings } from './settings.ts';
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 
 const rules =
-  'Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. Records updated in the last CAIRN_EXPORT_SETTLE_MS are left for the next walk. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth.';
+  'Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. A page holds every record committed before it is read, except any updated after the oldest write of the tenant still in flight (those come once it commits); the `end` of the last page stays CAIRN_EXPORT_SETTLE_MS behind the present, so the next walk gives the records updated that recently again rather than skip a write still committing. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth.';
 
 /** 002 "Export": one route per resource the areas declare (`Area.exports`), each under its own permission. */
 const exportRoutes: AreaPlugin = async (app, { services, exports }) => {
