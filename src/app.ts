@@ -16,7 +16,7 @@ import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import type { AccessTable } from './http/route-access.ts';
 import { type Clock, Services } from './http/services.ts';
-import { MAX_JSON_DEPTH, nestsDeeperThan, validatorCompiler } from './http/validation.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan, registerAbsentBodies, validatorCompiler } from './http/validation.ts';
 import { type Area, type Catalogs, mergeAreas } from './platform/area.ts';
 import type { Channel } from './providers/slot.ts';
 import { ApiError, documentCommonErrors, handleError, sendError } from './wire/errors.ts';
@@ -85,6 +85,7 @@ export async function buildApp({ config, database, clock, blobs, providers, area
   });
 
   app.setValidatorCompiler(validatorCompiler);
+  registerAbsentBodies(app);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new ApiError('ROUTE_NOT_FOUND', { method: request.method, path: request.url.split('?')[0] })),

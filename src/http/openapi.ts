@@ -5,6 +5,7 @@ import { DOCS_CSP } from './browser-security.ts';
 import { idempotencyHeaders, takesIdempotencyKey } from './idempotency.ts';
 import type { RequestBodies } from './request-bodies.ts';
 import type { AccessTable } from './route-access.ts';
+import { isOptionalObject } from './validation.ts';
 
 /** What the docs list of the areas' catalogs (platform/area.ts merges them). */
 export interface DocumentedCatalogs {
@@ -119,7 +120,7 @@ export async function registerOpenApi(
     transformObject: (documentObject) => {
       const document = ('openapiObject' in documentObject ? documentObject.openapiObject : {}) as OpenApiDocument;
       document.info = { ...document.info, description: description(catalogs, accessTable) };
-      return withPermissions(withOwnBodies(withOptionalDefaults(document), ownBodies), accessTable) as never;
+      return withPermissions(withOwnBodies(withOptionalBodies(withOptionalDefaults(document)), ownBodies), accessTable) as never;
     },
   });
   await app.register(swaggerUi, {
@@ -146,6 +147,18 @@ function withOwnBodies(document: OpenApiDocument, bodies: Map<string, RequestBod
 }
 
 type Parameter = { in?: string; required?: boolean; schema?: { default?: unknown } };
+
+/** A body with no required field may be left out (validation.ts takes no body as `{}`), and the document says so. */
+function withOptionalBodies(document: OpenApiDocument): OpenApiDocument {
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      const body = operation.requestBody as { required?: boolean; content?: Record<string, { schema?: unknown }> } | undefined;
+      const schemas = Object.values(body?.content ?? {}).map((content) => content.schema);
+      if (body?.required && schemas.length > 0 && schemas.every(isOptionalObject)) body.required = false;
+    }
+  }
+  return document;
+}
 
 /**
  * A query parameter with a default (`page`, `size`, `includeArchived`) is not Optional in its

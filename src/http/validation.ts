@@ -1,4 +1,4 @@
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifyInstance, FastifySchemaCompiler, preValidationHookHandler } from 'fastify';
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 
@@ -69,6 +69,32 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
     return validator.Check(converted) ? { value: converted } : { error: validator.Errors(converted) as never };
   };
 };
+
+/** A body schema no field of which is required: `{}` is a body it may take, and so is no body. */
+export function isOptionalObject(schema: unknown): boolean {
+  const { type, required } = (schema ?? {}) as { type?: unknown; required?: unknown };
+  return type === 'object' && (!Array.isArray(required) || required.length === 0);
+}
+
+const absentAsEmpty: preValidationHookHandler = (request, _reply, done) => {
+  if (request.body === undefined) request.body = {};
+  done();
+};
+
+/**
+ * A route whose body has no required field takes a request with no body (no Content-Type and no
+ * bytes, or an empty JSON body) as `{}`: Fastify leaves such a body undefined, which the schema
+ * would refuse as "must be object". An explicit `null` is still checked as sent. A route with a
+ * required field still answers 400 for an absent body, and routes that read their own bodies
+ * (request-bodies.ts) declare no body schema, so nothing changes for them.
+ */
+export function registerAbsentBodies(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (!isOptionalObject(route.schema?.body)) return;
+    const own = route.preValidation ?? [];
+    route.preValidation = [absentAsEmpty, ...(Array.isArray(own) ? own : [own])];
+  });
+}
 
 /**
  * Bodies may hold free-form JSON (custom fields, assessments), which is later serialized and

@@ -133,7 +133,7 @@ export interface paths {
                 cookie?: never;
             };
             /** @description Either `{apiClient, secret}` or, for a user with passwordAccess, `{tenantName, username, password}`. */
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         /** @description API client key */
@@ -1170,7 +1170,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         territories?: {
@@ -4113,7 +4113,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         username?: string;
@@ -5665,7 +5665,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         name?: string;
@@ -7326,7 +7326,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         /** @description Substring of name, phones, emails, MRN, NRIC or access code */
@@ -8207,7 +8207,7 @@ export interface paths {
                 cookie?: never;
             };
             /** @description Extra top-level keys are the tenant's custom attributes, checked against the formation. */
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         /** Format: uuid */
@@ -9379,7 +9379,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         status?: ("NOT_STARTED" | "IN_PROGRESS" | "FINISHED") | null;
@@ -10989,7 +10989,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         name?: string;
@@ -12993,7 +12993,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         name?: string;
@@ -14233,7 +14233,7 @@ export interface paths {
                 cookie?: never;
             };
             /** @description Field values of the type, by field name */
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
@@ -14720,7 +14720,7 @@ export interface paths {
                 cookie?: never;
             };
             /** @description Field values of the type, by field name */
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
@@ -15463,7 +15463,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         name?: string | null;
@@ -15852,7 +15852,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         name?: string | null;
@@ -16261,7 +16261,7 @@ export interface paths {
                 cookie?: never;
             };
             /** @description Field values of the type. Unknown and read-only keys are ignored; null clears a field on PATCH. */
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
@@ -16909,7 +16909,7 @@ export interface paths {
                 cookie?: never;
             };
             /** @description Field values of the type. Unknown and read-only keys are ignored; null clears a field on PATCH. */
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
@@ -17787,7 +17787,7 @@ export interface paths {
                 cookie?: never;
             };
             /** @description `{values: {...}}`: the values of the dictionary fields. Read-only keys sent back are ignored. */
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
@@ -19755,7 +19755,7 @@ export interface paths {
                 cookie?: never;
             };
             /** @description The document type's custom field values, flat. Unknown and read-only keys are ignored. */
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
@@ -19936,7 +19936,7 @@ export interface paths {
                 cookie?: never;
             };
             /** @description The document type's custom field values, flat. Unknown and read-only keys are ignored. */
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
@@ -21186,7 +21186,7 @@ export interface paths {
                 cookie?: never;
             };
             /** @description The record as read back is accepted: keys present change, keys left out keep their values, read-only keys are ignored. */
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         /** @description Must be the record's own */
@@ -21587,7 +21587,7 @@ export interface paths {
                 cookie?: never;
             };
             /** @description Answers by "<cdtName>__<fieldName>", flat: keys present are saved (null clears one), keys left out keep their answers. The read-only system keys of `answers` are ignored; any other unknown key is a 400. */
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
@@ -23093,7 +23093,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         eventTitle?: string | null;
@@ -25244,7 +25244,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         title?: string | null;
@@ -27763,7 +27763,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         title?: string | null;
@@ -28770,7 +28770,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
@@ -33299,7 +33299,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         /**
@@ -34119,7 +34119,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         /**
@@ -35870,7 +35870,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/x-www-form-urlencoded": {
                         [key: string]: string;
@@ -36045,7 +36045,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/x-www-form-urlencoded": {
                         [key: string]: string;
@@ -37178,7 +37178,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/x-www-form-urlencoded": {
                         [key: string]: string;
@@ -37353,7 +37353,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/x-www-form-urlencoded": {
                         [key: string]: string;
@@ -37528,7 +37528,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/x-www-form-urlencoded": {
                         [key: string]: string;
@@ -38122,7 +38122,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         subject?: string | null;
@@ -38749,7 +38749,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         subject?: string | null;
@@ -41467,7 +41467,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         /** @description What the provider would say (bounce, fail) */
@@ -41696,7 +41696,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         /** @description What the provider would say (bounce, fail) */
@@ -41925,7 +41925,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         /** @description What the provider would say (bounce, fail) */
@@ -43015,7 +43015,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         name?: string;
@@ -44225,7 +44225,7 @@ export interface paths {
          * Export patients (cursor pages)
          * @description Needs permission `PATIENT_EXPORT`; API_CLIENT callers only.
          *
-         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. Records updated in the last CAIRN_EXPORT_SETTLE_MS are left for the next walk. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
+         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. A page holds every record committed before it is read, except any updated after the oldest write of the tenant still in flight (those come once it commits); the `end` of the last page stays CAIRN_EXPORT_SETTLE_MS behind the present, so the next walk gives the records updated that recently again rather than skip a write still committing. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
          */
         get: {
             parameters: {
@@ -44567,7 +44567,7 @@ export interface paths {
          * Export care plans with their goals (cursor pages)
          * @description Needs permission `CARE_PLAN_EXPORT`; API_CLIENT callers only.
          *
-         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. Records updated in the last CAIRN_EXPORT_SETTLE_MS are left for the next walk. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
+         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. A page holds every record committed before it is read, except any updated after the oldest write of the tenant still in flight (those come once it commits); the `end` of the last page stays CAIRN_EXPORT_SETTLE_MS behind the present, so the next walk gives the records updated that recently again rather than skip a write still committing. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
          */
         get: {
             parameters: {
@@ -44876,7 +44876,7 @@ export interface paths {
          * Export tasks (cursor pages)
          * @description Needs permission `TASK_EXPORT`; API_CLIENT callers only.
          *
-         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. Records updated in the last CAIRN_EXPORT_SETTLE_MS are left for the next walk. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
+         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. A page holds every record committed before it is read, except any updated after the oldest write of the tenant still in flight (those come once it commits); the `end` of the last page stays CAIRN_EXPORT_SETTLE_MS behind the present, so the next walk gives the records updated that recently again rather than skip a write still committing. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
          */
         get: {
             parameters: {
@@ -45109,7 +45109,7 @@ export interface paths {
          * Export PDT records (cursor pages)
          * @description Needs permission `PDT_RECORD_EXPORT`; API_CLIENT callers only.
          *
-         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. Records updated in the last CAIRN_EXPORT_SETTLE_MS are left for the next walk. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
+         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. A page holds every record committed before it is read, except any updated after the oldest write of the tenant still in flight (those come once it commits); the `end` of the last page stays CAIRN_EXPORT_SETTLE_MS behind the present, so the next walk gives the records updated that recently again rather than skip a write still committing. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
          */
         get: {
             parameters: {
@@ -45283,7 +45283,7 @@ export interface paths {
          * Export CDT records (cursor pages)
          * @description Needs permission `CDT_RECORD_EXPORT`; API_CLIENT callers only.
          *
-         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. Records updated in the last CAIRN_EXPORT_SETTLE_MS are left for the next walk. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. `patientIds` keeps to those patients. Items have the shape of the resource's own read route.
+         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. A page holds every record committed before it is read, except any updated after the oldest write of the tenant still in flight (those come once it commits); the `end` of the last page stays CAIRN_EXPORT_SETTLE_MS behind the present, so the next walk gives the records updated that recently again rather than skip a write still committing. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. `patientIds` keeps to those patients. Items have the shape of the resource's own read route.
          */
         get: {
             parameters: {
@@ -45451,7 +45451,7 @@ export interface paths {
          * Export assessment records (cursor pages)
          * @description Needs permission `ASSESSMENT_EXPORT`; API_CLIENT callers only.
          *
-         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. Records updated in the last CAIRN_EXPORT_SETTLE_MS are left for the next walk. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
+         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. A page holds every record committed before it is read, except any updated after the oldest write of the tenant still in flight (those come once it commits); the `end` of the last page stays CAIRN_EXPORT_SETTLE_MS behind the present, so the next walk gives the records updated that recently again rather than skip a write still committing. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
          */
         get: {
             parameters: {
@@ -45692,7 +45692,7 @@ export interface paths {
          * Export patient-facing assessment records (PFA) (cursor pages)
          * @description Needs permission `PFA_EXPORT`; API_CLIENT callers only.
          *
-         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. Records updated in the last CAIRN_EXPORT_SETTLE_MS are left for the next walk. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
+         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. A page holds every record committed before it is read, except any updated after the oldest write of the tenant still in flight (those come once it commits); the `end` of the last page stays CAIRN_EXPORT_SETTLE_MS behind the present, so the next walk gives the records updated that recently again rather than skip a write still committing. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
          */
         get: {
             parameters: {
@@ -45933,7 +45933,7 @@ export interface paths {
          * Export calendar events (cursor pages)
          * @description Needs permission `CALENDAR_EVENT_EXPORT`; API_CLIENT callers only.
          *
-         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. Records updated in the last CAIRN_EXPORT_SETTLE_MS are left for the next walk. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
+         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. A page holds every record committed before it is read, except any updated after the oldest write of the tenant still in flight (those come once it commits); the `end` of the last page stays CAIRN_EXPORT_SETTLE_MS behind the present, so the next walk gives the records updated that recently again rather than skip a write still committing. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
          */
         get: {
             parameters: {
@@ -46185,7 +46185,7 @@ export interface paths {
          * Export encounters (cursor pages)
          * @description Needs permission `ENCOUNTER_EXPORT`; API_CLIENT callers only.
          *
-         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. Records updated in the last CAIRN_EXPORT_SETTLE_MS are left for the next walk. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
+         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. A page holds every record committed before it is read, except any updated after the oldest write of the tenant still in flight (those come once it commits); the `end` of the last page stays CAIRN_EXPORT_SETTLE_MS behind the present, so the next walk gives the records updated that recently again rather than skip a write still committing. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
          */
         get: {
             parameters: {
@@ -46350,7 +46350,7 @@ export interface paths {
          * Export encounter comments (cursor pages)
          * @description Needs permission `ENCOUNTER_COMMENT_EXPORT`; API_CLIENT callers only.
          *
-         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. Records updated in the last CAIRN_EXPORT_SETTLE_MS are left for the next walk. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
+         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. A page holds every record committed before it is read, except any updated after the oldest write of the tenant still in flight (those come once it commits); the `end` of the last page stays CAIRN_EXPORT_SETTLE_MS behind the present, so the next walk gives the records updated that recently again rather than skip a write still committing. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
          */
         get: {
             parameters: {
@@ -46523,7 +46523,7 @@ export interface paths {
          * Export encounter dispositions (cursor pages)
          * @description Needs permission `ENCOUNTER_DISPOSITION_EXPORT`; API_CLIENT callers only.
          *
-         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. Records updated in the last CAIRN_EXPORT_SETTLE_MS are left for the next walk. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
+         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. A page holds every record committed before it is read, except any updated after the oldest write of the tenant still in flight (those come once it commits); the `end` of the last page stays CAIRN_EXPORT_SETTLE_MS behind the present, so the next walk gives the records updated that recently again rather than skip a write still committing. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
          */
         get: {
             parameters: {
@@ -46689,7 +46689,7 @@ export interface paths {
          * Export chat messages (cursor pages)
          * @description Needs permission `CHAT_EXPORT`; API_CLIENT callers only.
          *
-         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. Records updated in the last CAIRN_EXPORT_SETTLE_MS are left for the next walk. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
+         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. A page holds every record committed before it is read, except any updated after the oldest write of the tenant still in flight (those come once it commits); the `end` of the last page stays CAIRN_EXPORT_SETTLE_MS behind the present, so the next walk gives the records updated that recently again rather than skip a write still committing. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
          */
         get: {
             parameters: {
@@ -46893,7 +46893,7 @@ export interface paths {
          * Export messages of a chat application (none: Cairn has no messaging-app channel) (cursor pages)
          * @description Needs permission `MESSAGING_APP_EXPORT`; API_CLIENT callers only.
          *
-         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. Records updated in the last CAIRN_EXPORT_SETTLE_MS are left for the next walk. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
+         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. A page holds every record committed before it is read, except any updated after the oldest write of the tenant still in flight (those come once it commits); the `end` of the last page stays CAIRN_EXPORT_SETTLE_MS behind the present, so the next walk gives the records updated that recently again rather than skip a write still committing. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
          */
         get: {
             parameters: {
@@ -47097,7 +47097,7 @@ export interface paths {
          * Export emails (cursor pages)
          * @description Needs permission `EMAIL_EXPORT`; API_CLIENT callers only.
          *
-         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. Records updated in the last CAIRN_EXPORT_SETTLE_MS are left for the next walk. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
+         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. A page holds every record committed before it is read, except any updated after the oldest write of the tenant still in flight (those come once it commits); the `end` of the last page stays CAIRN_EXPORT_SETTLE_MS behind the present, so the next walk gives the records updated that recently again rather than skip a write still committing. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
          */
         get: {
             parameters: {
@@ -47349,7 +47349,7 @@ export interface paths {
          * Export SMS (cursor pages)
          * @description Needs permission `SMS_EXPORT`; API_CLIENT callers only.
          *
-         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. Records updated in the last CAIRN_EXPORT_SETTLE_MS are left for the next walk. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
+         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. A page holds every record committed before it is read, except any updated after the oldest write of the tenant still in flight (those come once it commits); the `end` of the last page stays CAIRN_EXPORT_SETTLE_MS behind the present, so the next walk gives the records updated that recently again rather than skip a write still committing. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
          */
         get: {
             parameters: {
@@ -47600,7 +47600,7 @@ export interface paths {
          * Export voice calls (cursor pages)
          * @description Needs permission `VOICE_CALL_EXPORT`; API_CLIENT callers only.
          *
-         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. Records updated in the last CAIRN_EXPORT_SETTLE_MS are left for the next walk. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. `patientIds` keeps to those patients. Items have the shape of the resource's own read route.
+         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. A page holds every record committed before it is read, except any updated after the oldest write of the tenant still in flight (those come once it commits); the `end` of the last page stays CAIRN_EXPORT_SETTLE_MS behind the present, so the next walk gives the records updated that recently again rather than skip a write still committing. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. `patientIds` keeps to those patients. Items have the shape of the resource's own read route.
          */
         get: {
             parameters: {
