@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { DB, Json, Timestamp } from '../db/schema.ts';
+import { PREPARED } from '../db/sql.ts';
 
 /** The idempotency keys' table (migration 0024), merged into the database's `DB` type. */
 export interface IdempotencyKeysTable {
@@ -9,9 +9,10 @@ export interface IdempotencyKeysTable {
   key: string;
   /** sha256 of the request: method, path and query, caller, body. */
   fingerprint: string;
+  /** The request whose write committed the row (IdempotencyClaim.claimId). */
   claim_id: string;
   started_at: Timestamp;
-  /** Set in the transaction of the request's write: from then on the request must not run again. */
+  /** When the request's write committed the row (a request that wrote nothing: when its answer was kept). */
   committed_at: Timestamp | null;
   status_code: number | null;
   response_headers: Json<Record<string, string>> | null;
@@ -25,95 +26,91 @@ declare module '../db/schema.ts' {
   }
 }
 
-/** A key this request holds: the unit of work marks it committed with the write. */
+/**
+ * The key a request carries. Nothing is stored for it until the request's first write commits: that
+ * write inserts the key's row in its own statement (`keyRow`), so the key and the write commit or
+ * roll back together, and a second request under the key cannot write (the row's primary key).
+ */
 export interface IdempotencyClaim {
   tenantId: string;
   callerId: string;
   key: string;
+  /** sha256 of the request: method, path and query, caller, body. */
+  fingerprint: string;
+  /** This request's mark on the row, so it settles only a row its own write made. */
   claimId: string;
+  /** Set once the request's first write has committed the key's row; later writes add nothing. */
+  written: boolean;
 }
 
 /** Keys are kept a day (the IETF draft and Stripe): a retry later than that is a new request. */
 export const KEY_LIFETIME_MS = 24 * 60 * 60_000;
 /**
- * A claim not committed after this long belonged to a request that died (a node stopped mid-write):
- * a retry may take the key over. Far above any request's run, a 100 MB upload's included.
+ * A key committed this long ago without an answer belonged to a request whose node stopped between
+ * its write and its answer: the write happened, the answer is gone. Far above any request's run,
+ * a 100 MB upload's included.
  */
-export const CLAIM_LEASE_MS = 5 * 60_000;
+export const ANSWER_LEASE_MS = 5 * 60_000;
 
-export type ClaimOutcome =
-  | { kind: 'claimed'; claim: IdempotencyClaim }
+/** What a key another request holds says of a request under it. */
+export type HeldKey =
   | { kind: 'replay'; status: number; headers: Record<string, string>; body: Buffer }
   | { kind: 'mismatch' }
   | { kind: 'running' }
   /** Committed, but the node stopped before storing the answer: the write happened, its answer is gone. */
   | { kind: 'lost' };
 
-const keyOf = (db: Kysely<DB>, claim: Omit<IdempotencyClaim, 'claimId'>) =>
-  db
-    .selectFrom('idempotency_keys')
-    .where('tenant_id', '=', claim.tenantId)
-    .where('caller_id', '=', claim.callerId)
-    .where('key', '=', claim.key);
+/** The key's row, committed by the write that carries it: one more insert in that write's own statement. */
+export function keyRow(db: Kysely<DB>, claim: IdempotencyClaim, now: Date) {
+  return db.insertInto('idempotency_keys').values(keyValues(claim, now));
+}
+
+function keyValues(claim: IdempotencyClaim, now: Date) {
+  return {
+    tenant_id: claim.tenantId,
+    caller_id: claim.callerId,
+    key: claim.key,
+    fingerprint: claim.fingerprint,
+    claim_id: claim.claimId,
+    started_at: now,
+    committed_at: now,
+    expires_at: new Date(now.getTime() + KEY_LIFETIME_MS),
+  };
+}
+
+/** Whether a failed write failed on its key's row: another request's, or an expired one still there. */
+export function isKeyTaken(error: unknown): boolean {
+  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+  return code === '23505' && constraint === 'idempotency_keys_pkey';
+}
 
 /**
- * Takes the key for this request (a new key, an expired one, or a dead request's claim), or says
- * what the key holds: another request's answer, a different request, or one still running.
+ * Removes the key's row if it has expired (the expiry job had not come yet), so the write that met
+ * it can run as the key's first request; answers whether it did.
  */
-export async function claimKey(
-  db: Kysely<DB>,
-  key: Omit<IdempotencyClaim, 'claimId'>,
-  fingerprint: string,
-  now: Date,
-): Promise<ClaimOutcome> {
-  const claimId = randomUUID();
-  const leaseEnded = new Date(now.getTime() - CLAIM_LEASE_MS);
-  const taken = await db
-    .insertInto('idempotency_keys')
-    .values({
-      tenant_id: key.tenantId,
-      caller_id: key.callerId,
-      key: key.key,
-      fingerprint,
-      claim_id: claimId,
-      started_at: now,
-      expires_at: new Date(now.getTime() + KEY_LIFETIME_MS),
-    })
-    .onConflict((conflict) =>
-      conflict
-        .columns(['tenant_id', 'caller_id', 'key'])
-        .doUpdateSet((eb) => ({
-          fingerprint: eb.ref('excluded.fingerprint'),
-          claim_id: eb.ref('excluded.claim_id'),
-          started_at: eb.ref('excluded.started_at'),
-          expires_at: eb.ref('excluded.expires_at'),
-          committed_at: null,
-          status_code: null,
-          response_headers: null,
-          response_body: null,
-        }))
-        .where((eb) =>
-          eb.or([
-            eb('idempotency_keys.expires_at', '<=', now),
-            eb.and([
-              eb('idempotency_keys.committed_at', 'is', null),
-              eb('idempotency_keys.status_code', 'is', null),
-              eb('idempotency_keys.started_at', '<', leaseEnded),
-              eb('idempotency_keys.fingerprint', '=', eb.ref('excluded.fingerprint')),
-            ]),
-          ]),
-        ),
-    )
-    .returning('claim_id')
+export async function freeExpiredKey(db: Kysely<DB>, claim: IdempotencyClaim, now: Date): Promise<boolean> {
+  const freed = await db
+    .deleteFrom('idempotency_keys')
+    .where('tenant_id', '=', claim.tenantId)
+    .where('caller_id', '=', claim.callerId)
+    .where('key', '=', claim.key)
+    .where('expires_at', '<=', now)
     .executeTakeFirst();
-  if (taken?.claim_id === claimId) return { kind: 'claimed', claim: { ...key, claimId } };
+  return freed.numDeletedRows > 0n;
+}
 
-  const held = await keyOf(db, key)
-    .select(['fingerprint', 'started_at', 'committed_at', 'status_code', 'response_headers', 'response_body'])
+/** What another request's live key says of this one; undefined when the key is free. */
+export async function heldKey(db: Kysely<DB>, claim: IdempotencyClaim, now: Date): Promise<HeldKey | undefined> {
+  const held = await db
+    .selectFrom('idempotency_keys')
+    .select(['fingerprint', 'claim_id', 'committed_at', 'status_code', 'response_headers', 'response_body'])
+    .where('tenant_id', '=', claim.tenantId)
+    .where('caller_id', '=', claim.callerId)
+    .where('key', '=', claim.key)
+    .where('expires_at', '>', now)
     .executeTakeFirst();
-  // Expired and removed between the two statements: the key is free again.
-  if (!held) return claimKey(db, key, fingerprint, now);
-  if (held.fingerprint !== fingerprint) return { kind: 'mismatch' };
+  if (!held || held.claim_id === claim.claimId) return undefined;
+  if (held.fingerprint !== claim.fingerprint) return { kind: 'mismatch' };
   if (held.status_code !== null) {
     return {
       kind: 'replay',
@@ -122,52 +119,48 @@ export async function claimKey(
       body: Buffer.from(held.response_body ?? new Uint8Array()),
     };
   }
-  if (held.committed_at && new Date(held.started_at) < leaseEnded) return { kind: 'lost' };
-  return { kind: 'running' };
+  const lease = new Date(now.getTime() - ANSWER_LEASE_MS);
+  return held.committed_at && new Date(held.committed_at) < lease ? { kind: 'lost' } : { kind: 'running' };
 }
 
-/** The key's row while this claim holds it (one taken over from a dead request is no longer its). */
-const heldBy = (claim: IdempotencyClaim) => (eb: ExpressionBuilder<DB, 'idempotency_keys'>) =>
-  eb.and({ tenant_id: claim.tenantId, caller_id: claim.callerId, key: claim.key, claim_id: claim.claimId });
+export interface KeptAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
 
-/** The statement a write adds to its transaction: the key's request has now changed something. */
-export function markCommitted(db: Kysely<DB>, claim: IdempotencyClaim, now: Date) {
-  return db.updateTable('idempotency_keys').set({ committed_at: now }).where(heldBy(claim));
+/** Keeps the answer of a request whose write committed the key, for its retries. */
+export async function keepAnswer(db: Kysely<DB>, claim: IdempotencyClaim, answer: KeptAnswer): Promise<void> {
+  await sql`${sql.raw(PREPARED)}
+    UPDATE idempotency_keys SET status_code = ${answer.status}, response_headers = ${JSON.stringify(answer.headers)}::jsonb,
+      response_body = ${answer.body}
+    WHERE tenant_id = ${claim.tenantId} AND caller_id = ${claim.callerId} AND key = ${claim.key} AND claim_id = ${claim.claimId}`.execute(
+    db,
+  );
 }
 
 /**
- * Keeps the request's answer for its retries. A failed request whose write rolled back (or that
- * wrote nothing) frees its key instead, so a corrected retry under the same key runs.
+ * Keeps the answer of a request that wrote nothing (a search sent as POST), unless another request
+ * holds the key; answers whether it was kept.
  */
-export async function settleKey(
+export async function keepUnwrittenAnswer(
   db: Kysely<DB>,
   claim: IdempotencyClaim,
-  answer: { status: number; headers: Record<string, string>; body: Buffer },
-): Promise<void> {
-  if (answer.status >= 400) {
-    const freed = await db
-      .deleteFrom('idempotency_keys')
-      .where(heldBy(claim))
-      .where('committed_at', 'is', null)
-      .executeTakeFirst();
-    if (freed.numDeletedRows > 0n) return;
-  }
-  await db
-    .updateTable('idempotency_keys')
-    .set({
-      // A request that answered without a write (a search) committed nothing, but is answered all the same.
-      committed_at: sql`coalesce(committed_at, started_at)`,
+  answer: KeptAnswer,
+  now: Date,
+): Promise<boolean> {
+  const kept = await db
+    .insertInto('idempotency_keys')
+    .values({
+      ...keyValues(claim, now),
       status_code: answer.status,
       response_headers: JSON.stringify(answer.headers),
       response_body: answer.body,
     })
-    .where(heldBy(claim))
-    .execute();
-}
-
-/** Frees a claim whose request ended without an answer to keep (a stream): a retry runs again unless it committed. */
-export async function releaseKey(db: Kysely<DB>, claim: IdempotencyClaim): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where(heldBy(claim)).where('committed_at', 'is', null).execute();
+    .onConflict((conflict) => conflict.columns(['tenant_id', 'caller_id', 'key']).doNothing())
+    .returning('claim_id')
+    .executeTakeFirst();
+  return kept !== undefined;
 }
 
 /** The expiry job: removes a slice of keys past their day; returns how many (a drain goes on while it removes). */

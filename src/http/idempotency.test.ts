@@ -39,7 +39,7 @@ describe('Idempotency-Key', () => {
     const first = await withKey(t.api, 'POST', `${t.base}/patients`, patient, key);
     assert.equal(first.status, 201, first.text);
     assert.equal(first.headers['idempotent-replayed'], undefined);
-    // The create's own statement marked the key committed (work/unit.ts), then its answer was kept.
+    // The create's own statement wrote the key (work/unit.ts), then its answer was kept.
     const kept = await keyRow(t, key);
     assert.ok(kept?.committed_at);
     assert.equal(kept.status_code, 201);
@@ -190,6 +190,39 @@ describe('Idempotency-Key', () => {
     assert.equal(fresh.status, 201);
     assert.equal(fresh.headers['idempotent-replayed'], undefined);
     assert.equal(await patientCount(t), 2);
+  });
+
+  test('a repeat whose own run would now fail (the first took the name) answers the first answer', async () => {
+    const t = await createTestTenant(app);
+    const key = randomUUID();
+    const user = { username: 'once.only', email: 'once.only@example.org' };
+    const first = await withKey(t.api, 'POST', `${t.admin}/users`, user, key);
+    assert.equal(first.status, 201, first.text);
+    const again = await withKey(t.api, 'POST', `${t.admin}/users`, user, key);
+    assert.equal(again.status, 201, again.text);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.text, first.text);
+    // Without the key, the same request is refused as a duplicate.
+    assertCode(await t.api.post(`${t.admin}/users`, user), 409, 'DUPLICATE_VALUE');
+  });
+
+  test('an expired key the expiry job has not removed yet is taken as new', async () => {
+    const t = await createTestTenant(app);
+    const key = randomUUID();
+    assert.equal((await withKey(t.api, 'POST', `${t.base}/patients`, patient, key)).status, 201);
+    clock.advance(24 * 60 * 60_000 + 1);
+    const { token } = await app.services.tokens.issue({
+      type: 'API_CLIENT',
+      id: t.adminClient.id,
+      tenantId: t.tenant.id,
+      name: `API_CLIENT:${t.adminClient.name}`,
+    });
+    const later = new Api(app.server, token);
+    const fresh = await withKey(later, 'POST', `${t.base}/patients`, patient, key);
+    assert.equal(fresh.status, 201, fresh.text);
+    assert.equal(fresh.headers['idempotent-replayed'], undefined);
+    assert.equal(await patientCount(t), 2);
+    assert.equal((await withKey(later, 'POST', `${t.base}/patients`, patient, key)).headers['idempotent-replayed'], 'true');
   });
 
   test('a key is checked, documented on every write that takes it, and allowed to browsers', async () => {

@@ -1,18 +1,27 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { ApiError, type ErrorCatalog, type NamesOf } from '../wire/errors.ts';
-import { claimKey, type IdempotencyClaim, releaseKey, settleKey } from './idempotency-store.ts';
+import { ApiError, type ErrorCatalog, errorBody, type NamesOf } from '../wire/errors.ts';
+import {
+  type HeldKey,
+  heldKey,
+  type IdempotencyClaim,
+  type KeptAnswer,
+  keepAnswer,
+  keepUnwrittenAnswer,
+} from './idempotency-store.ts';
 import type { Services } from './services.ts';
 
 /**
  * Idempotent writes, as the IETF HTTP API working group's Idempotency-Key draft and Stripe do
- * them: a POST, PATCH or PUT with a token may carry `Idempotency-Key`. The first request claims
- * the key (tenant, caller, key) with a fingerprint of itself; its write marks the key in the write's
- * own transaction (work/unit.ts), so a rolled-back write leaves the key free and a committed one
- * can never run twice; its answer is kept before it is sent. A repeat within 24 hours gets that
- * answer byte for byte with `Idempotent-Replayed: true`; a different request under the key is a
- * 422; a repeat while the first runs is a 409. All of it lives in the database: any node answers.
+ * them: a POST, PATCH or PUT with a token may carry `Idempotency-Key`. Its first write inserts the
+ * key (tenant, caller, key) with a fingerprint of the request in the write's own statement
+ * (work/unit.ts), so a rolled-back write leaves the key free and a committed one can never run
+ * twice, at no round trip of its own; the answer is kept before it is sent. A request that fails,
+ * or that would keep an answer while another request's key is there, answers as that key says: a
+ * repeat within 24 hours gets the first answer byte for byte with `Idempotent-Replayed: true`; a
+ * different request under the key is a 422; a repeat while the first runs is a 409. All of it lives
+ * in the database: any node answers.
  */
 
 export const IDEMPOTENT_METHODS = new Set(['POST', 'PATCH', 'PUT']);
@@ -92,28 +101,22 @@ function fingerprint(request: FastifyRequest, callerId: string): string {
 export function registerIdempotency(app: FastifyInstance, services: Services): void {
   app.decorateRequest('idempotency', null);
 
-  // After validation (a 400 claims nothing), before the handler.
-  app.addHook('preHandler', async (request, reply) => {
+  // After validation (a 400 holds no key), before the handler; nothing is read or written yet.
+  app.addHook('preHandler', async (request) => {
     if (!takesIdempotencyKey(request.method, request.routeOptions.config) || !request.context?.caller) return;
     const key = keyOf(request);
     if (key === undefined) return;
     const { tenant, caller } = request.context;
-    const owner = { tenantId: tenant.id, callerId: caller.id, key };
-    const outcome = await claimKey(services.db, owner, fingerprint(request, caller.id), services.clock.now());
-    switch (outcome.kind) {
-      case 'claimed':
-        request.idempotency = outcome.claim;
-        request.context = { ...request.context, idempotency: outcome.claim };
-        return;
-      case 'replay':
-        return replay(reply, outcome);
-      case 'mismatch':
-        throw new ApiError('IDEMPOTENCY_KEY_MISMATCH');
-      case 'running':
-        throw new ApiError('IDEMPOTENCY_KEY_IN_USE', {}, undefined, { 'Retry-After': '1' });
-      case 'lost':
-        throw new ApiError('IDEMPOTENCY_KEY_ANSWER_LOST');
-    }
+    const claim: IdempotencyClaim = {
+      tenantId: tenant.id,
+      callerId: caller.id,
+      key,
+      fingerprint: fingerprint(request, caller.id),
+      claimId: randomUUID(),
+      written: false,
+    };
+    request.idempotency = claim;
+    request.context = { ...request.context, idempotency: claim };
   });
 
   // The answer as sent (serialized, errors included) is what a retry gets.
@@ -129,26 +132,55 @@ export function registerIdempotency(app: FastifyInstance, services: Services): v
           : payload == null
             ? Buffer.alloc(0)
             : null;
+    const now = services.clock.now();
     try {
-      if (body === null) await releaseKey(services.db, claim);
-      else {
-        const headers: Record<string, string> = {};
-        for (const name of KEPT_HEADERS) {
-          const value = reply.getHeader(name);
-          if (value !== undefined) headers[name] = String(value);
-        }
-        await settleKey(services.db, claim, { status: reply.statusCode, headers, body });
+      if (claim.written) {
+        // A stream's answer is not kept: a retry meets a committed key without one (409).
+        if (body !== null) await keepAnswer(services.db, claim, answerOf(reply, body));
+        return payload;
       }
+      // This request committed nothing: it keeps a success, and a key another request holds decides.
+      if (
+        body !== null &&
+        reply.statusCode < 400 &&
+        (await keepUnwrittenAnswer(services.db, claim, answerOf(reply, body), now))
+      ) {
+        return payload;
+      }
+      const held = await heldKey(services.db, claim, now);
+      return held ? answerFor(reply, held) : payload;
     } catch (error) {
       // The write stands; a retry then meets a committed key without an answer (409), never a second write.
       request.log.warn({ code: (error as { code?: string }).code }, 'the idempotency key could not be settled');
+      return payload;
     }
-    return payload;
   });
 }
 
-function replay(reply: FastifyReply, answer: { status: number; headers: Record<string, string>; body: Buffer }) {
-  return reply.code(answer.status).headers(answer.headers).header(REPLAYED_HEADER, 'true').send(answer.body);
+function answerOf(reply: FastifyReply, body: Buffer): KeptAnswer {
+  const headers: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) {
+    const value = reply.getHeader(name);
+    if (value !== undefined) headers[name] = String(value);
+  }
+  return { status: reply.statusCode, headers, body };
+}
+
+/** The answer a request gets when another request holds its key, in place of its own (onSend). */
+function answerFor(reply: FastifyReply, held: HeldKey): Buffer | string {
+  if (held.kind === 'replay') {
+    reply.code(held.status).headers(held.headers).header(REPLAYED_HEADER, 'true');
+    return held.body;
+  }
+  const error =
+    held.kind === 'mismatch'
+      ? new ApiError('IDEMPOTENCY_KEY_MISMATCH')
+      : held.kind === 'running'
+        ? new ApiError('IDEMPOTENCY_KEY_IN_USE', {}, undefined, { 'Retry-After': '1' })
+        : new ApiError('IDEMPOTENCY_KEY_ANSWER_LOST');
+  for (const name of KEPT_HEADERS) reply.removeHeader(name);
+  reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8');
+  return JSON.stringify(errorBody(error));
 }
 
 /** The request header every write that takes a key documents (OpenAPI turns it into a parameter). */
@@ -158,7 +190,7 @@ export const idempotencyHeaders = Type.Object({
       minLength: 1,
       maxLength: 255,
       description:
-        'Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key.',
+        'Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key.',
     }),
   ),
 });

@@ -5,7 +5,7 @@ import { type AuditEntry, auditRow, createdStamp, eventsOfAction, updatedStamp }
 import { eventRow, type NewEvent } from '../events/outbox.ts';
 import type { NewJob, Work } from '../events/work.ts';
 import type { TenantContext } from '../http/context.ts';
-import { markCommitted } from '../http/idempotency-store.ts';
+import { keyRow } from '../http/idempotency-store.ts';
 import { enqueueKeyed, jobRow } from '../jobs/queue.ts';
 import { codeOf } from '../jobs/runner.ts';
 
@@ -88,18 +88,23 @@ export class UnitOfWork implements Work {
     this.callbacks.push(callback);
   }
 
+  /** The request's idempotency key, when this is the request's first write: its row goes in with the write. */
+  private get key() {
+    const { idempotency } = this.ctx;
+    return idempotency && !idempotency.written ? idempotency : undefined;
+  }
+
   /**
    * The buffered rows' inserts, a table at a time, in slices under the parameters a statement may
-   * carry; and the request's idempotency key marked committed, so the key and the write commit or
-   * roll back together.
+   * carry; and the request's idempotency key, so the key and the write commit or roll back together.
    */
   private inserts() {
-    const { idempotency } = this.ctx;
+    const { key } = this;
     return [
       ...parameterBatches(this.audits).map((rows) => this.db.insertInto('audit_events').values(rows)),
       ...parameterBatches(this.events).map((rows) => this.db.insertInto('events').values(rows)),
       ...parameterBatches(this.jobs).map((rows) => this.db.insertInto('jobs').values(rows)),
-      ...(idempotency ? [markCommitted(this.db, idempotency, this.now)] : []),
+      ...(key ? [keyRow(this.db, key, this.now)] : []),
     ];
   }
 
@@ -122,7 +127,7 @@ export class UnitOfWork implements Work {
 
   /** Writes what was buffered, in the transaction, just before its commit: one statement unless a bulk edit's. */
   async flush(): Promise<void> {
-    const rows = this.audits.length + this.events.length + this.jobs.length + (this.ctx.idempotency ? 1 : 0);
+    const rows = this.audits.length + this.events.length + this.jobs.length + (this.key ? 1 : 0);
     const keyed = [...this.keyed];
     if (rows > ONE_STATEMENT_ROWS) {
       for (const insert of this.inserts()) await insert.execute();
@@ -142,8 +147,10 @@ export class UnitOfWork implements Work {
     if (keyed.length > 0) await enqueueKeyed(this.db, keyed);
   }
 
-  /** After the commit: wake this process's job workers for what the write enqueued, then the callbacks. */
+  /** After the commit: the key is written, this process's job workers wake for what the write enqueued, then the callbacks. */
   async committed(): Promise<void> {
+    const { key } = this;
+    if (key) key.written = true;
     const { jobs } = this.ctx.services;
     if (this.emitted) jobs.signal('events');
     if (this.enqueued) jobs.wake();

@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from 'kysely';
 import { beginWrite } from '../db/in-flight.ts';
 import type { Work } from '../events/work.ts';
 import type { TenantContext } from '../http/context.ts';
+import { freeExpiredKey, isKeyTaken } from '../http/idempotency-store.ts';
 import { UnitOfWork, type WriteOptions } from './unit.ts';
 
 export type { WriteOptions } from './unit.ts';
@@ -17,7 +18,13 @@ export type { WriteOptions } from './unit.ts';
  * is still open, and on PGlite, whose one connection serialises writes, instants follow commits.
  */
 export async function write<T>(ctx: TenantContext, work: (w: Work) => Promise<T>, options: WriteOptions = {}): Promise<T> {
-  const { unit, result } = await ctx.db.connection().execute(async (db) => {
+  const { unit, result } = await takingExpiredKey(ctx, () => writeOnce(ctx, work, options));
+  await unit.committed();
+  return result;
+}
+
+function writeOnce<T>(ctx: TenantContext, work: (w: Work) => Promise<T>, options: WriteOptions) {
+  return ctx.db.connection().execute(async (db) => {
     const unit = new UnitOfWork(ctx, db, options);
     await sql.raw(beginWrite(ctx.services.dbKind, ctx.tenant.id, unit.now)).execute(db);
     try {
@@ -34,8 +41,6 @@ export async function write<T>(ctx: TenantContext, work: (w: Work) => Promise<T>
       throw error;
     }
   });
-  await unit.committed();
-  return result;
 }
 
 export interface OneStatement extends Work {
@@ -55,11 +60,29 @@ export async function writeStatement<R>(
   statement: (w: OneStatement) => RawBuilder<R>,
   options: WriteOptions = {},
 ): Promise<R[]> {
-  const { unit, rows } = await ctx.db.connection().execute(async (db) => {
-    const unit = new UnitOfWork(ctx, db, options);
-    const { rows } = await statement(unit).execute(db);
-    return { unit, rows };
-  });
+  const { unit, rows } = await takingExpiredKey(ctx, () =>
+    ctx.db.connection().execute(async (db) => {
+      const unit = new UnitOfWork(ctx, db, options);
+      const { rows } = await statement(unit).execute(db);
+      return { unit, rows };
+    }),
+  );
   await unit.committed();
   return rows;
+}
+
+/**
+ * Runs a write that carries the request's idempotency key; when the key's row is there but expired
+ * (the expiry job has not come yet), removes it and runs the write again, once. A live key another
+ * request holds fails the write, and the request answers as that key says (http/idempotency.ts).
+ */
+async function takingExpiredKey<T>(ctx: TenantContext, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const { idempotency } = ctx;
+    if (!idempotency || !isKeyTaken(error)) throw error;
+    if (!(await freeExpiredKey(ctx.services.db, idempotency, ctx.services.clock.now()))) throw error;
+    return run();
+  }
 }
