@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import { areas } from '../areas.ts';
 import type { Config } from '../config.ts';
-import { waitForDatabase } from '../db/availability.ts';
 import { type Database, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { systemContext } from '../http/context.ts';
@@ -22,9 +21,9 @@ export async function openMigrated(config: Config): Promise<Database> {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    waitSeconds: config.databaseWaitSeconds,
   });
   try {
-    if (database.kind === 'postgres') await waitForDatabase(database.db, config.databaseWaitSeconds);
     await migrateToLatest(database.db);
     return database;
   } catch (error) {

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
+import { Kysely, type KyselyConfig, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
+import { waitForDatabase } from './availability.ts';
+import { isCitus } from './distribution.ts';
 import type { DB } from './schema.ts';
 import { isPrepared } from './sql.ts';
 
@@ -12,10 +14,12 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 // A SQL `date` is a calendar day, not an instant: keep 'YYYY-MM-DD' instead of a local-midnight Date.
 pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value);
 
-export type DatabaseKind = 'postgres' | 'pglite';
+/** The engine behind `DATABASE_URL` (a Citus coordinator is PostgreSQL with the extension), or the embedded one. */
+export type DatabaseKind = 'postgres' | 'citus' | 'pglite';
 
 export interface Database {
   db: Kysely<DB>;
+  /** Known once opened: a PostgreSQL server turns out to be a Citus coordinator or not. */
   kind: DatabaseKind;
   /** The embedded engine, when kind is pglite (the test runner dumps it as a template). */
   pglite?: { dumpDataDir(compression: 'none'): Promise<Blob | File> };
@@ -30,14 +34,37 @@ export interface DatabaseOptions {
   poolSize: number;
   /** PGlite only: start from this dumped data directory (a tarball), used by the tests. */
   loadDataDir?: Blob;
+  /** PostgreSQL only: how long to wait for an unreachable server (with backoff) before giving up; 0 tries once. */
+  waitSeconds?: number;
+  /** Hears every statement sent, with its parameters (the tests' capture of what routes send). */
+  onStatement?: StatementListener;
+}
+
+export type StatementListener = (sql: string, parameters: readonly unknown[]) => void;
+
+/** Kysely's log, turned into a statement listener: failed statements were sent too. */
+function logTo(listener: StatementListener | undefined): KyselyConfig['log'] {
+  return listener && ((event) => listener(event.query.sql, event.query.parameters));
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize);
-  return openPglite(options);
+  if (!options.databaseUrl) return openPglite(options);
+  const database = openPostgres(options.databaseUrl, options.poolSize, options.onStatement);
+  try {
+    await waitForDatabase(database.db, options.waitSeconds ?? 0);
+    if (await isCitus(database.db)) database.kind = 'citus';
+    return database;
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
 }
 
-function openPostgres(connectionString: string, poolSize: number): Database {
+function openPostgres(
+  connectionString: string,
+  poolSize: number,
+  onStatement?: StatementListener,
+): Database & { kind: 'postgres' | 'citus' } {
   // JIT compiles a plan once its estimated cost is high (a count over many rows); for short API
   // queries the compile takes longer than the query saves (~0.5 s measured), so it stays off.
   // A connection attempt gives up after 5 s, so a request fails (503) instead of hanging when the
@@ -53,7 +80,7 @@ function openPostgres(connectionString: string, poolSize: number): Database {
   // its query in flight fails on its own (503), and the pool drops the broken client on release.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }), log: logTo(onStatement) });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
 
@@ -107,7 +134,7 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
     });
     // PGlite is one session: a pool of one serialises transactions instead of interleaving them.
     const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 } as pg.PoolConfig);
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: logTo(options.onStatement) });
     return {
       db,
       kind: 'pglite',

@@ -21,6 +21,7 @@ import { type Area, type Catalogs, mergeAreas } from '../platform/area.ts';
 import type { Channel } from '../providers/slot.ts';
 import { createApiClient, createInstance, createTenant } from '../tenancy/store.ts';
 import type { Instance, Tenant } from '../tenancy/tenancy.ts';
+import { recordStatement } from './statements.ts';
 
 // Formations in tests name the areas' permissions before any app is built.
 mergeAreas(areas);
@@ -40,6 +41,7 @@ function database(): Promise<Database> {
       databaseUrl: url,
       dataDir: 'memory://',
       poolSize: 4,
+      onStatement: recordStatement,
       // A Blob backed by the file, which PGlite reads once: no copies of its 40 MB on the way.
       ...(template && !url ? { loadDataDir: await fs.openAsBlob(template) } : {}),
     });
@@ -225,13 +227,34 @@ export async function createTestTenant(
   formation: Formation = testFormation(),
   { adminRole = 'admin' }: { adminRole?: string } = {},
 ): Promise<TestTenant> {
-  const { services, server } = app;
+  const { services } = app;
   const name = `t${randomBytes(6).toString('hex')}`;
   const tenant = await createTenant(services, name);
   ownTenants.add(tenant.id);
   const instance = await createInstance(services, tenant, 'sandbox');
   await applyFormation(systemContext(services, tenant, instance), formation);
-  const published = { ...instance, currentFormationVersion: 1 };
+  return instanceOfTenant(app, tenant, { ...instance, currentFormationVersion: 1 }, adminRole);
+}
+
+/**
+ * Another instance of a test tenant, named `name`, with `formation` published: a TestTenant whose
+ * base, api, admin client and roles are that instance's (the tenant, its users and `admin` are shared).
+ */
+export async function createTestInstance(
+  t: TestTenant,
+  name: string,
+  formation: Formation = testFormation(),
+  { adminRole = 'admin' }: { adminRole?: string } = {},
+): Promise<TestTenant> {
+  const instance = await createInstance(t.app.services, t.tenant, name);
+  await applyFormation(systemContext(t.app.services, t.tenant, instance), formation);
+  return instanceOfTenant(t.app, t.tenant, { ...instance, currentFormationVersion: 1 }, adminRole);
+}
+
+/** A tenant seen from one of its instances (published): an admin client holding `adminRole` there. */
+async function instanceOfTenant(app: TestApp, tenant: Tenant, published: Instance, adminRole: string): Promise<TestTenant> {
+  const { services, server } = app;
+  const base = `/${tenant.name}/${published.name}`;
 
   async function clientWithRole(role: string, target: Instance = published): Promise<Client> {
     const client = await createApiClient(services, tenant, {
@@ -253,7 +276,7 @@ export async function createTestTenant(
     app,
     tenant,
     instance: published,
-    base: `/${tenant.name}/${instance.name}`,
+    base,
     admin: `/${tenant.name}/admin`,
     api: new Api(server, adminClient.token),
     adminClient,
@@ -264,15 +287,15 @@ export async function createTestTenant(
       roleCount += 1;
       const role = `custom-${roleCount}`;
       const api = new Api(server, adminClient.token);
-      const current = (await api.get(`/${tenant.name}/${instance.name}/formations/current`)).body.formation as Formation;
+      const current = (await api.get(`${base}/formations/current`)).body.formation as Formation;
       const next: Formation = {
         ...current,
         securityPolicies: [...(current.securityPolicies ?? []), { name: `${role}-policy`, permissions }],
         roles: [...(current.roles ?? []), { name: role, policies: [`${role}-policy`] }],
       };
-      const draft = await api.put(`/${tenant.name}/${instance.name}/formations/draft`, next);
+      const draft = await api.put(`${base}/formations/draft`, next);
       if (draft.status !== 200) throw new Error(`saving the draft failed: ${draft.text}`);
-      const publishedVersion = await api.post(`/${tenant.name}/${instance.name}/formations/draft/publish`);
+      const publishedVersion = await api.post(`${base}/formations/draft/publish`);
       if (publishedVersion.status !== 200) throw new Error(`publish failed: ${publishedVersion.text}`);
       const client = await clientWithRole(role);
       return new Api(server, client.token);
