@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distributeByTenant } from '../distribution.ts';
 
 /**
  * Care coordination and reference data: care plans and goals, tasks, PDT records and contacts,
@@ -25,8 +26,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       PRIMARY KEY (tenant_id, patient_id),
       UNIQUE (tenant_id, id),
       FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE CASCADE
-    );
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'care_plans');
 
+  await sql`
     CREATE TABLE goals (
       tenant_id uuid NOT NULL,
       id uuid NOT NULL,
@@ -45,9 +49,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_by_name text,
       PRIMARY KEY (tenant_id, id),
       FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE CASCADE
-    );
-    CREATE INDEX goals_patient_idx ON goals (tenant_id, patient_id, status, created_at, id);
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'goals');
+  await sql`CREATE INDEX goals_patient_idx ON goals (tenant_id, patient_id, status, created_at, id)`.execute(db);
 
+  await sql`
     CREATE TABLE goal_comments (
       tenant_id uuid NOT NULL,
       id uuid NOT NULL,
@@ -61,9 +68,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_by_name text,
       PRIMARY KEY (tenant_id, id),
       FOREIGN KEY (tenant_id, goal_id) REFERENCES goals (tenant_id, id) ON DELETE CASCADE
-    );
-    CREATE INDEX goal_comments_goal_idx ON goal_comments (tenant_id, goal_id, created_at, id);
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'goal_comments');
+  await sql`CREATE INDEX goal_comments_goal_idx ON goal_comments (tenant_id, goal_id, created_at, id)`.execute(db);
 
+  await sql`
     CREATE TABLE tasks (
       tenant_id uuid NOT NULL,
       instance_id uuid NOT NULL,
@@ -94,22 +104,25 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE CASCADE,
       FOREIGN KEY (tenant_id, assignee_id) REFERENCES users (tenant_id, id),
       FOREIGN KEY (tenant_id, goal_id) REFERENCES goals (tenant_id, id) ON DELETE CASCADE
-    );
-    CREATE INDEX tasks_assignee_idx ON tasks (tenant_id, instance_id, assignee_id, created_at, id);
-    CREATE INDEX tasks_patient_idx ON tasks (tenant_id, instance_id, patient_id, created_at, id);
-    CREATE INDEX tasks_status_idx ON tasks (tenant_id, instance_id, status, created_at, id);
-    CREATE INDEX tasks_priority_idx ON tasks (tenant_id, instance_id, priority_rank, id);
-    CREATE INDEX tasks_due_date_idx ON tasks (tenant_id, instance_id, due_date, id);
-    CREATE INDEX tasks_author_idx ON tasks (tenant_id, instance_id, created_by, created_at, id);
-    CREATE INDEX tasks_template_idx ON tasks (tenant_id, instance_id, template_name, created_at, id);
-    CREATE INDEX tasks_created_at_idx ON tasks (tenant_id, instance_id, created_at, id);
-    CREATE INDEX tasks_updated_at_idx ON tasks (tenant_id, instance_id, updated_at, id);
-    CREATE INDEX tasks_name_idx ON tasks (tenant_id, instance_id, name, id);
-    CREATE INDEX tasks_goal_idx ON tasks (tenant_id, goal_id, created_at, id);
-    -- search (a substring of name or description) and description (of description only, found
-    -- through search_text, which holds it too).
-    CREATE INDEX tasks_search_idx ON tasks USING gin (tenant_id, search_text gin_trgm_ops);
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'tasks');
+  await sql`CREATE INDEX tasks_assignee_idx ON tasks (tenant_id, instance_id, assignee_id, created_at, id)`.execute(db);
+  await sql`CREATE INDEX tasks_patient_idx ON tasks (tenant_id, instance_id, patient_id, created_at, id)`.execute(db);
+  await sql`CREATE INDEX tasks_status_idx ON tasks (tenant_id, instance_id, status, created_at, id)`.execute(db);
+  await sql`CREATE INDEX tasks_priority_idx ON tasks (tenant_id, instance_id, priority_rank, id)`.execute(db);
+  await sql`CREATE INDEX tasks_due_date_idx ON tasks (tenant_id, instance_id, due_date, id)`.execute(db);
+  await sql`CREATE INDEX tasks_author_idx ON tasks (tenant_id, instance_id, created_by, created_at, id)`.execute(db);
+  await sql`CREATE INDEX tasks_template_idx ON tasks (tenant_id, instance_id, template_name, created_at, id)`.execute(db);
+  await sql`CREATE INDEX tasks_created_at_idx ON tasks (tenant_id, instance_id, created_at, id)`.execute(db);
+  await sql`CREATE INDEX tasks_updated_at_idx ON tasks (tenant_id, instance_id, updated_at, id)`.execute(db);
+  await sql`CREATE INDEX tasks_name_idx ON tasks (tenant_id, instance_id, name, id)`.execute(db);
+  await sql`CREATE INDEX tasks_goal_idx ON tasks (tenant_id, goal_id, created_at, id)`.execute(db);
+  // search (a substring of name or description) and description (of description only, found
+  // through search_text, which holds it too).
+  await sql`CREATE INDEX tasks_search_idx ON tasks USING gin (tenant_id, search_text gin_trgm_ops)`.execute(db);
 
+  await sql`
     CREATE TABLE task_watchers (
       tenant_id uuid NOT NULL,
       task_id uuid NOT NULL,
@@ -118,9 +131,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       PRIMARY KEY (tenant_id, task_id, user_id),
       FOREIGN KEY (tenant_id, task_id) REFERENCES tasks (tenant_id, id) ON DELETE CASCADE,
       FOREIGN KEY (tenant_id, user_id) REFERENCES users (tenant_id, id) ON DELETE CASCADE
-    );
-    CREATE INDEX task_watchers_user_idx ON task_watchers (tenant_id, user_id, task_id);
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'task_watchers');
+  await sql`CREATE INDEX task_watchers_user_idx ON task_watchers (tenant_id, user_id, task_id)`.execute(db);
 
+  await sql`
     CREATE TABLE task_comments (
       tenant_id uuid NOT NULL,
       id uuid NOT NULL,
@@ -132,9 +148,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       created_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (tenant_id, id),
       FOREIGN KEY (tenant_id, task_id) REFERENCES tasks (tenant_id, id) ON DELETE CASCADE
-    );
-    CREATE INDEX task_comments_task_idx ON task_comments (tenant_id, task_id, created_at, id);
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'task_comments');
+  await sql`CREATE INDEX task_comments_task_idx ON task_comments (tenant_id, task_id, created_at, id)`.execute(db);
 
+  await sql`
     CREATE TABLE pdt_records (
       tenant_id uuid NOT NULL,
       instance_id uuid NOT NULL,
@@ -152,11 +171,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_by uuid,
       updated_by_name text,
       PRIMARY KEY (tenant_id, id)
-    );
-    CREATE INDEX pdt_records_type_idx ON pdt_records (tenant_id, instance_id, pdt_name, created_at, id);
-    CREATE INDEX pdt_records_updated_idx ON pdt_records (tenant_id, instance_id, pdt_name, updated_at, id);
-    CREATE INDEX pdt_records_search_idx ON pdt_records USING gin (tenant_id, lower(full_value) gin_trgm_ops);
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'pdt_records');
+  await sql`CREATE INDEX pdt_records_type_idx ON pdt_records (tenant_id, instance_id, pdt_name, created_at, id)`.execute(db);
+  await sql`CREATE INDEX pdt_records_updated_idx ON pdt_records (tenant_id, instance_id, pdt_name, updated_at, id)`.execute(db);
+  await sql`CREATE INDEX pdt_records_search_idx ON pdt_records USING gin (tenant_id, lower(full_value) gin_trgm_ops)`.execute(db);
 
+  await sql`
     CREATE TABLE contacts (
       tenant_id uuid NOT NULL,
       instance_id uuid NOT NULL,
@@ -184,14 +206,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       PRIMARY KEY (tenant_id, id),
       FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE CASCADE,
       FOREIGN KEY (tenant_id, pdt_record_id) REFERENCES pdt_records (tenant_id, id)
-    );
-    CREATE INDEX contacts_patient_idx ON contacts (tenant_id, patient_id, created_at, id);
-    CREATE INDEX contacts_patient_name_idx ON contacts (tenant_id, patient_id, name, id);
-    CREATE INDEX contacts_patient_relation_idx ON contacts (tenant_id, patient_id, relation, id);
-    CREATE INDEX contacts_pdt_record_idx ON contacts (tenant_id, pdt_record_id, patient_id);
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'contacts');
+  await sql`CREATE INDEX contacts_patient_idx ON contacts (tenant_id, patient_id, created_at, id)`.execute(db);
+  await sql`CREATE INDEX contacts_patient_name_idx ON contacts (tenant_id, patient_id, name, id)`.execute(db);
+  await sql`CREATE INDEX contacts_patient_relation_idx ON contacts (tenant_id, patient_id, relation, id)`.execute(db);
+  await sql`CREATE INDEX contacts_pdt_record_idx ON contacts (tenant_id, pdt_record_id, patient_id)`.execute(db);
 
-    -- The generic CDT record: custom data types of the formation, and the system types that
-    -- encounters, dispositions and document summaries are stored as.
+  // The generic CDT record: custom data types of the formation, and the system types that
+  // encounters, dispositions and document summaries are stored as.
+  await sql`
     CREATE TABLE cdt_records (
       tenant_id uuid NOT NULL,
       instance_id uuid NOT NULL,
@@ -213,12 +238,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_by_name text,
       PRIMARY KEY (tenant_id, id),
       FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE CASCADE
-    );
-    CREATE INDEX cdt_records_patient_idx ON cdt_records (tenant_id, patient_id, cdt_name, created_at, id);
-    CREATE INDEX cdt_records_updated_idx ON cdt_records (tenant_id, patient_id, cdt_name, updated_at, id);
-    CREATE INDEX cdt_records_source_idx ON cdt_records (tenant_id, source_id, cdt_name);
-    CREATE INDEX cdt_records_values_idx ON cdt_records USING gin (tenant_id, patient_id, values jsonb_path_ops);
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'cdt_records');
+  await sql`CREATE INDEX cdt_records_patient_idx ON cdt_records (tenant_id, patient_id, cdt_name, created_at, id)`.execute(db);
+  await sql`CREATE INDEX cdt_records_updated_idx ON cdt_records (tenant_id, patient_id, cdt_name, updated_at, id)`.execute(db);
+  await sql`CREATE INDEX cdt_records_source_idx ON cdt_records (tenant_id, source_id, cdt_name)`.execute(db);
+  await sql`
+    CREATE INDEX cdt_records_values_idx ON cdt_records USING gin (tenant_id, patient_id, values jsonb_path_ops)
+  `.execute(db);
 
+  await sql`
     CREATE TABLE dictionary_records (
       tenant_id uuid NOT NULL,
       instance_id uuid NOT NULL,
@@ -230,14 +260,23 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (tenant_id, id)
-    );
-    CREATE INDEX dictionary_records_idx ON dictionary_records (tenant_id, instance_id, dictionary_name, created_at, id);
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'dictionary_records');
+  await sql`
+    CREATE INDEX dictionary_records_idx ON dictionary_records (tenant_id, instance_id, dictionary_name, created_at, id)
   `.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`
-    DROP TABLE dictionary_records, cdt_records, contacts, pdt_records, task_comments, task_watchers, tasks,
-      goal_comments, goals, care_plans;
-  `.execute(db);
+  await sql`DROP TABLE dictionary_records`.execute(db);
+  await sql`DROP TABLE cdt_records`.execute(db);
+  await sql`DROP TABLE contacts`.execute(db);
+  await sql`DROP TABLE pdt_records`.execute(db);
+  await sql`DROP TABLE task_comments`.execute(db);
+  await sql`DROP TABLE task_watchers`.execute(db);
+  await sql`DROP TABLE tasks`.execute(db);
+  await sql`DROP TABLE goal_comments`.execute(db);
+  await sql`DROP TABLE goals`.execute(db);
+  await sql`DROP TABLE care_plans`.execute(db);
 }

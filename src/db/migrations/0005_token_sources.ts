@@ -6,18 +6,14 @@ import { type Kysely, sql } from 'kysely';
  * window keeps the source ''.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`
-    ALTER TABLE token_limits ADD COLUMN source text NOT NULL DEFAULT '';
-    ALTER TABLE token_limits DROP CONSTRAINT token_limits_pkey;
-    ALTER TABLE token_limits ADD PRIMARY KEY (tenant_id, principal_id, source);
-  `.execute(db);
+  await sql`ALTER TABLE token_limits ADD COLUMN source text NOT NULL DEFAULT ''`.execute(db);
+  await sql`ALTER TABLE token_limits DROP CONSTRAINT token_limits_pkey`.execute(db);
+  await sql`ALTER TABLE token_limits ADD PRIMARY KEY (tenant_id, principal_id, source)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`
-    DELETE FROM token_limits WHERE source <> '';
-    ALTER TABLE token_limits DROP CONSTRAINT token_limits_pkey;
-    ALTER TABLE token_limits ADD PRIMARY KEY (tenant_id, principal_id);
-    ALTER TABLE token_limits DROP COLUMN source;
-  `.execute(db);
+  await sql`DELETE FROM token_limits WHERE source <> ''`.execute(db);
+  await sql`ALTER TABLE token_limits DROP CONSTRAINT token_limits_pkey`.execute(db);
+  await sql`ALTER TABLE token_limits ADD PRIMARY KEY (tenant_id, principal_id)`.execute(db);
+  await sql`ALTER TABLE token_limits DROP COLUMN source`.execute(db);
 }

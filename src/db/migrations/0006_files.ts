@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distributeByTenant } from '../distribution.ts';
 
 /**
  * Files: the record of every stored blob (the bytes live in the blob store, never here), and the
@@ -27,33 +28,39 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       PRIMARY KEY (tenant_id, id),
       UNIQUE (tenant_id, storage_key),
       FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE CASCADE
-    );
-    CREATE INDEX files_owner_idx ON files (tenant_id, owner_kind, owner_id, created_at, id);
-    CREATE INDEX files_patient_idx ON files (tenant_id, patient_id) WHERE patient_id IS NOT NULL;
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'files');
+  await sql`CREATE INDEX files_owner_idx ON files (tenant_id, owner_kind, owner_id, created_at, id)`.execute(db);
+  await sql`CREATE INDEX files_patient_idx ON files (tenant_id, patient_id) WHERE patient_id IS NOT NULL`.execute(db);
 
+  await sql`
     CREATE TABLE file_removals (
       tenant_id uuid NOT NULL,
       storage_key text NOT NULL,
       queued_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (tenant_id, storage_key)
-    );
-    CREATE INDEX file_removals_queued_idx ON file_removals (queued_at);
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'file_removals');
+  await sql`CREATE INDEX file_removals_queued_idx ON file_removals (queued_at)`.execute(db);
 
+  await sql`
     CREATE FUNCTION queue_file_removal() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       INSERT INTO file_removals (tenant_id, storage_key) VALUES (OLD.tenant_id, OLD.storage_key)
       ON CONFLICT DO NOTHING;
       RETURN OLD;
-    END $$;
+    END $$
+  `.execute(db);
+  await sql`
     CREATE TRIGGER files_queue_removal AFTER DELETE ON files
-      FOR EACH ROW EXECUTE FUNCTION queue_file_removal();
+      FOR EACH ROW EXECUTE FUNCTION queue_file_removal()
   `.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`
-    DROP TABLE files;
-    DROP FUNCTION queue_file_removal();
-    DROP TABLE file_removals;
-  `.execute(db);
+  await sql`DROP TABLE files`.execute(db);
+  await sql`DROP FUNCTION queue_file_removal()`.execute(db);
+  await sql`DROP TABLE file_removals`.execute(db);
 }

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distributeByTenant } from '../distribution.ts';
 
 /**
  * Assessment records (001 "Assessment record", DECISIONS §7): a patient's answers to an
@@ -41,11 +42,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_by_name text,
       PRIMARY KEY (tenant_id, id),
       FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE CASCADE
-    );
-    CREATE INDEX assessment_records_patient_idx ON assessment_records (tenant_id, patient_id, created_at, id);
-    CREATE INDEX assessment_records_status_idx ON assessment_records (tenant_id, patient_id, status, created_at, id);
-    CREATE INDEX assessment_records_updated_idx ON assessment_records (tenant_id, patient_id, updated_at, id);
-    CREATE INDEX assessment_records_finalized_idx ON assessment_records (tenant_id, patient_id, finalized_date, id);
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'assessment_records');
+  await sql`
+    CREATE INDEX assessment_records_patient_idx ON assessment_records (tenant_id, patient_id, created_at, id)
+  `.execute(db);
+  await sql`
+    CREATE INDEX assessment_records_status_idx ON assessment_records (tenant_id, patient_id, status, created_at, id)
+  `.execute(db);
+  await sql`
+    CREATE INDEX assessment_records_updated_idx ON assessment_records (tenant_id, patient_id, updated_at, id)
+  `.execute(db);
+  await sql`
+    CREATE INDEX assessment_records_finalized_idx ON assessment_records (tenant_id, patient_id, finalized_date, id)
   `.execute(db);
 }
 

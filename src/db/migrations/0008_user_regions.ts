@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distributeByTenant } from '../distribution.ts';
 
 /**
  * The regions each user covers, one row per (instance, region, user), beside the user's
@@ -16,12 +17,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       user_id uuid NOT NULL,
       PRIMARY KEY (tenant_id, instance_name, region, user_id),
       FOREIGN KEY (tenant_id, user_id) REFERENCES user_territories (tenant_id, user_id) ON DELETE CASCADE
-    );
-    CREATE INDEX user_regions_user_idx ON user_regions (tenant_id, user_id);
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'user_regions');
+  await sql`CREATE INDEX user_regions_user_idx ON user_regions (tenant_id, user_id)`.execute(db);
+  await sql`
     INSERT INTO user_regions (tenant_id, instance_name, region, user_id)
     SELECT DISTINCT ut.tenant_id, entry->>'instanceName', entry->>'name', ut.user_id
     FROM user_territories ut, jsonb_array_elements(ut.territories) AS entry
-    WHERE entry->>'instanceName' IS NOT NULL AND entry->>'name' IS NOT NULL;
+    WHERE entry->>'instanceName' IS NOT NULL AND entry->>'name' IS NOT NULL
   `.execute(db);
 }
 

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distributeByTenant } from '../distribution.ts';
 
 /**
  * The work after a commit. `events` is the outbox: one row per change of a stored record, written
@@ -27,8 +28,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       -- Keyed by what consumers read by: a tenant's events in sequence. The one index of a table
       -- every write inserts into (the id, a v7 UUID, is unique as made; nothing looks it up).
       PRIMARY KEY (tenant_id, seq)
-    );
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'events');
 
+  await sql`
     CREATE TABLE jobs (
       tenant_id uuid NOT NULL,
       id uuid NOT NULL,
@@ -46,20 +50,27 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (tenant_id, id)
-    );
-    -- Workers take due jobs by this: QUEUED ones (a null run_at is due at once) and RUNNING ones
-    -- whose lease ran out, oldest first; a range scan that stops at now, so jobs scheduled later
-    -- cost nothing, and WAITING and DEAD jobs are not in it, however many there are.
-    CREATE INDEX jobs_due_idx ON jobs ((coalesce(run_at, '-infinity'::timestamptz)), seq) WHERE state IN ('QUEUED', 'RUNNING');
-    CREATE INDEX jobs_key_idx ON jobs (tenant_id, queue_key, seq) WHERE queue_key IS NOT NULL AND state <> 'DEAD';
-    -- The administrators' list, newest first, by state; a filter by kind alone reads the tenant's
-    -- part of it, which holds only live and DEAD jobs (a job that succeeded is deleted).
-    CREATE INDEX jobs_state_idx ON jobs (tenant_id, state, seq);
-    CREATE UNIQUE INDEX jobs_dedupe_idx ON jobs (tenant_id, kind, dedupe_key) WHERE dedupe_key IS NOT NULL;
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'jobs');
+  // Workers take due jobs by this: QUEUED ones (a null run_at is due at once) and RUNNING ones
+  // whose lease ran out, oldest first; a range scan that stops at now, so jobs scheduled later
+  // cost nothing, and WAITING and DEAD jobs are not in it, however many there are.
+  await sql`
+    CREATE INDEX jobs_due_idx ON jobs ((coalesce(run_at, '-infinity'::timestamptz)), seq) WHERE state IN ('QUEUED', 'RUNNING')
+  `.execute(db);
+  await sql`
+    CREATE INDEX jobs_key_idx ON jobs (tenant_id, queue_key, seq) WHERE queue_key IS NOT NULL AND state <> 'DEAD'
+  `.execute(db);
+  // The administrators' list, newest first, by state; a filter by kind alone reads the tenant's
+  // part of it, which holds only live and DEAD jobs (a job that succeeded is deleted).
+  await sql`CREATE INDEX jobs_state_idx ON jobs (tenant_id, state, seq)`.execute(db);
+  await sql`CREATE UNIQUE INDEX jobs_dedupe_idx ON jobs (tenant_id, kind, dedupe_key) WHERE dedupe_key IS NOT NULL`.execute(db);
 
-    -- The next job of a key, once the one before it ended (succeeded or died). Called from the
-    -- statement that ends it: a VOLATILE function's query takes a fresh snapshot, so it sees a job
-    -- an enqueuer committed while that statement waited for the enqueuer's lock (queue.ts).
+  // The next job of a key, once the one before it ended (succeeded or died). Called from the
+  // statement that ends it: a VOLATILE function's query takes a fresh snapshot, so it sees a job
+  // an enqueuer committed while that statement waited for the enqueuer's lock (queue.ts).
+  await sql`
     CREATE FUNCTION cairn_promote_next(tenant uuid, key text, ended uuid, at timestamptz)
     RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
     BEGIN
@@ -69,21 +80,25 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         WHERE tenant_id = tenant AND queue_key = key AND state <> 'DEAD' AND id <> ended
         ORDER BY seq LIMIT 1);
       RETURN FOUND;
-    END $$;
+    END $$
+  `.execute(db);
 
+  await sql`
     CREATE OR REPLACE FUNCTION queue_file_removal() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       INSERT INTO jobs (tenant_id, id, instance_id, kind, payload, state)
       VALUES (OLD.tenant_id, gen_random_uuid(), OLD.instance_id, 'files.remove',
               jsonb_build_object('storageKey', OLD.storage_key), 'QUEUED');
       RETURN OLD;
-    END $$;
+    END $$
+  `.execute(db);
 
+  await sql`
     INSERT INTO jobs (tenant_id, id, kind, payload, state)
     SELECT tenant_id, gen_random_uuid(), 'files.remove', jsonb_build_object('storageKey', storage_key), 'QUEUED'
-    FROM file_removals;
-    DROP TABLE file_removals;
+    FROM file_removals
   `.execute(db);
+  await sql`DROP TABLE file_removals`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
@@ -93,16 +108,20 @@ export async function down(db: Kysely<unknown>): Promise<void> {
       storage_key text NOT NULL,
       queued_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (tenant_id, storage_key)
-    );
-    CREATE INDEX file_removals_queued_idx ON file_removals (queued_at);
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'file_removals');
+  await sql`CREATE INDEX file_removals_queued_idx ON file_removals (queued_at)`.execute(db);
 
+  await sql`
     CREATE OR REPLACE FUNCTION queue_file_removal() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       INSERT INTO file_removals (tenant_id, storage_key) VALUES (OLD.tenant_id, OLD.storage_key)
       ON CONFLICT DO NOTHING;
       RETURN OLD;
-    END $$;
-    DROP TABLE jobs, events;
-    DROP FUNCTION cairn_promote_next(uuid, text, uuid, timestamptz);
+    END $$
   `.execute(db);
+  await sql`DROP TABLE jobs`.execute(db);
+  await sql`DROP TABLE events`.execute(db);
+  await sql`DROP FUNCTION cairn_promote_next(uuid, text, uuid, timestamptz)`.execute(db);
 }

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distributeByTenant } from '../distribution.ts';
 
 /**
  * Webhooks (DECISIONS §9): the subscriptions, one delivery per event and subscription, and every
@@ -32,10 +33,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_by uuid,
       updated_by_name text,
       PRIMARY KEY (tenant_id, id)
-    );
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'webhooks');
+  await sql`
     CREATE UNIQUE INDEX webhooks_name_idx ON webhooks
-      (tenant_id, coalesce(formation_instance_id, '00000000-0000-0000-0000-000000000000'::uuid), name);
+      (tenant_id, coalesce(formation_instance_id, '00000000-0000-0000-0000-000000000000'::uuid), name)
+  `.execute(db);
 
+  await sql`
     CREATE TABLE webhook_deliveries (
       tenant_id uuid NOT NULL,
       id uuid NOT NULL,
@@ -51,9 +57,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       created_at timestamptz NOT NULL,
       updated_at timestamptz NOT NULL,
       PRIMARY KEY (tenant_id, id)
-    );
-    CREATE INDEX webhook_deliveries_webhook_idx ON webhook_deliveries (tenant_id, webhook_id, created_at DESC, id DESC);
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'webhook_deliveries');
+  await sql`
+    CREATE INDEX webhook_deliveries_webhook_idx ON webhook_deliveries (tenant_id, webhook_id, created_at DESC, id DESC)
+  `.execute(db);
 
+  await sql`
     CREATE TABLE webhook_attempts (
       tenant_id uuid NOT NULL,
       id uuid NOT NULL,
@@ -73,14 +84,23 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       started_at timestamptz NOT NULL,
       finished_at timestamptz,
       PRIMARY KEY (tenant_id, id)
-    );
-    CREATE INDEX webhook_attempts_time_idx ON webhook_attempts (tenant_id, started_at DESC, id DESC);
-    CREATE INDEX webhook_attempts_webhook_idx ON webhook_attempts (tenant_id, webhook_id, started_at DESC, id DESC);
-    CREATE INDEX webhook_attempts_delivery_idx ON webhook_attempts (tenant_id, delivery_id, started_at DESC, id DESC);
-    CREATE INDEX webhook_attempts_status_idx ON webhook_attempts (tenant_id, status, started_at DESC, id DESC);
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'webhook_attempts');
+  await sql`CREATE INDEX webhook_attempts_time_idx ON webhook_attempts (tenant_id, started_at DESC, id DESC)`.execute(db);
+  await sql`
+    CREATE INDEX webhook_attempts_webhook_idx ON webhook_attempts (tenant_id, webhook_id, started_at DESC, id DESC)
+  `.execute(db);
+  await sql`
+    CREATE INDEX webhook_attempts_delivery_idx ON webhook_attempts (tenant_id, delivery_id, started_at DESC, id DESC)
+  `.execute(db);
+  await sql`
+    CREATE INDEX webhook_attempts_status_idx ON webhook_attempts (tenant_id, status, started_at DESC, id DESC)
   `.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`DROP TABLE webhook_attempts, webhook_deliveries, webhooks`.execute(db);
+  await sql`DROP TABLE webhook_attempts`.execute(db);
+  await sql`DROP TABLE webhook_deliveries`.execute(db);
+  await sql`DROP TABLE webhooks`.execute(db);
 }

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distributeByTenant } from '../distribution.ts';
 
 /**
  * The calendar (002 "Calendar"): care-team members' work hours and calendar events with their
@@ -45,13 +46,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_by uuid,
       updated_by_name text,
       PRIMARY KEY (tenant_id, id)
-    );
-    CREATE INDEX calendar_events_start_idx ON calendar_events (tenant_id, instance_id, start_at, id);
-    CREATE INDEX calendar_events_long_idx ON calendar_events (tenant_id, instance_id, end_at) WHERE long;
-    CREATE INDEX calendar_events_host_idx ON calendar_events (tenant_id, instance_id, host_id, start_at);
-    CREATE INDEX calendar_events_host_long_idx ON calendar_events (tenant_id, instance_id, host_id, end_at) WHERE long;
-    CREATE INDEX calendar_events_encounter_idx ON calendar_events (tenant_id, encounter_id) WHERE encounter_id IS NOT NULL;
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'calendar_events');
+  await sql`CREATE INDEX calendar_events_start_idx ON calendar_events (tenant_id, instance_id, start_at, id)`.execute(db);
+  await sql`CREATE INDEX calendar_events_long_idx ON calendar_events (tenant_id, instance_id, end_at) WHERE long`.execute(db);
+  await sql`CREATE INDEX calendar_events_host_idx ON calendar_events (tenant_id, instance_id, host_id, start_at)`.execute(db);
+  await sql`
+    CREATE INDEX calendar_events_host_long_idx ON calendar_events (tenant_id, instance_id, host_id, end_at) WHERE long
+  `.execute(db);
+  await sql`
+    CREATE INDEX calendar_events_encounter_idx ON calendar_events (tenant_id, encounter_id) WHERE encounter_id IS NOT NULL
+  `.execute(db);
 
+  await sql`
     CREATE TABLE calendar_event_participants (
       tenant_id uuid NOT NULL,
       instance_id uuid NOT NULL,
@@ -69,13 +77,22 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       long boolean GENERATED ALWAYS AS (end_at - start_at > interval '1 day') STORED,
       PRIMARY KEY (tenant_id, id),
       FOREIGN KEY (tenant_id, event_id) REFERENCES calendar_events (tenant_id, id) ON DELETE CASCADE
-    );
-    CREATE INDEX calendar_event_participants_event_idx ON calendar_event_participants (tenant_id, event_id, position);
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'calendar_event_participants');
+  await sql`
+    CREATE INDEX calendar_event_participants_event_idx ON calendar_event_participants (tenant_id, event_id, position)
+  `.execute(db);
+  await sql`
     CREATE INDEX calendar_event_participants_member_idx
-      ON calendar_event_participants (tenant_id, instance_id, participant_id, start_at);
+      ON calendar_event_participants (tenant_id, instance_id, participant_id, start_at)
+  `.execute(db);
+  await sql`
     CREATE INDEX calendar_event_participants_member_long_idx
-      ON calendar_event_participants (tenant_id, instance_id, participant_id, end_at) WHERE long;
+      ON calendar_event_participants (tenant_id, instance_id, participant_id, end_at) WHERE long
+  `.execute(db);
 
+  await sql`
     CREATE TABLE work_hours (
       tenant_id uuid NOT NULL,
       instance_id uuid NOT NULL,
@@ -97,15 +114,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_by uuid,
       updated_by_name text,
       PRIMARY KEY (tenant_id, id)
-    );
-    CREATE INDEX work_hours_psm_idx ON work_hours (tenant_id, instance_id, psm_id, start_at);
+    )
   `.execute(db);
+  await distributeByTenant(db, 'work_hours');
+  await sql`CREATE INDEX work_hours_psm_idx ON work_hours (tenant_id, instance_id, psm_id, start_at)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`
-    DROP TABLE work_hours;
-    DROP TABLE calendar_event_participants;
-    DROP TABLE calendar_events;
-  `.execute(db);
+  await sql`DROP TABLE work_hours`.execute(db);
+  await sql`DROP TABLE calendar_event_participants`.execute(db);
+  await sql`DROP TABLE calendar_events`.execute(db);
 }

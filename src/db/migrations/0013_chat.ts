@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distributeByTenant } from '../distribution.ts';
 
 /**
  * Chat (002 "Chat message"): a patient's messages, read newest first in token pages (keyset on
@@ -25,11 +26,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       created_by_name text,
       PRIMARY KEY (tenant_id, id),
       FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE CASCADE
-    );
-    CREATE INDEX chat_messages_patient_idx ON chat_messages (tenant_id, patient_id, created_at, id);
-    CREATE INDEX chat_messages_search_idx ON chat_messages USING gin (tenant_id, patient_id, lower(message) gin_trgm_ops);
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'chat_messages');
+  await sql`CREATE INDEX chat_messages_patient_idx ON chat_messages (tenant_id, patient_id, created_at, id)`.execute(db);
+  await sql`
+    CREATE INDEX chat_messages_search_idx ON chat_messages USING gin (tenant_id, patient_id, lower(message) gin_trgm_ops)
+  `.execute(db);
 
-    -- A patient's chat archived up to a date: messages until then are hidden unless asked for.
+  // A patient's chat archived up to a date: messages until then are hidden unless asked for.
+  await sql`
     CREATE TABLE chat_archives (
       tenant_id uuid NOT NULL,
       patient_id uuid NOT NULL,
@@ -39,10 +45,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       created_by_name text,
       PRIMARY KEY (tenant_id, patient_id),
       FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE CASCADE
-    );
+    )
   `.execute(db);
+  await distributeByTenant(db, 'chat_archives');
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`DROP TABLE chat_archives; DROP TABLE chat_messages;`.execute(db);
+  await sql`DROP TABLE chat_archives`.execute(db);
+  await sql`DROP TABLE chat_messages`.execute(db);
 }

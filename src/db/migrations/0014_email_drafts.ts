@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distributeByTenant } from '../distribution.ts';
 
 /**
  * Email drafts (002 "Email draft"): a patient's drafts, or a contact's of the patient (then the
@@ -36,10 +37,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_by_name text,
       PRIMARY KEY (tenant_id, id),
       FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE CASCADE
-    );
-    CREATE INDEX email_drafts_patient_idx ON email_drafts (tenant_id, patient_id, created_at, id);
-    CREATE INDEX email_drafts_patient_updated_idx ON email_drafts (tenant_id, patient_id, updated_at, id);
+    )
   `.execute(db);
+  await distributeByTenant(db, 'email_drafts');
+  await sql`CREATE INDEX email_drafts_patient_idx ON email_drafts (tenant_id, patient_id, created_at, id)`.execute(db);
+  await sql`CREATE INDEX email_drafts_patient_updated_idx ON email_drafts (tenant_id, patient_id, updated_at, id)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

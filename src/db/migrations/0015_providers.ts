@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distributeByTenant } from '../distribution.ts';
 
 /**
  * Outside services: a tenant's (or one instance's) configuration of a channel, its credentials
@@ -21,8 +22,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_by_name text,
       PRIMARY KEY (tenant_id, channel, instance_id),
       FOREIGN KEY (tenant_id) REFERENCES tenants (id) ON DELETE CASCADE
-    );
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'provider_settings');
 
+  await sql`
     CREATE TABLE sandbox_messages (
       tenant_id uuid NOT NULL,
       instance_id uuid NOT NULL,
@@ -40,12 +44,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       created_at timestamptz NOT NULL,
       updated_at timestamptz NOT NULL,
       PRIMARY KEY (tenant_id, id)
-    );
-    CREATE UNIQUE INDEX sandbox_messages_reference_idx ON sandbox_messages (tenant_id, channel, reference);
-    CREATE INDEX sandbox_messages_instance_idx ON sandbox_messages (tenant_id, instance_id, created_at, id);
+    )
   `.execute(db);
+  await distributeByTenant(db, 'sandbox_messages');
+  await sql`CREATE UNIQUE INDEX sandbox_messages_reference_idx ON sandbox_messages (tenant_id, channel, reference)`.execute(db);
+  await sql`CREATE INDEX sandbox_messages_instance_idx ON sandbox_messages (tenant_id, instance_id, created_at, id)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`DROP TABLE sandbox_messages; DROP TABLE provider_settings;`.execute(db);
+  await sql`DROP TABLE sandbox_messages`.execute(db);
+  await sql`DROP TABLE provider_settings`.execute(db);
 }

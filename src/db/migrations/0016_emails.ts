@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distributeByTenant } from '../distribution.ts';
 
 /**
  * Emails (002 "Email", DECISIONS §8): sent from a draft or received, on a patient (or one of the
@@ -54,23 +55,29 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_by_name text,
       PRIMARY KEY (tenant_id, id),
       FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE CASCADE
-    );
-    CREATE INDEX emails_patient_date_idx ON emails (tenant_id, patient_id, date, id);
-    CREATE INDEX emails_patient_created_idx ON emails (tenant_id, patient_id, created_at, id);
-    CREATE INDEX emails_patient_updated_idx ON emails (tenant_id, patient_id, updated_at, id);
-    CREATE INDEX emails_patient_status_idx ON emails (tenant_id, patient_id, status, date, id);
-    -- Text over subject and body, and the names, by substring (trigrams).
-    CREATE INDEX emails_text_idx ON emails
-      USING gin (tenant_id, patient_id, lower(coalesce(subject, '') || ' ' || coalesce(body, '')) gin_trgm_ops);
-    -- A provider reports on a message by its own id.
-    CREATE INDEX emails_external_idx ON emails (tenant_id, external_id) WHERE external_id IS NOT NULL;
-    -- Inbound emails with no patient, newest first.
-    CREATE INDEX emails_unrecognised_idx ON emails (tenant_id, instance_id, date, id) WHERE patient_id IS NULL;
-    -- An inbound email finds its patient's contact by address (patients' addresses are indexed already).
-    CREATE INDEX contacts_email_lower_idx ON contacts (tenant_id, instance_id, lower(email));
+    )
   `.execute(db);
+  await distributeByTenant(db, 'emails');
+  await sql`CREATE INDEX emails_patient_date_idx ON emails (tenant_id, patient_id, date, id)`.execute(db);
+  await sql`CREATE INDEX emails_patient_created_idx ON emails (tenant_id, patient_id, created_at, id)`.execute(db);
+  await sql`CREATE INDEX emails_patient_updated_idx ON emails (tenant_id, patient_id, updated_at, id)`.execute(db);
+  await sql`CREATE INDEX emails_patient_status_idx ON emails (tenant_id, patient_id, status, date, id)`.execute(db);
+  // Text over subject and body, and the names, by substring (trigrams).
+  await sql`
+    CREATE INDEX emails_text_idx ON emails
+      USING gin (tenant_id, patient_id, lower(coalesce(subject, '') || ' ' || coalesce(body, '')) gin_trgm_ops)
+  `.execute(db);
+  // A provider reports on a message by its own id.
+  await sql`CREATE INDEX emails_external_idx ON emails (tenant_id, external_id) WHERE external_id IS NOT NULL`.execute(db);
+  // Inbound emails with no patient, newest first.
+  await sql`
+    CREATE INDEX emails_unrecognised_idx ON emails (tenant_id, instance_id, date, id) WHERE patient_id IS NULL
+  `.execute(db);
+  // An inbound email finds its patient's contact by address (patients' addresses are indexed already).
+  await sql`CREATE INDEX contacts_email_lower_idx ON contacts (tenant_id, instance_id, lower(email))`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`DROP INDEX contacts_email_lower_idx; DROP TABLE emails;`.execute(db);
+  await sql`DROP INDEX contacts_email_lower_idx`.execute(db);
+  await sql`DROP TABLE emails`.execute(db);
 }

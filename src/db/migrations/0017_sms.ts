@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distributeByTenant } from '../distribution.ts';
 
 /**
  * SMS (002 "Message record", DECISIONS §7 and §8): sent through the two-step communication send,
@@ -48,17 +49,21 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_by_name text,
       PRIMARY KEY (tenant_id, id),
       FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE CASCADE
-    );
-    CREATE INDEX sms_patient_date_idx ON sms_messages (tenant_id, patient_id, date, id);
-    CREATE INDEX sms_patient_created_idx ON sms_messages (tenant_id, patient_id, created_at, id);
-    CREATE INDEX sms_patient_status_idx ON sms_messages (tenant_id, patient_id, status, date, id);
-    CREATE INDEX sms_external_idx ON sms_messages (tenant_id, external_id) WHERE external_id IS NOT NULL;
-    CREATE INDEX sms_unrecognised_idx ON sms_messages (tenant_id, instance_id, date, id) WHERE patient_id IS NULL;
-    -- An inbound SMS or call finds a contact by number (patients' phones are indexed already).
-    CREATE INDEX contacts_phone_idx ON contacts (tenant_id, instance_id, phone);
+    )
   `.execute(db);
+  await distributeByTenant(db, 'sms_messages');
+  await sql`CREATE INDEX sms_patient_date_idx ON sms_messages (tenant_id, patient_id, date, id)`.execute(db);
+  await sql`CREATE INDEX sms_patient_created_idx ON sms_messages (tenant_id, patient_id, created_at, id)`.execute(db);
+  await sql`CREATE INDEX sms_patient_status_idx ON sms_messages (tenant_id, patient_id, status, date, id)`.execute(db);
+  await sql`CREATE INDEX sms_external_idx ON sms_messages (tenant_id, external_id) WHERE external_id IS NOT NULL`.execute(db);
+  await sql`
+    CREATE INDEX sms_unrecognised_idx ON sms_messages (tenant_id, instance_id, date, id) WHERE patient_id IS NULL
+  `.execute(db);
+  // An inbound SMS or call finds a contact by number (patients' phones are indexed already).
+  await sql`CREATE INDEX contacts_phone_idx ON contacts (tenant_id, instance_id, phone)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`DROP INDEX contacts_phone_idx; DROP TABLE sms_messages;`.execute(db);
+  await sql`DROP INDEX contacts_phone_idx`.execute(db);
+  await sql`DROP TABLE sms_messages`.execute(db);
 }

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distributeByTenant } from '../distribution.ts';
 
 /**
  * Voice calls (002 "Voice call", DECISIONS §8): placed through the two-step communication send
@@ -60,13 +61,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_by_name text,
       PRIMARY KEY (tenant_id, id),
       FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE CASCADE
-    );
-    CREATE INDEX voice_calls_patient_date_idx ON voice_calls (tenant_id, patient_id, date, id);
-    CREATE INDEX voice_calls_external_idx ON voice_calls (tenant_id, external_id) WHERE external_id IS NOT NULL;
-    -- The unrecognized calls' list, newest first, and its assigned filter.
-    CREATE INDEX voice_calls_unrecognized_idx ON voice_calls (tenant_id, instance_id, date, id) WHERE unrecognized;
-    CREATE INDEX voice_calls_instance_date_idx ON voice_calls (tenant_id, instance_id, date, id);
+    )
   `.execute(db);
+  await distributeByTenant(db, 'voice_calls');
+  await sql`CREATE INDEX voice_calls_patient_date_idx ON voice_calls (tenant_id, patient_id, date, id)`.execute(db);
+  await sql`
+    CREATE INDEX voice_calls_external_idx ON voice_calls (tenant_id, external_id) WHERE external_id IS NOT NULL
+  `.execute(db);
+  // The unrecognized calls' list, newest first, and its assigned filter.
+  await sql`
+    CREATE INDEX voice_calls_unrecognized_idx ON voice_calls (tenant_id, instance_id, date, id) WHERE unrecognized
+  `.execute(db);
+  await sql`CREATE INDEX voice_calls_instance_date_idx ON voice_calls (tenant_id, instance_id, date, id)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distributeByTenant } from '../distribution.ts';
 
 /**
  * Faxes (002 "Fax", DECISIONS §8): drafts written, given files and sent (DRAFT → QUEUED → SENDING
@@ -36,17 +37,24 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_by_name text,
       PRIMARY KEY (tenant_id, id),
       FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE SET NULL (patient_id)
-    );
-    CREATE INDEX faxes_created_idx ON faxes (tenant_id, instance_id, created_at, id);
-    CREATE INDEX faxes_status_idx ON faxes (tenant_id, instance_id, status, created_at, id);
-    CREATE INDEX faxes_patient_idx ON faxes (tenant_id, patient_id, created_at, id) WHERE patient_id IS NOT NULL;
-    CREATE INDEX faxes_received_idx ON faxes (tenant_id, instance_id, received_at, id) WHERE received_at IS NOT NULL;
-    CREATE INDEX faxes_from_idx ON faxes (tenant_id, instance_id, from_number);
-    CREATE INDEX faxes_to_idx ON faxes (tenant_id, instance_id, to_number);
-    CREATE INDEX faxes_sent_by_idx ON faxes (tenant_id, instance_id, sent_by);
-    CREATE INDEX faxes_external_idx ON faxes (tenant_id, external_id) WHERE external_id IS NOT NULL;
-    CREATE INDEX faxes_subject_idx ON faxes USING gin (tenant_id, instance_id, lower(subject) gin_trgm_ops);
-    CREATE INDEX faxes_sent_by_name_idx ON faxes USING gin (tenant_id, instance_id, lower(sent_by_name) gin_trgm_ops);
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'faxes');
+  await sql`CREATE INDEX faxes_created_idx ON faxes (tenant_id, instance_id, created_at, id)`.execute(db);
+  await sql`CREATE INDEX faxes_status_idx ON faxes (tenant_id, instance_id, status, created_at, id)`.execute(db);
+  await sql`
+    CREATE INDEX faxes_patient_idx ON faxes (tenant_id, patient_id, created_at, id) WHERE patient_id IS NOT NULL
+  `.execute(db);
+  await sql`
+    CREATE INDEX faxes_received_idx ON faxes (tenant_id, instance_id, received_at, id) WHERE received_at IS NOT NULL
+  `.execute(db);
+  await sql`CREATE INDEX faxes_from_idx ON faxes (tenant_id, instance_id, from_number)`.execute(db);
+  await sql`CREATE INDEX faxes_to_idx ON faxes (tenant_id, instance_id, to_number)`.execute(db);
+  await sql`CREATE INDEX faxes_sent_by_idx ON faxes (tenant_id, instance_id, sent_by)`.execute(db);
+  await sql`CREATE INDEX faxes_external_idx ON faxes (tenant_id, external_id) WHERE external_id IS NOT NULL`.execute(db);
+  await sql`CREATE INDEX faxes_subject_idx ON faxes USING gin (tenant_id, instance_id, lower(subject) gin_trgm_ops)`.execute(db);
+  await sql`
+    CREATE INDEX faxes_sent_by_name_idx ON faxes USING gin (tenant_id, instance_id, lower(sent_by_name) gin_trgm_ops)
   `.execute(db);
 }
 

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distributeByTenant } from '../distribution.ts';
 
 /**
  * Invoices (002 "Invoice", DECISIONS §8): made by the invoices.generate job when a SELF_PAY
@@ -12,8 +13,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       tenant_id uuid NOT NULL,
       last bigint NOT NULL,
       PRIMARY KEY (tenant_id)
-    );
+    )
+  `.execute(db);
+  await distributeByTenant(db, 'invoice_numbers');
 
+  await sql`
     CREATE TABLE invoices (
       tenant_id uuid NOT NULL,
       instance_id uuid NOT NULL,
@@ -46,18 +50,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_by_name text,
       PRIMARY KEY (tenant_id, id),
       FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE CASCADE
-    );
-    CREATE UNIQUE INDEX invoices_number_key ON invoices (tenant_id, number);
-    CREATE UNIQUE INDEX invoices_encounter_key ON invoices (tenant_id, encounter_id);
-    CREATE INDEX invoices_instance_date_idx ON invoices (tenant_id, instance_id, invoice_date, id);
-    CREATE INDEX invoices_instance_due_idx ON invoices (tenant_id, instance_id, due_date, id);
-    CREATE INDEX invoices_instance_amount_idx ON invoices (tenant_id, instance_id, amount, id);
-    CREATE INDEX invoices_instance_number_idx ON invoices (tenant_id, instance_id, number);
-    CREATE INDEX invoices_status_idx ON invoices (tenant_id, instance_id, status, due_date, id);
-    CREATE INDEX invoices_patient_idx ON invoices (tenant_id, patient_id, invoice_date, id);
+    )
   `.execute(db);
+  await distributeByTenant(db, 'invoices');
+  await sql`CREATE UNIQUE INDEX invoices_number_key ON invoices (tenant_id, number)`.execute(db);
+  await sql`CREATE UNIQUE INDEX invoices_encounter_key ON invoices (tenant_id, encounter_id)`.execute(db);
+  await sql`CREATE INDEX invoices_instance_date_idx ON invoices (tenant_id, instance_id, invoice_date, id)`.execute(db);
+  await sql`CREATE INDEX invoices_instance_due_idx ON invoices (tenant_id, instance_id, due_date, id)`.execute(db);
+  await sql`CREATE INDEX invoices_instance_amount_idx ON invoices (tenant_id, instance_id, amount, id)`.execute(db);
+  await sql`CREATE INDEX invoices_instance_number_idx ON invoices (tenant_id, instance_id, number)`.execute(db);
+  await sql`CREATE INDEX invoices_status_idx ON invoices (tenant_id, instance_id, status, due_date, id)`.execute(db);
+  await sql`CREATE INDEX invoices_patient_idx ON invoices (tenant_id, patient_id, invoice_date, id)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`DROP TABLE invoices; DROP TABLE invoice_numbers;`.execute(db);
+  await sql`DROP TABLE invoices`.execute(db);
+  await sql`DROP TABLE invoice_numbers`.execute(db);
 }

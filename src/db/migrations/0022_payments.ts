@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distributeByTenant } from '../distribution.ts';
 
 /**
  * Payments (002 "Payments and invoices"): a patient's customer at the payments provider and the
@@ -21,8 +22,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_by_name text,
       PRIMARY KEY (tenant_id, patient_id),
       FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE CASCADE
-    );
+    )
   `.execute(db);
+  await distributeByTenant(db, 'payment_customers');
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distributeByTenant } from '../distribution.ts';
 
 /** Subscriptions (002 "Subscription"): a patient's recurring charge at the payments provider. */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -29,12 +30,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_by_name text,
       PRIMARY KEY (tenant_id, id),
       FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE CASCADE
-    );
-    CREATE INDEX subscriptions_instance_idx ON subscriptions (tenant_id, instance_id, created_at, id);
-    CREATE INDEX subscriptions_patient_idx ON subscriptions (tenant_id, patient_id, created_at, id);
-    CREATE INDEX subscriptions_status_idx ON subscriptions (tenant_id, instance_id, status, created_at, id);
-    CREATE UNIQUE INDEX subscriptions_external_key ON subscriptions (tenant_id, driver, external_id);
+    )
   `.execute(db);
+  await distributeByTenant(db, 'subscriptions');
+  await sql`CREATE INDEX subscriptions_instance_idx ON subscriptions (tenant_id, instance_id, created_at, id)`.execute(db);
+  await sql`CREATE INDEX subscriptions_patient_idx ON subscriptions (tenant_id, patient_id, created_at, id)`.execute(db);
+  await sql`CREATE INDEX subscriptions_status_idx ON subscriptions (tenant_id, instance_id, status, created_at, id)`.execute(db);
+  await sql`CREATE UNIQUE INDEX subscriptions_external_key ON subscriptions (tenant_id, driver, external_id)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distributeByTenant } from '../distribution.ts';
 
 /**
  * Idempotency keys (http/idempotency.ts): a write's key, per tenant and caller, with the request's
@@ -21,9 +22,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       response_body bytea,
       expires_at timestamptz NOT NULL,
       PRIMARY KEY (tenant_id, caller_id, key)
-    );
-    CREATE INDEX idempotency_keys_expiry_idx ON idempotency_keys (expires_at);
+    )
   `.execute(db);
+  await distributeByTenant(db, 'idempotency_keys');
+  await sql`CREATE INDEX idempotency_keys_expiry_idx ON idempotency_keys (expires_at)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
