@@ -49,12 +49,12 @@ const authRoutes: AreaPlugin = async (app, { services }) => {
    * against the caller's own limit of 000.
    */
   async function checked(subject: TokenSubject | undefined, source: string, matches: () => Promise<boolean>): Promise<boolean> {
-    await assertSourceNotBlocked(db, subject ?? UNKNOWN_SUBJECT, source);
+    await assertSourceNotBlocked(db, subject ?? UNKNOWN_SUBJECT, source, services.clock.now());
     if (!(await matches())) {
-      await recordWrongSecret(db, subject ?? UNKNOWN_SUBJECT, source, limit);
+      await recordWrongSecret(db, subject ?? UNKNOWN_SUBJECT, source, limit, services.clock.now());
       return false;
     }
-    if (subject) await consumeTokenRequest(db, subject, limit);
+    if (subject) await consumeTokenRequest(db, subject, limit, services.clock.now());
     return true;
   }
 
