@@ -6,7 +6,12 @@
  * (`crossTenant('job-claim')`) at the start of its text; the router-plan check of the tests
  * (src/test/router-plans.ts) lets marked statements fan out and fails any other that does.
  */
-export const CROSS_TENANT_STATEMENTS = {} as const satisfies Record<string, string>;
+export const CROSS_TENANT_STATEMENTS = {
+  'due-tenants':
+    "Job workers serve every tenant: on Citus they first read which tenants have due jobs (FOR UPDATE over many shards is refused), then take each tenant's jobs pinned to it (jobs/queue.ts).",
+  'idempotency-expiry':
+    "The platform's periodic job removes every tenant's expired Idempotency-Keys in one statement, each shard its own in parallel (http/idempotency-store.ts).",
+} as const satisfies Record<string, string>;
 
 export type CrossTenantStatement = keyof typeof CROSS_TENANT_STATEMENTS;
 

@@ -49,30 +49,37 @@ function logTo(listener: StatementListener | undefined): KyselyConfig['log'] {
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (!options.databaseUrl) return openPglite(options);
-  const database = openPostgres(options.databaseUrl, options.poolSize, options.onStatement);
+  // One connection first, to wait for the server and learn whether it is a Citus coordinator: the
+  // pool's sessions are set up for the engine (openPostgres).
+  const probe = openPostgres(options.databaseUrl, 1, 'postgres');
+  let kind: 'postgres' | 'citus';
   try {
-    await waitForDatabase(database.db, options.waitSeconds ?? 0);
-    if (await isCitus(database.db)) database.kind = 'citus';
-    return database;
-  } catch (error) {
-    await database.close();
-    throw error;
+    await waitForDatabase(probe.db, options.waitSeconds ?? 0);
+    kind = (await isCitus(probe.db)) ? 'citus' : 'postgres';
+  } finally {
+    await probe.close();
   }
+  return openPostgres(options.databaseUrl, options.poolSize, kind, options.onStatement);
 }
 
 function openPostgres(
   connectionString: string,
   poolSize: number,
+  kind: 'postgres' | 'citus',
   onStatement?: StatementListener,
-): Database & { kind: 'postgres' | 'citus' } {
+): Database {
   // JIT compiles a plan once its estimated cost is high (a count over many rows); for short API
   // queries the compile takes longer than the query saves (~0.5 s measured), so it stays off.
+  // Prepared statements use their generic plan at once (PREPARED below). Citus cannot make a
+  // distributed generic plan of a statement of several data-modifying CTEs (a write's flush):
+  // there PostgreSQL decides per statement (`auto`), and Citus keeps its own plan of a router query.
   // A connection attempt gives up after 5 s, so a request fails (503) instead of hanging when the
   // server is unreachable.
+  const planCacheMode = kind === 'citus' ? 'auto' : 'force_generic_plan';
   const pool = new pg.Pool({
     connectionString,
     max: poolSize,
-    options: '-c jit=off -c plan_cache_mode=force_generic_plan',
+    options: `-c jit=off -c plan_cache_mode=${planCacheMode}`,
     connectionTimeoutMillis: 5000,
   });
   // A client that loses its server (a restart, a failover) emits 'error'. Unheard, that event kills
@@ -81,7 +88,7 @@ function openPostgres(
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }), log: logTo(onStatement) });
-  return { db, kind: 'postgres', close: () => db.destroy() };
+  return { db, kind, close: () => db.destroy() };
 }
 
 /**

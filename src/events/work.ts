@@ -48,5 +48,12 @@ export interface NewJob {
   instanceId?: string | null;
 }
 
+/**
+ * What an area (or a mechanism) does with its rows of a patient in that patient's delete, in the
+ * delete's write, before the patient's row goes: what the foreign keys do not do (a row a key
+ * cascades goes by itself). Declared on the Area (`patientDeletion`).
+ */
+export type PatientDeletion = (w: Work, scope: { tenantId: string; instanceId: string }, patientId: string) => Promise<void>;
+
 /** What a store needs to write stamped rows inside a write: its transaction, instant and writer. */
 export type Writing = Pick<Work, 'db' | 'now' | 'actor' | 'created' | 'updated'>;

@@ -5,6 +5,9 @@ import type { Readable } from 'node:stream';
  * bytes stream in and out; no driver holds a whole file in memory. Keys are the `storageKey` of
  * the file entry (`<tenant>/<instance>/patients/<pid>/documents/<uuid>`).
  */
+/** The job kind that removes a deleted file's blob (files.ts runs it; the deleting write queues it). */
+export const REMOVE_BLOB = 'files.remove';
+
 export interface BlobStore {
   readonly driver: 'local' | 's3';
   /** Stores the stream under the key; a failed or aborted stream leaves nothing behind. */

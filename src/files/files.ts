@@ -35,9 +35,8 @@ export function fileEntry(row: FileRow): FileEntry {
 
 /**
  * The files of every area: the blob store and signed links. A deleted file's blob is removed by a
- * `files.remove` job, which the `files` table's trigger enqueues in the deleting transaction
- * (however the row goes: its owner's delete, a cascade from the patient), so no blob goes while
- * its row may still roll back, and a crash only delays its removal.
+ * `files.remove` job, which the write deleting its row queues (store.ts: an owner's delete, the
+ * patient's), so no blob goes while its row may still roll back, and a crash only delays its removal.
  */
 export class FileService {
   readonly links: FileLinks;

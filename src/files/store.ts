@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { DB, Row } from '../db/schema.ts';
 import type { Scope } from '../db/scope.ts';
-import type { Writing } from '../events/work.ts';
+import type { Work, Writing } from '../events/work.ts';
+import { REMOVE_BLOB } from './blob-store.ts';
 import type { StoredFile } from './upload.ts';
 
 /** The `files` rows: what is stored where, for whom. Every query names the tenant and instance. */
@@ -71,19 +72,44 @@ export function findFile(db: Kysely<DB>, scope: Scope, id: string): Promise<File
     .executeTakeFirst();
 }
 
-/** Deletes rows; the table's trigger queues their blobs for removal in the same transaction. */
-export async function deleteFiles(trx: Kysely<DB>, scope: Scope, ids: readonly string[]): Promise<void> {
+/**
+ * Deletes rows and queues their blobs' removal (a `files.remove` job each) in the same write, so no
+ * blob goes while its row may still roll back, and a crash only delays the removal.
+ */
+export async function deleteFiles(w: Work, scope: Scope, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  await trx.deleteFrom('files').where('tenant_id', '=', scope.tenantId).where('id', 'in', ids).execute();
+  removeBlobs(
+    w,
+    await w.db.deleteFrom('files').where('tenant_id', '=', scope.tenantId).where('id', 'in', ids).returning(gone).execute(),
+  );
 }
 
-export async function deleteFilesOf(trx: Kysely<DB>, scope: Scope, kind: string, ownerId: string): Promise<void> {
-  await trx
+export async function deleteFilesOf(w: Work, scope: Scope, kind: string, ownerId: string): Promise<void> {
+  const rows = await w.db
     .deleteFrom('files')
     .where('tenant_id', '=', scope.tenantId)
     .where('owner_kind', '=', kind)
     .where('owner_id', '=', ownerId)
+    .returning(gone)
     .execute();
+  removeBlobs(w, rows);
+}
+
+/** A patient's files, in the patient's delete (the platform's `patientDeletion`). */
+export async function deleteFilesOfPatient(w: Work, scope: Pick<Scope, 'tenantId'>, patientId: string): Promise<void> {
+  const rows = await w.db
+    .deleteFrom('files')
+    .where('tenant_id', '=', scope.tenantId)
+    .where('patient_id', '=', patientId)
+    .returning(gone)
+    .execute();
+  removeBlobs(w, rows);
+}
+
+const gone = ['instance_id', 'storage_key'] as const;
+
+function removeBlobs(w: Work, rows: readonly { instance_id: string; storage_key: string }[]): void {
+  for (const row of rows) w.enqueue({ kind: REMOVE_BLOB, payload: { storageKey: row.storage_key }, instanceId: row.instance_id });
 }
 
 /** Gives one owner's files to another (a sent draft's attachments become its email's): the rows move, the blobs stay. */

@@ -25,12 +25,29 @@ export const Role = Type.Object({
   policies: Type.Array(Type.String()),
 });
 
-export const InstancePhone = Type.Object({
-  id: Uuid,
-  number: E164,
-  default: Type.Optional(Type.Boolean()),
-  label: Type.Optional(Type.String({ maxLength: 100 })),
-});
+/** What an instance phone may be used for; a patient's phone capabilities (001) name the same channels. */
+export const phoneCapabilities = ['SMS', 'VOICE_CALL', 'FAX'] as const;
+export type PhoneCapability = (typeof phoneCapabilities)[number];
+
+export const InstancePhone = Type.Object(
+  {
+    id: Uuid,
+    number: E164,
+    default: Type.Optional(Type.Boolean({ description: 'The phone a channel uses when a request names none (one at most)' })),
+    label: Type.Optional(Type.String({ maxLength: 100 })),
+    capabilities: Type.Optional(
+      Type.Array(Type.Enum(phoneCapabilities), {
+        maxItems: phoneCapabilities.length,
+        description:
+          'The channels the number sends on: SMS, VOICE_CALL, FAX. Absent means every channel (formations written before it stay valid); [] means none. An SMS or a call goes only from a phone with SMS or VOICE_CALL, a fax only from one with FAX.',
+      }),
+    ),
+  },
+  {
+    description:
+      "A number the instance sends from. `capabilities` says on which channels; a fax draft's sender must be the number of a FAX phone, a communication's instancePhoneId an SMS or VOICE_CALL phone.",
+  },
+);
 
 /** A field of a PDT, CDT or dictionary. Types are those of field-types.ts, in either case. */
 export const FieldDefinition = Type.Object({

@@ -8,7 +8,9 @@ import { SignJWT } from 'jose';
 import { applyFormation } from '../modules/formation/operations.ts';
 import { createTestTenant, startApp } from '../test/harness.ts';
 import { fixtureParam, fullFormation, seedFixtures, tenantSnapshot } from '../test/route-fixtures.ts';
+import { routerPlanProblems } from '../test/router-plans.ts';
 import { edgeValues, type JsonSchema, SchemaArbitraries } from '../test/schema-arbitraries.ts';
+import { captureStatements } from '../test/statements.ts';
 import { isE164, isTimeZone } from '../wire/formats.ts';
 import { systemContext } from './context.ts';
 
@@ -62,6 +64,8 @@ const knownFailures: KnownFailure[] = [];
 // The app, two tenants with one of every record, and the OpenAPI document.
 
 const app = await startApp();
+/** Every statement the checks send (and their fixtures'), for the router-plan check on Citus (end of file). */
+const sent = captureStatements();
 const formation = fullFormation();
 const tenantA = await createTestTenant(app, formation);
 const tenantB = await createTestTenant(app, formation);
@@ -950,9 +954,24 @@ async function keepFormation(): Promise<void> {
   const row = await app.services.db
     .selectFrom('instances')
     .select('current_formation_version')
+    .where('tenant_id', '=', tenantA.tenant.id)
     .where('id', '=', tenantA.instance.id)
     .executeTakeFirstOrThrow();
   if (row.current_formation_version === formationVersion) return;
   const published = await applyFormation(systemContext(app.services, tenantA.tenant, tenantA.instance), formation);
   formationVersion = published.version;
 }
+
+// ---------------------------------------------------------------------------------------------
+// On Citus: every statement the checks above sent is a router plan, but the cross-tenant ones.
+
+describe('one shard per statement', { skip: app.services.dbKind !== 'citus' && 'only on a Citus coordinator' }, () => {
+  test('every statement the route checks sent runs on one shard (EXPLAIN on the coordinator), but those db/cross-tenant.ts lists', async () => {
+    const problems = await routerPlanProblems(app.services.db, sent);
+    assert.deepEqual(
+      problems.map(({ statement, problem }) => `${problem}: ${statement}`),
+      [],
+      `${problems.length} of ${sent.size} statements are not router plans`,
+    );
+  });
+});

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { type Config, settingsOf } from '../config.ts';
 import type { Database, DatabaseKind } from '../db/database.ts';
 import type { DB } from '../db/schema.ts';
+import type { PatientDeletion } from '../events/work.ts';
 import type { BlobStore } from '../files/blob-store.ts';
 import { createBlobStore, FileService } from '../files/files.ts';
 import type { FileOwners } from '../files/owners.ts';
@@ -67,6 +68,8 @@ export interface Declared {
   channels: ReadonlyMap<ChannelName, ChannelHandlers<Services>>;
   /** Every outside service's slot the areas reach (a tenant administrator configures their drivers). */
   slots: readonly Channel[];
+  /** What each area does in a patient's delete, beyond what foreign keys cascade. */
+  patientDeletions: readonly PatientDeletion[];
 }
 
 const noop = () => {};
@@ -105,6 +108,8 @@ export class Services {
   readonly channels: ReadonlyMap<ChannelName, ChannelHandlers<Services>>;
   /** Every outside service's slot, by the area that reaches it. */
   readonly slots: readonly Channel[];
+  /** What the areas do in a patient's delete (their `patientDeletion`), run by the delete's write. */
+  readonly patientDeletions: readonly PatientDeletion[];
   /** Call after a change to a provider configuration (this node sees it at once, others within the cache's time). */
   readonly forgetProviderConfigs: () => void;
   readonly log: FastifyBaseLogger;
@@ -124,6 +129,7 @@ export class Services {
       formation = new FormationShape(platformSections),
       channels = new Map(),
       slots = [],
+      patientDeletions = [],
     } = declared;
     this.config = config;
     this.tokens = new TokenService(secret, clock);
@@ -136,6 +142,7 @@ export class Services {
     this.formationShape = formation;
     this.channels = channels;
     this.slots = slots;
+    this.patientDeletions = patientDeletions;
     this.sealer = new Sealer(secret);
     // A channel's configuration for an instance, its tenant's, or none, read once per node every CAIRN_CACHE_TTL_MS.
     const providerConfigs = new ReadThroughCache<{ config: StoredConfig | null }>(config.cacheTtlMs, async (key) => {
@@ -151,7 +158,15 @@ export class Services {
       providers,
     );
     this.log = log;
-    this.jobs = new JobRunner({ db: this.db, clock, kinds: jobKinds, env: this, settings: settingsOf(config, jobSettings), log });
+    this.jobs = new JobRunner({
+      db: this.db,
+      engine: database.kind,
+      clock,
+      kinds: jobKinds,
+      env: this,
+      settings: settingsOf(config, jobSettings),
+      log,
+    });
     const ttl = config.cacheTtlMs;
     this.tenants = new ReadThroughCache(ttl, (name) => findTenantByName(this.db, name));
     // Background work knows tenants by id; a tenant never changes its name or id.

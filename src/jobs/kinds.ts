@@ -7,8 +7,7 @@ export interface JobKind<Env> {
   description: string;
   /**
    * Does the work. Throwing retries it later (or buries it, out of attempts); returning ends it.
-   * Work done may be counted in the number returned (a drain goes on while work is done); a run
-   * whose last statement ended the job itself (`endJob`) returns JOB_ENDED.
+   * Work done may be counted in the number returned (a drain goes on while work is done).
    */
   run(job: ClaimedJob, env: Env): Promise<unknown>;
   /** Attempts before the job is DEAD (1: never retried). */
@@ -44,9 +43,6 @@ export interface ClaimedJob {
   attempt: number;
   key: string | null;
 }
-
-/** What a run returns when its own last statement ended its job (`endJob` among its CTEs). */
-export const JOB_ENDED = Symbol('the job ended with the run’s last statement');
 
 /** Default backoff: 10 s doubling to an hour. */
 const DEFAULT_BACKOFF = { baseMs: 10_000, maxMs: 60 * 60_000 };

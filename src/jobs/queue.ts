@@ -1,9 +1,10 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { parameterBatches } from '../db/batches.ts';
+import { crossTenant } from '../db/cross-tenant.ts';
+import type { DatabaseKind } from '../db/database.ts';
 import type { DB, NewRow, Row } from '../db/schema.ts';
 import type { NewJob } from '../events/work.ts';
-import type { ClaimedJob } from './kinds.ts';
 import type { JobState } from './tables.ts';
 
 /**
@@ -12,9 +13,9 @@ import type { JobState } from './tables.ts';
  *
  * Jobs sharing a key run one at a time in enqueue order: only the first live job of a key is
  * QUEUED, the others WAITING; when it succeeds or dies, the next is promoted. Enqueueing a keyed
- * job locks the key's live jobs FOR SHARE, and finishing one deletes or updates its row, then
- * promotes with a fresh snapshot (cairn_promote_next), so whichever of the two goes second sees
- * what the other did.
+ * job locks the key's live jobs FOR SHARE, and ending one deletes or updates its row, then
+ * promotes with a fresh snapshot (cairn_end_job), so whichever of the two goes second sees what
+ * the other did.
  */
 
 export type JobRow = Row<'jobs'>;
@@ -83,12 +84,30 @@ export interface ClaimOptions {
   worker: string;
   /** Only these tenants' jobs (a drain that must not take other processes' work: tests sharing a database). */
   tenants?: readonly string[];
+  /** On Citus the jobs are taken a tenant at a time (below). */
+  engine: DatabaseKind;
 }
 
-/** Takes up to `limit` due jobs, oldest first, skipping those another worker holds. */
+/**
+ * Takes up to `limit` due jobs, oldest first, skipping those another worker holds. On PostgreSQL
+ * and PGlite one statement takes them across tenants. Citus refuses `FOR UPDATE` over many shards:
+ * there the tenants with due jobs are read first (the one cross-tenant read, `due-tenants`), then
+ * each tenant's jobs are taken by the same statement pinned to it (a router plan).
+ */
 export async function claimJobs(db: Kysely<DB>, options: ClaimOptions): Promise<JobRow[]> {
   if (options.kinds.length === 0 || options.limit <= 0) return [];
-  const { rows } = await sql<JobRow>`
+  const tenants = options.tenants ?? (options.engine === 'citus' ? await dueTenants(db, options) : undefined);
+  if (!tenants) return claim(db, options, sql``);
+  const taken: JobRow[] = [];
+  for (const tenant of tenants) {
+    if (taken.length >= options.limit) break;
+    taken.push(...(await claim(db, { ...options, limit: options.limit - taken.length }, sql`AND tenant_id = ${tenant}`)));
+  }
+  return taken;
+}
+
+function claim(db: Kysely<DB>, options: ClaimOptions, tenant: RawBuilder<unknown>): Promise<JobRow[]> {
+  return sql<JobRow>`
     UPDATE jobs SET state = 'RUNNING', attempts = attempts + 1, run_at = ${options.leaseUntil},
       locked_by = ${options.worker}, updated_at = ${options.now}
     WHERE (tenant_id, id) IN (
@@ -96,93 +115,82 @@ export async function claimJobs(db: Kysely<DB>, options: ClaimOptions): Promise<
       WHERE state IN ('QUEUED', 'RUNNING')
         AND coalesce(run_at, '-infinity'::timestamptz) <= ${options.now}
         AND kind = ANY(${options.kinds as string[]})
-        ${options.tenants ? sql`AND tenant_id = ANY(${options.tenants as string[]}::uuid[])` : sql``}
+        ${tenant}
       ORDER BY coalesce(run_at, '-infinity'::timestamptz), seq
       LIMIT ${options.limit}
       FOR UPDATE SKIP LOCKED)
-    RETURNING *`.execute(db);
-  return rows;
+      ${tenant}
+    RETURNING *`
+    .execute(db)
+    .then(({ rows }) => rows);
+}
+
+/** The tenants with due jobs of these kinds, those due longest first (Citus: a read over every shard). */
+async function dueTenants(db: Kysely<DB>, options: ClaimOptions): Promise<string[]> {
+  const { rows } = await sql<{ tenant_id: string }>`${sql.raw(crossTenant('due-tenants'))}
+    SELECT tenant_id FROM jobs
+    WHERE state IN ('QUEUED', 'RUNNING')
+      AND coalesce(run_at, '-infinity'::timestamptz) <= ${options.now}
+      AND kind = ANY(${options.kinds as string[]})
+    GROUP BY tenant_id
+    ORDER BY min(coalesce(run_at, '-infinity'::timestamptz))
+    LIMIT ${options.limit}`.execute(db);
+  return rows.map((row) => row.tenant_id);
 }
 
 /**
  * The jobs a worker is running stay its own until `leaseUntil`: renewed while they run, so a run
- * longer than a lease (a slow receiver, an export) is not taken for dead and run twice.
+ * longer than a lease (a slow receiver, an export) is not taken for dead and run twice. One
+ * statement per tenant, each pinned to it.
  */
 export async function renewLeases(db: Kysely<DB>, jobs: readonly JobRow[], worker: string, leaseUntil: Date): Promise<void> {
-  if (jobs.length === 0) return;
-  await sql`UPDATE jobs SET run_at = ${leaseUntil}
-    WHERE (tenant_id, id) IN (SELECT * FROM unnest(${jobs.map((job) => job.tenant_id)}::uuid[], ${jobs.map((job) => job.id)}::uuid[]))
-      AND state = 'RUNNING' AND locked_by = ${worker}`.execute(db);
+  const byTenant = new Map<string, string[]>();
+  for (const job of jobs) byTenant.set(job.tenant_id, [...(byTenant.get(job.tenant_id) ?? []), job.id]);
+  for (const [tenantId, ids] of byTenant) {
+    await sql`UPDATE jobs SET run_at = ${leaseUntil}
+      WHERE tenant_id = ${tenantId} AND id = ANY(${ids}::uuid[]) AND state = 'RUNNING' AND locked_by = ${worker}`.execute(db);
+  }
 }
 
 /** The job is still the one this worker took (its lease did not run out and pass to another). */
 function taken(db: Kysely<DB>, job: JobRow) {
-  return {
-    update: () =>
-      db
-        .updateTable('jobs')
-        .where('tenant_id', '=', job.tenant_id)
-        .where('id', '=', job.id)
-        .where('locked_by', '=', job.locked_by)
-        .where('attempts', '=', job.attempts),
-    delete: () =>
-      db
-        .deleteFrom('jobs')
-        .where('tenant_id', '=', job.tenant_id)
-        .where('id', '=', job.id)
-        .where('locked_by', '=', job.locked_by)
-        .where('attempts', '=', job.attempts),
-  };
+  return db
+    .updateTable('jobs')
+    .where('tenant_id', '=', job.tenant_id)
+    .where('id', '=', job.id)
+    .where('locked_by', '=', job.locked_by)
+    .where('attempts', '=', job.attempts);
 }
 
-/** The job succeeded: it goes, and the next of its key may run (one statement either way). */
+/** The job succeeded: it goes, and the next of its key may run (one call: migration 0027). */
 export async function completeJob(db: Kysely<DB>, job: JobRow, now: Date): Promise<void> {
-  const gone = taken(db, job).delete();
-  if (!job.queue_key) await gone.execute();
-  else await gone.returning(promoteNext(job, now)).execute();
+  await endJob({ tenantId: job.tenant_id, id: job.id, attempt: job.attempts }, now).execute(db);
 }
 
 /** The job failed with attempts left: it runs again at `runAt`, still holding back its key. */
 export async function retryJob(db: Kysely<DB>, job: JobRow, runAt: Date, error: string, now: Date): Promise<void> {
-  await taken(db, job)
-    .update()
-    .set({ state: 'QUEUED', run_at: runAt, locked_by: null, last_error: error, updated_at: now })
-    .execute();
+  await taken(db, job).set({ state: 'QUEUED', run_at: runAt, locked_by: null, last_error: error, updated_at: now }).execute();
 }
 
 /** Periodic work is never dead: it runs again at `runAt`, its attempts counted afresh. */
 export async function rescheduleJob(db: Kysely<DB>, job: JobRow, runAt: Date, error: string | null, now: Date): Promise<void> {
   await taken(db, job)
-    .update()
     .set({ state: 'QUEUED', run_at: runAt, locked_by: null, attempts: 0, last_error: error, updated_at: now })
     .execute();
 }
 
 /** Out of attempts: DEAD, kept for an administrator; the next of its key may run. */
 export async function buryJob(db: Kysely<DB>, job: JobRow, error: string, now: Date): Promise<void> {
-  const dead = taken(db, job).update().set({ state: 'DEAD', run_at: null, locked_by: null, last_error: error, updated_at: now });
-  if (!job.queue_key) await dead.execute();
-  else await dead.returning(promoteNext(job, now)).execute();
+  await endJob({ tenantId: job.tenant_id, id: job.id, attempt: job.attempts }, now, error).execute(db);
 }
 
 /**
- * A CTE that ends a job that succeeded, for a handler to put into its own last statement (one round
- * trip fewer on a hot path: a webhook delivery); the handler then returns JOB_ENDED. Guarded like
- * the runner's own completion: a job whose lease passed to another worker is not touched.
+ * The statement that ends a job: it goes (succeeded), or turns DEAD with `deadError`, and the next
+ * of its key is promoted, in one call of `cairn_end_job` (migration 0027). Guarded by the attempt:
+ * a job whose lease passed to another worker is not touched.
  */
-export function endJob(job: ClaimedJob, now: Date) {
-  return sql`DELETE FROM jobs WHERE tenant_id = ${job.tenantId} AND id = ${job.id} AND attempts = ${job.attempt}
-    RETURNING CASE WHEN queue_key IS NULL THEN NULL ELSE cairn_promote_next(tenant_id, queue_key, id, ${now}::timestamptz) END`;
-}
-
-/**
- * The first live job of the key runs next, if it is waiting: computed by the statement that ends
- * the key's job, in a function whose fresh snapshot sees a job an enqueuer added meanwhile.
- */
-function promoteNext(job: JobRow, now: Date) {
-  return sql<boolean>`cairn_promote_next(${job.tenant_id}::uuid, ${job.queue_key}, ${job.id}::uuid, ${now}::timestamptz)`.as(
-    'promoted',
-  );
+function endJob(job: { tenantId: string; id: string; attempt: number }, now: Date, deadError: string | null = null) {
+  return sql`SELECT cairn_end_job(${job.tenantId}::uuid, ${job.id}::uuid, ${job.attempt}::int, ${deadError}::text, ${now}::timestamptz)`;
 }
 
 /**

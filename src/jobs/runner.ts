@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Kysely } from 'kysely';
+import type { DatabaseKind } from '../db/database.ts';
 import type { DB } from '../db/schema.ts';
-import { type ClaimedJob, JOB_ENDED, type JobKind, retryDelay } from './kinds.ts';
+import { type ClaimedJob, type JobKind, retryDelay } from './kinds.ts';
 import {
   buryJob,
   claimJobs,
@@ -22,6 +23,8 @@ interface Log {
 
 export interface RunnerOptions<Env> {
   db: Kysely<DB>;
+  /** The engine: on Citus jobs are taken a tenant at a time (queue.ts). */
+  engine: DatabaseKind;
   clock: { now(): Date };
   kinds: ReadonlyMap<string, JobKind<Env>>;
   /** What each run is given (the app's services). */
@@ -207,6 +210,7 @@ export class JobRunner<Env> {
       now,
       leaseUntil: new Date(now.getTime() + this.options.settings.leaseMs),
       worker: this.worker,
+      engine: this.options.engine,
       ...(tenants ? { tenants } : {}),
     });
   }
@@ -227,8 +231,7 @@ export class JobRunner<Env> {
       try {
         do {
           entry.again = false;
-          const result = await this.perform(name, localJob(name, tenants));
-          done += result === JOB_ENDED ? 1 : result;
+          done += await this.perform(name, localJob(name, tenants));
         } while (entry.again);
       } catch (error) {
         this.options.log.warn({ kind: name, code: codeOf(error) }, 'job failed');
@@ -241,9 +244,8 @@ export class JobRunner<Env> {
     return entry.run;
   }
 
-  private async perform(name: string, job: ClaimedJob): Promise<number | typeof JOB_ENDED> {
+  private async perform(name: string, job: ClaimedJob): Promise<number> {
     const done = await this.kinds.get(name)!.run(job, this.options.env);
-    if (done === JOB_ENDED) return done;
     return typeof done === 'number' ? done : 0;
   }
 
@@ -259,7 +261,7 @@ export class JobRunner<Env> {
         await buryJob(db, row, 'ATTEMPTS_EXHAUSTED', clock.now());
         return 1;
       }
-      let done: number | typeof JOB_ENDED;
+      let done: number;
       try {
         done = await this.perform(row.kind, claimed(row));
       } catch (error) {
@@ -276,7 +278,6 @@ export class JobRunner<Env> {
         }
         return 1;
       }
-      if (done === JOB_ENDED) return 1;
       const now = clock.now();
       if (kind.everyMs) await rescheduleJob(db, row, new Date(now.getTime() + kind.everyMs), null, now);
       else await completeJob(db, row, now);

@@ -1,10 +1,13 @@
 import type { SettingsSection } from '../config.ts';
 import { type AuditActionCatalog, registerAuditActions } from '../events/audit.ts';
 import { type EventCatalog, entityOf, registerEvents } from '../events/outbox.ts';
+import type { PatientDeletion } from '../events/work.ts';
+import { REMOVE_BLOB } from '../files/blob-store.ts';
 import { fileErrors } from '../files/catalog.ts';
 import { removeBlob } from '../files/files.ts';
 import type { FileOwner } from '../files/owners.ts';
 import { fileStoreSettings } from '../files/settings.ts';
+import { deleteFilesOfPatient } from '../files/store.ts';
 import { formationErrors } from '../formation/errors.ts';
 import { type PermissionCatalog, registerPermissions } from '../formation/permissions.ts';
 import { platformSections } from '../formation/platform.ts';
@@ -51,6 +54,8 @@ export interface Area {
   providers?: Channel[];
   /** The channels it owns (EMAIL): what it does with the messages providers hand over and the outcomes they report. */
   channels?: Partial<Record<ChannelName, ChannelHandlers<Services>>>;
+  /** What it does with its rows of a patient in the patient's delete, beyond what foreign keys cascade. */
+  patientDeletion?: PatientDeletion;
   /** What it offers the bulk export, by resource name (PATIENT): served at /export/{resourceName}. */
   exports?: Record<string, ExportSource>;
   /**
@@ -74,6 +79,7 @@ export interface Declarations extends Declared {
   channels: Map<ChannelName, ChannelHandlers<Services>>;
   exports: Map<string, ExportSource>;
   slots: Channel[];
+  patientDeletions: PatientDeletion[];
   settings: SettingsSection[];
 }
 
@@ -91,9 +97,11 @@ export const platform: Area = {
   errors: { ...coreErrors, ...formationErrors, ...recordErrors, ...fileErrors, ...providerErrors, ...idempotencyErrors },
   auditActions: recordAuditActions,
   events: recordEvents,
+  // A patient's files go with the patient; their blobs by the jobs the delete queues.
+  patientDeletion: (w, scope, patientId) => deleteFilesOfPatient(w, scope, patientId),
   jobs: {
-    'files.remove': {
-      description: "Removes a deleted file's blob from the store (enqueued by the files table's trigger)",
+    [REMOVE_BLOB]: {
+      description: "Removes a deleted file's blob from the store (queued by the write that deleted its row)",
       run: (job, services) => removeBlob(services.files.blobs, job.payload),
       // A store that is down for a while: retried for about a day before an administrator must look.
       maxAttempts: 12,
@@ -138,6 +146,7 @@ export function mergeAreas(areas: readonly Area[]): Merged {
     channels: new Map(),
     exports: new Map(),
     slots: areas.flatMap((area) => area.providers ?? []),
+    patientDeletions: [],
     // Two areas declaring one section or one route name stop the app here.
     formation: new FormationShape([...platformSections, ...areas.flatMap((area) => area.formation ?? [])]),
     settings: settingsSections(areas),
@@ -167,6 +176,7 @@ export function mergeAreas(areas: readonly Area[]): Merged {
       claim('export', name, area);
       declarations.exports.set(name, source);
     }
+    if (area.patientDeletion) declarations.patientDeletions.push(area.patientDeletion);
     for (const [name, handlers] of Object.entries(area.channels ?? {})) {
       claim('channel', name, area);
       if (!declarations.slots.includes(handlers.slot))

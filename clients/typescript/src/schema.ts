@@ -519,8 +519,11 @@ export interface paths {
                                      * @description E.164, e.g. +14155550123
                                      */
                                     number: string;
+                                    /** @description The phone a channel uses when a request names none (one at most) */
                                     default?: boolean;
                                     label?: string;
+                                    /** @description The channels the number sends on: SMS, VOICE_CALL, FAX. Absent means every channel (formations written before it stay valid); [] means none. An SMS or a call goes only from a phone with SMS or VOICE_CALL, a fax only from one with FAX. */
+                                    capabilities?: ("SMS" | "VOICE_CALL" | "FAX")[];
                                 }[];
                                 pdts?: {
                                     name: string;
@@ -1161,7 +1164,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -1197,8 +1200,11 @@ export interface paths {
                              * @description E.164, e.g. +14155550123
                              */
                             number: string;
+                            /** @description The phone a channel uses when a request names none (one at most) */
                             default?: boolean;
                             label?: string;
+                            /** @description The channels the number sends on: SMS, VOICE_CALL, FAX. Absent means every channel (formations written before it stay valid); [] means none. An SMS or a call goes only from a phone with SMS or VOICE_CALL, a fax only from one with FAX. */
+                            capabilities?: ("SMS" | "VOICE_CALL" | "FAX")[];
                         }[];
                         pdts?: {
                             name: string;
@@ -1492,8 +1498,11 @@ export interface paths {
                                      * @description E.164, e.g. +14155550123
                                      */
                                     number: string;
+                                    /** @description The phone a channel uses when a request names none (one at most) */
                                     default?: boolean;
                                     label?: string;
+                                    /** @description The channels the number sends on: SMS, VOICE_CALL, FAX. Absent means every channel (formations written before it stay valid); [] means none. An SMS or a call goes only from a phone with SMS or VOICE_CALL, a fax only from one with FAX. */
+                                    capabilities?: ("SMS" | "VOICE_CALL" | "FAX")[];
                                 }[];
                                 pdts?: {
                                     name: string;
@@ -1888,7 +1897,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -1950,8 +1959,11 @@ export interface paths {
                                      * @description E.164, e.g. +14155550123
                                      */
                                     number: string;
+                                    /** @description The phone a channel uses when a request names none (one at most) */
                                     default?: boolean;
                                     label?: string;
+                                    /** @description The channels the number sends on: SMS, VOICE_CALL, FAX. Absent means every channel (formations written before it stay valid); [] means none. An SMS or a call goes only from a phone with SMS or VOICE_CALL, a fax only from one with FAX. */
+                                    capabilities?: ("SMS" | "VOICE_CALL" | "FAX")[];
                                 }[];
                                 pdts?: {
                                     name: string;
@@ -2923,7 +2935,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -3589,7 +3601,7 @@ export interface paths {
                     type?: "ID" | "EMAIL";
                 };
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4104,7 +4116,7 @@ export interface paths {
                     type?: "ID" | "EMAIL";
                 };
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4508,7 +4520,7 @@ export interface paths {
                     type?: "ID" | "EMAIL";
                 };
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4837,7 +4849,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -5656,7 +5668,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -6486,7 +6498,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -6919,7 +6931,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -7317,7 +7329,7 @@ export interface paths {
                     sort?: string | string[];
                 };
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -8196,7 +8208,7 @@ export interface paths {
                     type?: "EID" | "EGUID" | "MRN";
                 };
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -9368,7 +9380,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -9610,7 +9622,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -10010,7 +10022,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -10189,7 +10201,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -10538,7 +10550,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -10978,7 +10990,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -11375,7 +11387,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -11803,7 +11815,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -12243,7 +12255,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -12525,7 +12537,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -12983,7 +12995,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -13271,7 +13283,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -13664,7 +13676,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -14222,7 +14234,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -14708,7 +14720,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -15453,7 +15465,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -15841,7 +15853,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -16249,7 +16261,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -16450,7 +16462,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -16896,7 +16908,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -17236,7 +17248,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -17430,7 +17442,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -17775,7 +17787,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -18595,7 +18607,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -18936,7 +18948,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -19255,7 +19267,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -19742,7 +19754,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -19923,7 +19935,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -20677,13 +20689,13 @@ export interface paths {
          * Create a record (201), NEW unless status says otherwise
          * @description Needs permission `ASSESSMENT_UPDATE`.
          *
-         *     assessmentName must be an assessment of the current formation (400 otherwise). Answers cannot be saved here: PUT .../answers saves them. pfa (isPfa accepted too) defaults to false.
+         *     assessmentName must be an assessment of the current formation (400 otherwise); encounterId, when given, an encounter of the same patient in this instance (404 ENCOUNTER_NOT_FOUND otherwise: another tenant's, another instance's or another patient's is not found). folderId is a free label. Answers cannot be saved here: PUT .../answers saves them. pfa (isPfa accepted too) defaults to false.
          */
         post: {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -20705,13 +20717,17 @@ export interface paths {
                         isPfa?: boolean;
                         /** @enum {unknown} */
                         status?: "NEW" | "IN_PROGRESS" | "COMPLETED";
+                        /** @description The client's own folder label: stored as given, not checked */
                         folderId?: string | null;
                         /**
                          * Format: date-time
                          * @description Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given
                          */
                         expirationDate?: string | null;
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @description An encounter of the same patient in this instance (404 ENCOUNTER_NOT_FOUND otherwise); on PUT only a value other than the record's own is checked
+                         */
                         encounterId?: string | null;
                     };
                 };
@@ -21168,13 +21184,13 @@ export interface paths {
          * Change a record: the body as create, or the whole record as read
          * @description Needs permission `ASSESSMENT_UPDATE`.
          *
-         *     Keys present change; keys left out and read-only keys are ignored. assessmentName cannot change. A started record cannot go back to NEW. status COMPLETED completes the record (finalizedDate, completedBy, completedByName, completedVersion), or re-completes one completed before (recompletedBy, recompletedByName, recompletedAt); every required question must be answered.
+         *     Keys present change; keys left out and read-only keys are ignored. assessmentName cannot change. An encounterId other than the record's own must be an encounter of the same patient in this instance (404 ENCOUNTER_NOT_FOUND). A started record cannot go back to NEW. status COMPLETED completes the record (finalizedDate, completedBy, completedByName, completedVersion), or re-completes one completed before (recompletedBy, recompletedByName, recompletedAt); every required question must be answered.
          */
         put: {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -21197,13 +21213,17 @@ export interface paths {
                         isPfa?: boolean;
                         /** @enum {unknown} */
                         status?: "NEW" | "IN_PROGRESS" | "COMPLETED";
+                        /** @description The client's own folder label: stored as given, not checked */
                         folderId?: string | null;
                         /**
                          * Format: date-time
                          * @description Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given
                          */
                         expirationDate?: string | null;
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @description An encounter of the same patient in this instance (404 ENCOUNTER_NOT_FOUND otherwise); on PUT only a value other than the record's own is checked
+                         */
                         encounterId?: string | null;
                     };
                 };
@@ -21575,7 +21595,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -22112,7 +22132,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -22654,7 +22674,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -23083,7 +23103,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -23575,7 +23595,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -23822,7 +23842,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -25228,13 +25248,13 @@ export interface paths {
          * Create an encounter (201)
          * @description Needs permission `ENCOUNTER_UPDATE`.
          *
-         *     With `currentScheduledAppointment` (an event body; the patient is added to its participants), the calendar event, the disposition and the template’s assessment links are made in the same transaction. `calendarEventId` builds the encounter on an existing event instead. `visitServices` are priced from the formation in integer cents (default: the template’s). The location rule by the appointment’s `eventMode`: CALL needs the patient’s primary phone; VIDEO a complete https address. Statuses start as DRAFT (or OPEN, ACTIVE).
+         *     With `currentScheduledAppointment` (an event body; the patient is added to its participants), the calendar event, the disposition and the template’s assessment links are made in the same transaction. No other patient may be among its participants (400 VALIDATION_ERROR naming the participant). `calendarEventId` builds the encounter on an existing event of the instance instead: one no other encounter is built on and no other patient is a participant of (400 VALIDATION_ERROR naming body.calendarEventId otherwise). `visitServices` are priced from the formation in integer cents (default: the template’s). The location rule by the appointment’s `eventMode`: CALL needs the patient’s primary phone; VIDEO a complete https address. Statuses start as DRAFT (or OPEN, ACTIVE).
          */
         post: {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -27752,7 +27772,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -28106,7 +28126,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -28426,7 +28446,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -28759,7 +28779,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -29080,7 +29100,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -29527,7 +29547,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -29875,7 +29895,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -30257,13 +30277,13 @@ export interface paths {
          * Start a subscription: the patient's saved method charged each period
          * @description Needs permission `SUBSCRIPTION_UPDATE`.
          *
-         *     Every field is required (002); `price.amount` is integer cents (DECISIONS §8). The payments provider schedules it: NOT_STARTED until `startDate`, then ACTIVE for `numberOfCycles` periods, then COMPLETED; its webhooks move the status on (PAST_DUE, CANCELED, ...). 400 PAYMENT_METHOD_MISSING when the patient has none saved, PAYMENT_DECLINED with the provider's words; 404 PATIENT_NOT_FOUND or USER_NOT_FOUND (careMember); 403 PAYMENTS_NOT_LICENSED.
+         *     Every field is required (002); `price.amount` is integer cents (DECISIONS §8). The payments provider schedules it: NOT_STARTED until `startDate`, then ACTIVE for `numberOfCycles` periods, then COMPLETED; its webhooks move the status on (PAST_DUE, CANCELED, ...). 400 PAYMENT_METHOD_MISSING when the patient has none saved, PAYMENT_DECLINED with the provider's words; 404 PATIENT_NOT_FOUND (a patient of the instance) or USER_NOT_FOUND (careMember: a user of the tenant, not deleted); 403 PAYMENTS_NOT_LICENSED.
          */
         post: {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -31319,7 +31339,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -32477,7 +32497,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -32714,7 +32734,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -32894,7 +32914,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -33289,7 +33309,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -33754,7 +33774,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -34108,7 +34128,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -34382,7 +34402,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -36724,7 +36744,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -38107,13 +38127,13 @@ export interface paths {
          * Write a fax draft (201, DRAFT)
          * @description Needs permission `FAX_UPDATE`.
          *
-         *     `sender` defaults to the instance's default phone (formation instancePhones). Then add files, and send.
+         *     `sender.faxNumber` must be the number of one of the instance's fax phones (formation instancePhones whose capabilities include FAX; 400 VALIDATION_ERROR naming body.sender.faxNumber otherwise); it defaults to the default one among them, else the first. `receiver` is the outside party's number, any E.164 number. Then add files, and send.
          */
         post: {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -38733,13 +38753,13 @@ export interface paths {
          * Change the fields given of a fax
          * @description Needs permission `FAX_UPDATE`.
          *
-         *     `patientId` only for an outgoing fax, `reviewed` only for an incoming one (400 otherwise); `sender`, `receiver` and `highQuality` only while a draft (409 FAX_NOT_DRAFT).
+         *     `patientId` only for an outgoing fax, `reviewed` only for an incoming one (400 otherwise); `sender`, `receiver` and `highQuality` only while a draft (409 FAX_NOT_DRAFT). A new `sender.faxNumber` must be one of the instance's fax phones (400 VALIDATION_ERROR naming body.sender.faxNumber); the draft's own, sent back as read, is taken as it is, and `sender: null` leaves the choice to the send (the default fax phone), which checks the sender again.
          */
         patch: {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -39040,7 +39060,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -39468,13 +39488,13 @@ export interface paths {
          * Send a fax draft: QUEUED, then SENDING, SENT, DELIVERED or FAILED
          * @description Needs permission `FAX_UPDATE`.
          *
-         *     Answers once it is queued. A background job hands it to the instance's fax provider (SENDING); the provider's reports move it to SENT and DELIVERED, or FAILED with `statusMessage`. 400 FAX_RECEIVER_MISSING or FAX_FILES_MISSING; 409 FAX_NOT_DRAFT.
+         *     Answers once it is queued. A background job hands it to the instance's fax provider (SENDING); the provider's reports move it to SENT and DELIVERED, or FAILED with `statusMessage`. The sender is checked again against the current formation: it must still be one of the instance's fax phones (a draft without one takes the default fax phone), else 400 VALIDATION_ERROR naming sender.faxNumber and nothing is sent. 400 FAX_RECEIVER_MISSING or FAX_FILES_MISSING; 409 FAX_NOT_DRAFT.
          */
         post: {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -39745,13 +39765,13 @@ export interface paths {
          * Step one: a communicationId for a channel and a patient or contact (nothing is stored or sent)
          * @description Needs permission `COMMUNICATION_SEND`.
          *
-         *     `patientContactId` is a patient's id or a contact's. SMS and VOICE_CALL go from `instancePhoneId` (the formation's default phone when absent; 400 NO_INSTANCE_PHONE when there is none) to `patientContactPhoneNumber` (the patient's or contact's phone when absent); EMAIL to `patientContactEmail` (their address when absent); 400 NO_CONTACT_ADDRESS when there is none. The id is signed: a forged or altered one, or one from another instance, is a 400 at step two.
+         *     `patientContactId` is a patient's id or a contact's. SMS and VOICE_CALL go from `instancePhoneId` (the formation's default phone when absent), a phone whose `capabilities` include the channel (400 NO_INSTANCE_PHONE when there is no such phone; checked again at step two) to `patientContactPhoneNumber` (the patient's or contact's phone when absent); EMAIL to `patientContactEmail` (their address when absent); 400 NO_CONTACT_ADDRESS when there is none. The id is signed: a forged or altered one, or one from another instance, is a 400 at step two.
          */
         post: {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -39775,7 +39795,7 @@ export interface paths {
                         patientContactId: string;
                         /**
                          * Format: uuid
-                         * @description SMS and VOICE_CALL: the instance phone to use; the formation's default when absent
+                         * @description SMS and VOICE_CALL: the instance phone to use (formation instancePhones), one whose capabilities include the channel; the formation's default when absent
                          */
                         instancePhoneId?: string;
                         /**
@@ -39957,7 +39977,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -40630,7 +40650,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -40941,7 +40961,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -41457,7 +41477,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -41686,7 +41706,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -41915,7 +41935,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -42144,7 +42164,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -42505,7 +42525,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -43006,7 +43026,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -43228,7 +43248,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -43427,7 +43447,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -44006,7 +44026,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing frees its key. */
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
                     "Idempotency-Key"?: string;
                 };
                 path: {

@@ -3,10 +3,10 @@ import { distributeByTenant } from '../distribution.ts';
 
 /**
  * Files: the record of every stored blob (the bytes live in the blob store, never here), and the
- * queue of blobs to remove. A trigger queues a blob whenever its row goes, however it goes (the
- * owner's delete, a cascade from the patient), in the same transaction; the store sweeps the
- * queue after the write commits and periodically, so no blob outlives its row for long and none
- * is removed while its row may still roll back.
+ * queue of blobs to remove (replaced by jobs in 0009). A blob is queued by the write that deletes
+ * its row (files/store.ts), in the same transaction, so none is removed while its row may still
+ * roll back. (Until 0025 a trigger on `files` queued it; Citus refuses triggers on distributed
+ * tables, and a delete now says what it removes.)
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -44,23 +44,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   `.execute(db);
   await distributeByTenant(db, 'file_removals');
   await sql`CREATE INDEX file_removals_queued_idx ON file_removals (queued_at)`.execute(db);
-
-  await sql`
-    CREATE FUNCTION queue_file_removal() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      INSERT INTO file_removals (tenant_id, storage_key) VALUES (OLD.tenant_id, OLD.storage_key)
-      ON CONFLICT DO NOTHING;
-      RETURN OLD;
-    END $$
-  `.execute(db);
-  await sql`
-    CREATE TRIGGER files_queue_removal AFTER DELETE ON files
-      FOR EACH ROW EXECUTE FUNCTION queue_file_removal()
-  `.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP TABLE files`.execute(db);
-  await sql`DROP FUNCTION queue_file_removal()`.execute(db);
+  // Made by 0025's down on a database that goes back past it.
+  await sql`DROP FUNCTION IF EXISTS queue_file_removal()`.execute(db);
   await sql`DROP TABLE file_removals`.execute(db);
 }

@@ -84,16 +84,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   `.execute(db);
 
   await sql`
-    CREATE OR REPLACE FUNCTION queue_file_removal() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      INSERT INTO jobs (tenant_id, id, instance_id, kind, payload, state)
-      VALUES (OLD.tenant_id, gen_random_uuid(), OLD.instance_id, 'files.remove',
-              jsonb_build_object('storageKey', OLD.storage_key), 'QUEUED');
-      RETURN OLD;
-    END $$
-  `.execute(db);
-
-  await sql`
     INSERT INTO jobs (tenant_id, id, kind, payload, state)
     SELECT tenant_id, gen_random_uuid(), 'files.remove', jsonb_build_object('storageKey', storage_key), 'QUEUED'
     FROM file_removals
@@ -113,14 +103,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await distributeByTenant(db, 'file_removals');
   await sql`CREATE INDEX file_removals_queued_idx ON file_removals (queued_at)`.execute(db);
 
-  await sql`
-    CREATE OR REPLACE FUNCTION queue_file_removal() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      INSERT INTO file_removals (tenant_id, storage_key) VALUES (OLD.tenant_id, OLD.storage_key)
-      ON CONFLICT DO NOTHING;
-      RETURN OLD;
-    END $$
-  `.execute(db);
   await sql`DROP TABLE jobs`.execute(db);
   await sql`DROP TABLE events`.execute(db);
   await sql`DROP FUNCTION cairn_promote_next(uuid, text, uuid, timestamptz)`.execute(db);

@@ -5,7 +5,9 @@ import { distributeByTenant } from '../distribution.ts';
  * Faxes (002 "Fax", DECISIONS §8): drafts written, given files and sent (DRAFT → QUEUED → SENDING
  * → SENT → DELIVERED or FAILED), and faxes received (RECEIVED, to be reviewed). Files are rows of
  * the files table (owner kind FAX). Numbers are kept in E.164 and as digits, which the list's
- * filters take (002: without the plus).
+ * filters take (002: without the plus). A patient's delete unlinks its faxes itself (the faxes
+ * area's `patientDeletion`): a key that nulls `patient_id` on delete would null `tenant_id` with it
+ * on Citus, which refuses it (until 0025, `ON DELETE SET NULL (patient_id)` did).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -36,7 +38,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_by uuid,
       updated_by_name text,
       PRIMARY KEY (tenant_id, id),
-      FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id) ON DELETE SET NULL (patient_id)
+      FOREIGN KEY (tenant_id, patient_id) REFERENCES patients (tenant_id, id)
     )
   `.execute(db);
   await distributeByTenant(db, 'faxes');

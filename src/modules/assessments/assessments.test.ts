@@ -8,6 +8,7 @@ import {
   assertValidation,
   auditOf,
   createPatient,
+  createTestInstance,
   createTestTenant,
   errorPaths,
   isoMillis,
@@ -865,5 +866,59 @@ describe('the assessment formation', () => {
     assertValidation(await t.api.put(`${url}/${record.id}/answers`, { '_gad-2__sleep': 1 }), 'body');
     assert.equal((await put(t.api, url, record.id, { status: 'COMPLETED' })).status, 'COMPLETED');
     assertValidation(await t.api.post(url, { assessmentName: 'gad-2' }), 'body.assessmentName');
+  });
+});
+
+describe('encounterId', () => {
+  /** An encounter of the patient, made over the API of the tenant's instance `t`. */
+  async function encounterOf(t: TestTenant, patientId: string): Promise<string> {
+    const made = await t.api.post(`${t.base}/patients/${patientId}/encounters`, { title: 'Visit' });
+    assert.equal(made.status, 201, made.text);
+    return made.body.id;
+  }
+
+  test("names an encounter of the same patient in this instance; another tenant's, instance's or patient's is 404 ENCOUNTER_NOT_FOUND", async () => {
+    const { t, patientId, url } = await setup();
+    const own = await encounterOf(t, patientId);
+    const otherPatient = await encounterOf(t, (await createPatient(t)).id);
+    const live = await createTestInstance(t, 'live', assessmentFormation());
+    const otherInstance = await encounterOf(live, (await createPatient(live)).id);
+    const b = await setup();
+    const otherTenant = await encounterOf(b.t, b.patientId);
+    for (const [label, encounterId] of [
+      ["another tenant's", otherTenant],
+      ["another instance's", otherInstance],
+      ["another patient's", otherPatient],
+      ['an unknown', randomUUID()],
+    ] as const) {
+      const refused = await t.api.post(url, { assessmentName: 'screen', encounterId });
+      assertCode(refused, 404, 'ENCOUNTER_NOT_FOUND', label);
+      assert.deepEqual(refused.body[0].details, { encounterId, patientId }, label);
+    }
+    assert.equal((await t.api.get(url)).body.totalElements, 0, 'the refused creates wrote nothing');
+
+    const record = await create(t.api, url, { assessmentName: 'screen', encounterId: own.toUpperCase() });
+    assert.equal(record.encounterId, own, 'stored as the encounter id is');
+    for (const encounterId of [otherTenant, otherInstance, otherPatient]) {
+      assertCode(await t.api.put(`${url}/${record.id}`, { encounterId }), 404, 'ENCOUNTER_NOT_FOUND');
+    }
+    const read = (await t.api.get(`${url}/${record.id}`)).body;
+    assert.equal(read.encounterId, own);
+    assert.equal(read.version, 1, 'the refused changes wrote nothing');
+    const second = await encounterOf(t, patientId);
+    assert.equal((await put(t.api, url, record.id, { encounterId: second })).encounterId, second);
+    assert.equal((await put(t.api, url, record.id, { encounterId: null })).encounterId, null);
+  });
+
+  test("PUT checks only an encounterId other than the record's own: the record sent back as read is taken", async () => {
+    const { t, patientId, url } = await setup();
+    const encounterId = await encounterOf(t, patientId);
+    const record = await create(t.api, url, { assessmentName: 'screen', encounterId });
+    assert.equal((await t.api.delete(`${t.base}/patients/${patientId}/encounters/${encounterId}`)).status, 200);
+    // The encounter is gone; the record still names it, and sending it back changes nothing of that.
+    const again = await put(t.api, url, record.id, { ...record, folderId: 'kept' });
+    assert.equal(again.encounterId, encounterId);
+    assert.equal(again.folderId, 'kept');
+    assertCode(await t.api.post(url, { assessmentName: 'screen', encounterId }), 404, 'ENCOUNTER_NOT_FOUND');
   });
 });

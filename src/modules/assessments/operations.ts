@@ -8,6 +8,7 @@ import { pageObject, parseSort } from '../../http/pagination.ts';
 import { requirePatient, withPatient } from '../../records/patient-scope.ts';
 import { ApiError, badField, validationError } from '../../wire/errors.ts';
 import { readInstant } from '../../wire/schemas.ts';
+import { requireEncounterOf } from '../encounters/index.ts';
 import {
   type AssessmentModel,
   assessmentModel,
@@ -133,7 +134,7 @@ function writableChanges(body: AssessmentRecordPutBody): Changes {
   if (pfa !== undefined) changes.pfa = pfa;
   if (body.folderId !== undefined) changes.folder_id = body.folderId;
   if (body.expirationDate !== undefined) changes.expiration_date = body.expirationDate ? readInstant(body.expirationDate) : null;
-  if (body.encounterId !== undefined) changes.encounter_id = body.encounterId;
+  if (body.encounterId !== undefined) changes.encounter_id = body.encounterId?.toLowerCase() ?? null;
   return changes;
 }
 
@@ -170,8 +171,9 @@ export async function createRecord(
   }
   const model = assessmentModel(definition);
   const { actor, scope } = ctx;
-  const row = await withPatient(ctx, patientId, async (w) => {
+  const row = await withPatient(ctx, patientId, async (w, patient) => {
     const now = w.now;
+    const encounterId = body.encounterId ? await requireEncounterOf(ctx, w, patient.id, body.encounterId) : null;
     const status: AssessmentStatus = body.status ?? 'NEW';
     const done = status === 'COMPLETED' ? completion(undefined, model, {}, actor, now, 1) : undefined;
     const inserted = await insertAssessmentRecord(w.db, {
@@ -188,7 +190,7 @@ export async function createRecord(
       ...fromFormation(model, {}),
       folder_id: body.folderId ?? null,
       expiration_date: body.expirationDate ? readInstant(body.expirationDate) : null,
-      encounter_id: body.encounterId ?? null,
+      encounter_id: encounterId,
       external_guid: randomUUID(),
       ...w.created(),
       ...done?.changes,
@@ -217,11 +219,16 @@ export async function updateRecord(
   body: AssessmentRecordPutBody,
 ): Promise<AssessmentRecordView> {
   const { actor } = ctx;
-  const row = await withPatient(ctx, patientId, async (w) => {
+  const row = await withPatient(ctx, patientId, async (w, patient) => {
     const trx = w.db;
     const existing = await requireRecord(trx, ctx, patientId, id);
     if (body.assessmentName !== undefined && body.assessmentName !== existing.assessment_name) {
       throw badField('body.assessmentName', `the record answers "${existing.assessment_name}"; it cannot change`);
+    }
+    // Only a new encounter is checked: the record sent back as read keeps its own (DECISIONS §10),
+    // even one whose encounter was deleted since.
+    if (body.encounterId && body.encounterId.toLowerCase() !== existing.encounter_id) {
+      await requireEncounterOf(ctx, w, patient.id, body.encounterId);
     }
     const model = await currentModel(ctx, existing.assessment_name);
     const answers = existing.answers as Record<string, unknown>;

@@ -47,7 +47,7 @@ const assessmentRoutes: AreaPlugin = async (app) => {
         tags,
         summary: 'Create a record (201), NEW unless status says otherwise',
         description:
-          'assessmentName must be an assessment of the current formation (400 otherwise). Answers cannot be saved here: PUT .../answers saves them. pfa (isPfa accepted too) defaults to false.',
+          "assessmentName must be an assessment of the current formation (400 otherwise); encounterId, when given, an encounter of the same patient in this instance (404 ENCOUNTER_NOT_FOUND otherwise: another tenant's, another instance's or another patient's is not found). folderId is a free label. Answers cannot be saved here: PUT .../answers saves them. pfa (isPfa accepted too) defaults to false.",
         params: AssessmentRecordsParams,
         body: AssessmentRecordCreate,
         response: { 201: AssessmentRecord, ...errors },
@@ -85,7 +85,7 @@ const assessmentRoutes: AreaPlugin = async (app) => {
         tags,
         summary: 'Change a record: the body as create, or the whole record as read',
         description:
-          'Keys present change; keys left out and read-only keys are ignored. assessmentName cannot change. A started record cannot go back to NEW. status COMPLETED completes the record (finalizedDate, completedBy, completedByName, completedVersion), or re-completes one completed before (recompletedBy, recompletedByName, recompletedAt); every required question must be answered.',
+          "Keys present change; keys left out and read-only keys are ignored. assessmentName cannot change. An encounterId other than the record's own must be an encounter of the same patient in this instance (404 ENCOUNTER_NOT_FOUND). A started record cannot go back to NEW. status COMPLETED completes the record (finalizedDate, completedBy, completedByName, completedVersion), or re-completes one completed before (recompletedBy, recompletedByName, recompletedAt); every required question must be answered.",
         params: AssessmentRecordParams,
         body: AssessmentRecordPut,
         response: { 200: AssessmentRecord, ...errors },

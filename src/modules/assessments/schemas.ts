@@ -88,9 +88,17 @@ const writable = {
   pfa: Type.Optional(Type.Boolean()),
   isPfa: Type.Optional(Type.Boolean({ description: "The seed's name of pfa" })),
   status: Type.Optional(AssessmentStatusEnum),
-  folderId: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  folderId: Type.Optional(
+    Nullable(Type.String({ maxLength: 255, description: "The client's own folder label: stored as given, not checked" })),
+  ),
   expirationDate: Type.Optional(Nullable(DateTime)),
-  encounterId: Type.Optional(Nullable(Uuid)),
+  encounterId: Type.Optional(
+    Nullable({
+      ...Uuid,
+      description:
+        "An encounter of the same patient in this instance (404 ENCOUNTER_NOT_FOUND otherwise); on PUT only a value other than the record's own is checked",
+    }),
+  ),
 };
 
 export const AssessmentRecordCreate = Type.Object(

@@ -91,7 +91,9 @@ const authRoutes: AreaPlugin = async (app, { services }) => {
       if (!tenantName) throw badField('body.tenantName', 'is required with username');
       if (!username) throw badField('body.username', 'is required with tenantName');
       if (!password) throw badField('body.password', 'is required with username');
-      const user = await findUserForLogin(db, tenantName, username);
+      // The tenant by its name first (the node's cache), then the user in it (one shard on Citus).
+      const tenant = await services.tenant(tenantName);
+      const user = tenant && (await findUserForLogin(db, tenant.id, username));
       const subject = user && { tenantId: user.tenantId, principalId: user.id };
       const matches = async () =>
         user?.passwordHash
@@ -121,7 +123,8 @@ const authRoutes: AreaPlugin = async (app, { services }) => {
     },
     async (request) => {
       const { tenantName, clientName } = request.params;
-      const client = await findClientInTenant(db, tenantName, clientName);
+      const tenant = await services.tenant(tenantName);
+      const client = tenant && (await findClientInTenant(db, tenant.id, clientName));
       const issued = await clientToken(client, request.body.secret, request.ip);
       return { clientName, token: issued.token, enabled: true, expiresAt: issued.expiresAt };
     },

@@ -9,13 +9,23 @@ export interface ClientForLogin {
   enabled: boolean;
 }
 
-/** A client by its key, which is unique across the server (DECISIONS §4). */
+/**
+ * A client by its key, which is unique across the server (DECISIONS §4): the key leads to its
+ * tenant in the global `api_client_keys` (a reference table on Citus), then the client is read in
+ * its tenant (one shard), rather than a join that would ask every shard.
+ */
 export async function findClientByKey(db: Kysely<DB>, clientKey: string): Promise<ClientForLogin | undefined> {
+  const key = await db
+    .selectFrom('api_client_keys')
+    .select(['tenant_id', 'client_id'])
+    .where('client_key', '=', clientKey)
+    .executeTakeFirst();
+  if (!key) return undefined;
   const row = await db
-    .selectFrom('api_client_keys as k')
-    .innerJoin('api_clients as c', (join) => join.onRef('c.tenant_id', '=', 'k.tenant_id').onRef('c.id', '=', 'k.client_id'))
-    .select(['c.tenant_id', 'c.id', 'c.name', 'c.secret_hash', 'c.enabled'])
-    .where('k.client_key', '=', clientKey)
+    .selectFrom('api_clients')
+    .select(['tenant_id', 'id', 'name', 'secret_hash', 'enabled'])
+    .where('tenant_id', '=', key.tenant_id)
+    .where('id', '=', key.client_id)
     .executeTakeFirst();
   return row && { tenantId: row.tenant_id, id: row.id, name: row.name, secretHash: row.secret_hash, enabled: row.enabled };
 }
@@ -24,18 +34,13 @@ export async function findClientByKey(db: Kysely<DB>, clientKey: string): Promis
  * The client a production token path names: `{clientName}` is the client's key in production
  * (DECISIONS §4), and Cairn's own name for it is accepted too. A key wins over a name.
  */
-export async function findClientInTenant(
-  db: Kysely<DB>,
-  tenantName: string,
-  keyOrName: string,
-): Promise<ClientForLogin | undefined> {
+export async function findClientInTenant(db: Kysely<DB>, tenantId: string, keyOrName: string): Promise<ClientForLogin | undefined> {
   const row = await db
-    .selectFrom('tenants as t')
-    .innerJoin('api_clients as c', 'c.tenant_id', 't.id')
-    .select(['c.tenant_id', 'c.id', 'c.name', 'c.secret_hash', 'c.enabled'])
-    .where('t.name', '=', tenantName)
-    .where((eb) => eb.or([eb('c.client_key', '=', keyOrName), eb('c.name', '=', keyOrName)]))
-    .orderBy((eb) => eb('c.client_key', '=', keyOrName), 'desc')
+    .selectFrom('api_clients')
+    .select(['tenant_id', 'id', 'name', 'secret_hash', 'enabled'])
+    .where('tenant_id', '=', tenantId)
+    .where((eb) => eb.or([eb('client_key', '=', keyOrName), eb('name', '=', keyOrName)]))
+    .orderBy((eb) => eb('client_key', '=', keyOrName), 'desc')
     .limit(1)
     .executeTakeFirst();
   return row && { tenantId: row.tenant_id, id: row.id, name: row.name, secretHash: row.secret_hash, enabled: row.enabled };
@@ -49,23 +54,13 @@ export interface UserForLogin {
   mayUsePassword: boolean;
 }
 
-export async function findUserForLogin(db: Kysely<DB>, tenantName: string, username: string): Promise<UserForLogin | undefined> {
+export async function findUserForLogin(db: Kysely<DB>, tenantId: string, username: string): Promise<UserForLogin | undefined> {
   const row = await db
-    .selectFrom('tenants as t')
-    .innerJoin('users as u', 'u.tenant_id', 't.id')
-    .select([
-      'u.tenant_id',
-      'u.id',
-      'u.username',
-      'u.first_name',
-      'u.last_name',
-      'u.password_hash',
-      'u.password_access',
-      'u.enabled',
-    ])
-    .where('t.name', '=', tenantName)
-    .where((eb) => eb(eb.fn('lower', ['u.username']), '=', username.toLowerCase()))
-    .where('u.deleted_at', 'is', null)
+    .selectFrom('users')
+    .select(['tenant_id', 'id', 'username', 'first_name', 'last_name', 'password_hash', 'password_access', 'enabled'])
+    .where('tenant_id', '=', tenantId)
+    .where((eb) => eb(eb.fn('lower', ['username']), '=', username.toLowerCase()))
+    .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!row) return undefined;
   return {

@@ -57,7 +57,7 @@ export async function recordWrongSecret(
     .where('principal_id', '=', subject.principalId)
     .where('source', '<>', '')
     .where((eb) => eb.or([eb('blocked_until', 'is', null), eb('blocked_until', '<', now)]))
-    .where(sql<boolean>`NOT EXISTS (SELECT 1 FROM unnest(recent) AS t WHERE t > ${windowStart(now, limit)}::timestamptz)`)
+    .where(sql<boolean>`cardinality(cairn_times_after(recent, ${windowStart(now, limit)}::timestamptz)) = 0`)
     .execute();
 }
 
@@ -71,7 +71,8 @@ async function consume(
   now: Date,
 ): Promise<number> {
   const at = sql`${now}::timestamptz`;
-  const recentInWindow = sql`ARRAY(SELECT t FROM unnest(l.recent) AS t WHERE t > ${windowStart(now, limit)}::timestamptz)`;
+  // A function, not a sub-query: Citus refuses sub-queries in an INSERT (migration 0026).
+  const recentInWindow = sql`cairn_times_after(l.recent, ${windowStart(now, limit)}::timestamptz)`;
   const blockedUntil = new Date(now.getTime() + limit.blockSeconds * 1000);
   const result = await sql<{ retry_after: number | null }>`
     INSERT INTO token_limits AS l (tenant_id, principal_id, source, recent, blocked_until)

@@ -15,6 +15,7 @@ import {
   listEvents,
   moveParticipants,
   type NewParticipant,
+  patientParticipantsOf,
   patientsAmong,
   replaceParticipants,
   usersAmong,
@@ -245,20 +246,24 @@ export async function createEventIn(
 }
 
 /**
- * Ties an existing event to an encounter (inside the encounter's write): 400 when the event is not
- * in the instance or another encounter is built on it.
+ * Ties an existing event to an encounter of a patient (inside the encounter's write): 400 when the
+ * event is not in the instance, another encounter is built on it, or it is another patient's (a
+ * patient among its participants who is not the encounter's).
  */
 export async function attachEventIn(
   ctx: Context,
   w: Work,
   eventId: string,
-  encounterId: string,
+  encounter: { id: string; patientId: string },
   path: string,
 ): Promise<EventRow> {
+  const encounterId = encounter.id;
   const event = await findEvent(w.db, ctx.scope, eventId, { forUpdate: true });
   if (!event) throw validationError([{ path, message: `no calendar event ${eventId} in this instance` }]);
   if (event.encounter_id && event.encounter_id !== encounterId)
     throw validationError([{ path, message: `calendar event ${eventId} belongs to encounter ${event.encounter_id}` }]);
+  const others = (await patientParticipantsOf(w.db, ctx.scope.tenantId, event.id)).filter((id) => id !== encounter.patientId);
+  if (others.length > 0) throw validationError([{ path, message: `calendar event ${eventId} is another patient's appointment` }]);
   if (event.encounter_id === encounterId) return event;
   const updated = await w.db
     .updateTable('calendar_events')

@@ -152,6 +152,19 @@ export async function participantsOf(db: Kysely<DB>, tenantId: string, eventIds:
   return rows;
 }
 
+/** The patients an event names among its participants (role `patient`), in their order. */
+export async function patientParticipantsOf(db: Kysely<DB>, tenantId: string, eventId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('calendar_event_participants')
+    .select('participant_id')
+    .where('tenant_id', '=', tenantId)
+    .where('event_id', '=', eventId)
+    .where(sql<SqlBool>`lower(participant_role) = 'patient'`)
+    .orderBy('position')
+    .execute();
+  return rows.map((row) => row.participant_id);
+}
+
 export interface NewParticipant {
   participantId: string;
   participantRole: string;

@@ -215,6 +215,35 @@ describe('the communication send', () => {
   });
 });
 
+describe("the instance phone's capabilities", () => {
+  const faxOnly = { id: '0b5d2a8e-4a53-4a4e-9d43-3f0c5b1c7e03', number: '+14155550102', default: true, capabilities: ['FAX'] };
+  const textOnly = { id: '0b5d2a8e-4a53-4a4e-9d43-3f0c5b1c7e04', number: '+14155550103', capabilities: ['SMS'] };
+
+  test('a phone whose capabilities leave the channel out is no phone for it: 400 NO_INSTANCE_PHONE at step one, and again at step two', async () => {
+    const { t, patient } = await setup(testFormation({ instancePhones: [faxOnly, textOnly], pdts } as Partial<Formation>));
+    const ask = (body: Record<string, unknown>) => t.api.post(`${t.base}/communications`, { patientContactId: patient, ...body });
+    // The default phone sends faxes only: no default for SMS or calls.
+    assertCode(await ask({ channel: 'SMS' }), 400, 'NO_INSTANCE_PHONE');
+    assertCode(await ask({ channel: 'SMS', instancePhoneId: faxOnly.id }), 400, 'NO_INSTANCE_PHONE');
+    assertCode(await ask({ channel: 'VOICE_CALL', instancePhoneId: textOnly.id }), 400, 'NO_INSTANCE_PHONE');
+    // Another tenant's phone, which sends on every channel there, is none here.
+    const other = await setup(testFormation({ instancePhones: [second], pdts }));
+    assertCode(await ask({ channel: 'SMS', instancePhoneId: second.id }), 400, 'NO_INSTANCE_PHONE');
+
+    const id = await communication(t, { channel: 'SMS', patientContactId: patient, instancePhoneId: textOnly.id });
+    // The formation then takes SMS from the phone: step two refuses, and nothing is stored or sent.
+    const current = (await t.api.get(`${t.base}/formations/current`)).body.formation;
+    const instancePhones = [faxOnly, { ...textOnly, capabilities: ['VOICE_CALL'] }];
+    assert.equal((await t.api.put(`${t.base}/formations/draft`, { ...current, instancePhones })).status, 200);
+    assert.equal((await t.api.post(`${t.base}/formations/draft/publish`)).status, 200);
+    assertCode(await t.api.post(`${t.base}/${id}/messages`, { message: 'hi' }), 400, 'NO_INSTANCE_PHONE');
+    assert.deepEqual(await outbox(t), []);
+    assert.equal((await t.api.get(`${t.base}/patients/${patient}/sms`)).body.totalElements, 0);
+    assert.equal((await ask({ channel: 'VOICE_CALL', instancePhoneId: textOnly.id })).status, 200);
+    assert.equal((await other.t.api.get(`${other.t.base}/patients/${other.patient}/sms`)).body.totalElements, 0);
+  });
+});
+
 describe('the SMS list', () => {
   test('page object newest first, status, direction and date filters, inbound from the sandbox; another tenant sees none', async () => {
     const { t, patient } = await setup();

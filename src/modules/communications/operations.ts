@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { Value } from 'typebox/value';
 import { v7 as uuidv7 } from 'uuid';
 import type { Work } from '../../events/work.ts';
+import { phonesFor } from '../../formation/phones.ts';
 import type { Context } from '../../http/context.ts';
 import { attachFiles } from '../../records/attachments.ts';
 import { withPatient } from '../../records/patient-scope.ts';
@@ -31,8 +32,12 @@ interface Communication {
   email: string | null;
 }
 
-async function instancePhone(ctx: Context, id: string | null) {
-  const phones = (await ctx.formation()).instancePhones ?? [];
+/**
+ * The phone an SMS or a call goes from: the one named, else the default, among the instance's phones
+ * that send on the channel (a phone whose `capabilities` leave the channel out is no phone for it).
+ */
+async function instancePhone(ctx: Context, id: string | null, channel: 'SMS' | 'VOICE_CALL') {
+  const phones = phonesFor(await ctx.formation(), channel);
   const phone = id ? phones.find((candidate) => candidate.id === id) : phones.find((candidate) => candidate.default);
   if (!phone) throw new ApiError('NO_INSTANCE_PHONE', { instancePhoneId: id });
   return phone;
@@ -47,7 +52,7 @@ export async function createCommunication(ctx: Context, body: CommunicationInput
   if (body.channel === 'EMAIL') {
     email = body.patientContactEmail ?? (contact ? contact.email : patient.email);
   } else {
-    phoneId = (await instancePhone(ctx, body.instancePhoneId ?? null)).id;
+    phoneId = (await instancePhone(ctx, body.instancePhoneId ?? null, body.channel)).id;
     number = body.patientContactPhoneNumber ?? (contact ? contact.phone : patient.phone);
   }
   if (!email && !number)
@@ -112,7 +117,8 @@ export async function sendCommunication(ctx: Context, request: FastifyRequest, c
   const communication = readCommunication(ctx, communicationId);
   const recipient = await recipientOf(ctx, communication.patientContactId);
   const { channel } = communication;
-  const phone = channel === 'EMAIL' ? null : await instancePhone(ctx, communication.phoneId);
+  // Checked again: the formation may have changed since step one.
+  const phone = channel === 'EMAIL' ? null : await instancePhone(ctx, communication.phoneId, channel);
   // Read before the write, which holds the connection (one, on the embedded database).
   const from = channel === 'EMAIL' ? await emailFrom(ctx) : '';
   if (channel === 'VOICE_CALL') {

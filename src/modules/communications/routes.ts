@@ -24,7 +24,7 @@ const communicationRoutes: AreaPlugin = async (app) => {
         tags,
         summary: 'Step one: a communicationId for a channel and a patient or contact (nothing is stored or sent)',
         description:
-          "`patientContactId` is a patient's id or a contact's. SMS and VOICE_CALL go from `instancePhoneId` (the formation's default phone when absent; 400 NO_INSTANCE_PHONE when there is none) to `patientContactPhoneNumber` (the patient's or contact's phone when absent); EMAIL to `patientContactEmail` (their address when absent); 400 NO_CONTACT_ADDRESS when there is none. The id is signed: a forged or altered one, or one from another instance, is a 400 at step two.",
+          "`patientContactId` is a patient's id or a contact's. SMS and VOICE_CALL go from `instancePhoneId` (the formation's default phone when absent), a phone whose `capabilities` include the channel (400 NO_INSTANCE_PHONE when there is no such phone; checked again at step two) to `patientContactPhoneNumber` (the patient's or contact's phone when absent); EMAIL to `patientContactEmail` (their address when absent); 400 NO_CONTACT_ADDRESS when there is none. The id is signed: a forged or altered one, or one from another instance, is a 400 at step two.",
         params: InstanceParams,
         body: CommunicationInput,
         response: { 200: CommunicationAnswer, ...errors },

@@ -12,7 +12,8 @@ export const CommunicationInput = Type.Object({
   patientContactId: { ...Uuid, description: "A patient's id, or a contact's of a patient" },
   instancePhoneId: Type.Optional({
     ...Uuid,
-    description: "SMS and VOICE_CALL: the instance phone to use; the formation's default when absent",
+    description:
+      "SMS and VOICE_CALL: the instance phone to use (formation instancePhones), one whose capabilities include the channel; the formation's default when absent",
   }),
   patientContactPhoneNumber: Type.Optional({
     ...E164,

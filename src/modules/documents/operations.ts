@@ -83,7 +83,7 @@ export async function updateSummary(ctx: Context, patientId: string, id: string,
     const kept = body.files === undefined ? files : keptFiles(files, body.files ?? []);
     const removed = files.filter((file) => !kept.includes(file));
     await deleteFiles(
-      trx,
+      w,
       ctx.scope,
       removed.map((file) => file.id),
     );
@@ -114,7 +114,7 @@ export async function deleteSummary(ctx: Context, patientId: string, id: string)
       const typeRecords = await Records.system(ctx, documentTypeRecord(typeRecord.cdt_name));
       await typeRecords.remove(w, typeRecord);
     }
-    await deleteFilesOf(w.db, ctx.scope, SUMMARY_FILES, id);
+    await deleteFilesOf(w, ctx.scope, SUMMARY_FILES, id);
     await records.remove(w, row);
   });
 }

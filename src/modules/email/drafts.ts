@@ -182,12 +182,12 @@ export async function updateEmailDraft(ctx: Context, recipientId: string, draftI
   return (await views(ctx, [row], recipient, origin))[0] as EmailDraftView;
 }
 
-/** DELETE (200, empty): the draft and its files (their blobs go by the files table's job). */
+/** DELETE (200, empty): the draft and its files (their blobs by the jobs the delete queues). */
 export async function deleteEmailDraft(ctx: Context, recipientId: string, draftId: string): Promise<void> {
   const recipient = await recipientOf(ctx, recipientId);
   await withPatient(ctx, recipient.patient.id, async (w) => {
     const existing = await requireDraft(ctx, recipient, draftId, w.db, true);
-    await deleteFilesOf(w.db, ctx.scope, DRAFT_FILES, existing.id);
+    await deleteFilesOf(w, ctx.scope, DRAFT_FILES, existing.id);
     await w.db.deleteFrom('email_drafts').where('tenant_id', '=', ctx.scope.tenantId).where('id', '=', existing.id).execute();
     w.changed({
       action: 'EMAIL_DRAFT_DELETED',

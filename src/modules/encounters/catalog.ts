@@ -16,6 +16,14 @@ export const encountersPermissions = {
 export const encountersErrors = {
   INVALID_STATUS_TRANSITION: { status: 400, componentType: 'ENCOUNTER', message: 'This status change is not allowed' },
   ENCOUNTER_COMMENT_NOT_FOUND: { status: 404, componentType: 'ENCOUNTER', message: 'Encounter comment not found' },
+  // An encounter another record names in its body (an assessment record's encounterId), not one
+  // addressed by the path: those answer production's DT_RECORD_NOT_FOUND (DECISIONS §2).
+  // Details {encounterId, patientId}.
+  ENCOUNTER_NOT_FOUND: {
+    status: 404,
+    componentType: 'ENCOUNTER',
+    message: 'The patient has no such encounter in this instance',
+  },
 } as const;
 
 /** The events its records are (DECISIONS §9); invoices hang off ENCOUNTER_FINALIZED. */

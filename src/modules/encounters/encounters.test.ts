@@ -7,6 +7,7 @@ import {
   assertCode,
   assertValidation,
   createPatient,
+  createTestInstance,
   createTestTenant,
   metaInfoKeys,
   startApp,
@@ -453,5 +454,69 @@ describe('lists', () => {
     assertCode(await b.t.api.get(`${b.t.base}/patients/${a.patient}/encounters/${encounter.id}`), 404, 'PATIENT_NOT_FOUND');
     assertCode(await b.t.api.get(`${b.base}/${encounter.id}`), 404, 'DT_RECORD_NOT_FOUND');
     assert.equal((await b.t.api.get(`${b.t.base}/encounters?withCareTeam=false`)).body.metaInfo.totalElements, 0);
+  });
+});
+
+describe("the appointment is the encounter's patient's", () => {
+  const atTwo = { startDateTime: '2026-07-02T16:00:00Z', endDateTime: '2026-07-02T16:30:00Z' };
+  const asPatient = (participantId: string) => ({ participantId, participantRole: 'patient' });
+
+  /** A calendar event of the instance `t`, hosted by `host`, with these participants. */
+  async function eventIn(t: TestTenant, host: string, participants: unknown[]): Promise<string> {
+    const made = await t.api.post(`${t.base}/calendar/events`, { ...atTwo, hostId: host, participants });
+    assert.equal(made.status, 201, made.text);
+    return made.body.id;
+  }
+
+  test("calendarEventId: another patient's, another instance's or another tenant's event is 400, and nothing is written", async () => {
+    const s = await setup();
+    const other = (await createPatient(s.t, { firstName: 'Oth', lastName: 'Er' })).id;
+    const theirs = await eventIn(s.t, s.host, [asPatient(other)]);
+    const shared = await eventIn(s.t, s.host, [asPatient(s.patient), asPatient(other)]);
+    const live = await createTestInstance(s.t, 'live', formation());
+    const liveEvent = await eventIn(live, s.host, [asPatient((await createPatient(live)).id)]);
+    const b = await setup();
+    const bEvent = await eventIn(b.t, b.host, [asPatient(b.patient)]);
+    for (const calendarEventId of [theirs, shared, liveEvent, bEvent, randomUUID()]) {
+      assertValidation(await s.t.api.post(s.base, { calendarEventId }), 'body.calendarEventId', calendarEventId);
+    }
+    assert.equal((await s.t.api.get(s.base)).body.metaInfo.totalElements, 0, 'no encounter was made');
+    assert.equal((await s.t.api.get(`${s.t.base}/calendar/events/${theirs}`)).body.encounterInfo, null, 'no event was taken');
+
+    // The patient's own event, or one naming no patient, is taken.
+    const mine = await eventIn(s.t, s.host, [asPatient(s.patient)]);
+    assert.equal((await create(s, { calendarEventId: mine })).jsonBody.calendarEventId, mine);
+    const meeting = await eventIn(s.t, s.host, []);
+    assert.equal((await create(s, { calendarEventId: meeting.toUpperCase() })).jsonBody.calendarEventId, meeting);
+  });
+
+  test('currentScheduledAppointment: another patient among its participants is 400 naming that participant', async () => {
+    const s = await setup();
+    const other = (await createPatient(s.t, { firstName: 'Oth', lastName: 'Er' })).id;
+    const refused = await s.t.api.post(s.base, {
+      currentScheduledAppointment: appointment(s, { participants: [asPatient(s.patient), asPatient(other)] }),
+    });
+    assertValidation(refused, 'body.currentScheduledAppointment.participants.1.participantId');
+    assert.deepEqual(
+      refused.body[0].details.errors.map((error: { path: string }) => error.path),
+      ['body.currentScheduledAppointment.participants.1.participantId'],
+    );
+    assert.equal((await s.t.api.get(s.base)).body.metaInfo.totalElements, 0);
+    const events = await s.t.api.get(`${s.t.base}/calendar/events?from=2026-07-01T00:00:00Z&to=2026-07-02T00:00:00Z`);
+    assert.equal(events.body.totalElements, 0, 'no event was made');
+
+    // The patient named (in any case) and other members are taken; the patient is not added twice.
+    const made = await create(s, {
+      currentScheduledAppointment: appointment(s, {
+        participants: [
+          { participantId: s.host, participantRole: 'host' },
+          { participantId: s.patient.toUpperCase(), participantRole: 'PATIENT' },
+        ],
+      }),
+    });
+    assert.deepEqual(
+      made.jsonBody.calendarEvent.participants.map((p: { participantId: string }) => p.participantId),
+      [s.host, s.patient],
+    );
   });
 });

@@ -1,5 +1,5 @@
-/** What other parts may use of encounters: the demo seed makes some. */
+/** What other parts may use of encounters: the demo seed makes some; assessment records name one. */
 
 /** Invoices bill finalized encounters. */
 export { type BillableEncounter, billableEncounter } from './billing.ts';
-export { createEncounter } from './operations.ts';
+export { createEncounter, requireEncounterOf } from './operations.ts';

@@ -18,7 +18,7 @@ import {
 import type { EncounterTemplateDefinition } from './formation.ts';
 import { checkMove, initialStatuses, locationFor, priceServices, totals } from './rules.ts';
 import type { EncounterCreateBody, EncounterPatchBody } from './schemas.ts';
-import { partsOf } from './store.ts';
+import { lockEncounterOf, partsOf } from './store.ts';
 import {
   ASSESSMENT_LINK,
   assessmentLinkType,
@@ -112,6 +112,14 @@ export async function createEncounter(ctx: Context, patientId: string, body: Enc
         path: 'body.calendarEventId',
         message: 'give either calendarEventId or currentScheduledAppointment, not both',
       });
+    // The appointment is the encounter's patient's: no other patient among its participants.
+    for (const [index, participant] of (body.currentScheduledAppointment?.participants ?? []).entries()) {
+      if (participant.participantRole.toLowerCase() === 'patient' && participant.participantId.toLowerCase() !== patient.id)
+        errors.push({
+          path: `body.currentScheduledAppointment.participants.${index}.participantId`,
+          message: "an encounter's appointment names the encounter's patient only",
+        });
+    }
     const requested = body.visitServices ?? (template?.visitServices ?? []).map((name) => ({ name }));
     const services = priceServices(formation, requested, errors);
     if (errors.length > 0) throw validationError(errors);
@@ -123,7 +131,13 @@ export async function createEncounter(ctx: Context, patientId: string, body: Enc
         path: 'body.currentScheduledAppointment',
       });
     } else if (body.calendarEventId) {
-      event = await attachEventIn(ctx, w, body.calendarEventId.toLowerCase(), id, 'body.calendarEventId');
+      event = await attachEventIn(
+        ctx,
+        w,
+        body.calendarEventId.toLowerCase(),
+        { id, patientId: patient.id },
+        'body.calendarEventId',
+      );
     }
     const location = locationFor(event?.event_mode, body.location, patient.phone, errors);
     if (errors.length > 0) throw validationError(errors);
@@ -259,6 +273,17 @@ export async function deleteEncounter(ctx: Context, patientId: string, encounter
     // Comments go with the record (their foreign key cascades).
     await encounters.remove(w, existing);
   });
+}
+
+/**
+ * An encounter that another area's record names in its body (an assessment record's `encounterId`):
+ * one of the patient's in this instance, held until the write ends; 404 ENCOUNTER_NOT_FOUND otherwise
+ * (another tenant's, another instance's, another patient's or no encounter). Its id, as stored.
+ */
+export async function requireEncounterOf(ctx: Context, w: Work, patientId: string, encounterId: string): Promise<string> {
+  const found = await lockEncounterOf(w.db, ctx.scope, patientId, encounterId.toLowerCase());
+  if (!found) throw new ApiError('ENCOUNTER_NOT_FOUND', { encounterId, patientId });
+  return found.id;
 }
 
 /** A change to a part of an encounter is the encounter's too: its ENCOUNTER_UPDATED names the part. */

@@ -113,7 +113,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
         tags,
         summary: 'Create an encounter (201)',
         description:
-          'With `currentScheduledAppointment` (an event body; the patient is added to its participants), the calendar event, the disposition and the template’s assessment links are made in the same transaction. `calendarEventId` builds the encounter on an existing event instead. `visitServices` are priced from the formation in integer cents (default: the template’s). The location rule by the appointment’s `eventMode`: CALL needs the patient’s primary phone; VIDEO a complete https address. Statuses start as DRAFT (or OPEN, ACTIVE).',
+          'With `currentScheduledAppointment` (an event body; the patient is added to its participants), the calendar event, the disposition and the template’s assessment links are made in the same transaction. No other patient may be among its participants (400 VALIDATION_ERROR naming the participant). `calendarEventId` builds the encounter on an existing event of the instance instead: one no other encounter is built on and no other patient is a participant of (400 VALIDATION_ERROR naming body.calendarEventId otherwise). `visitServices` are priced from the formation in integer cents (default: the template’s). The location rule by the appointment’s `eventMode`: CALL needs the patient’s primary phone; VIDEO a complete https address. Statuses start as DRAFT (or OPEN, ACTIVE).',
         params: PatientParams,
         body: EncounterCreate,
         response: { 201: EncounterRecord, ...errors },

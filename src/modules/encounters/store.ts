@@ -67,3 +67,20 @@ export function findAssessmentRecord(db: Kysely<DB>, scope: Scope, patientId: st
     .where('id', '=', id)
     .executeTakeFirst();
 }
+
+/**
+ * An encounter of the patient that another record names, held FOR KEY SHARE until the write ends:
+ * the encounter cannot be deleted under the record naming it, and its own changes go on.
+ */
+export function lockEncounterOf(db: Kysely<DB>, scope: Scope, patientId: string, id: string) {
+  return db
+    .selectFrom('cdt_records')
+    .select('id')
+    .where('tenant_id', '=', scope.tenantId)
+    .where('instance_id', '=', scope.instanceId)
+    .where('patient_id', '=', patientId)
+    .where('cdt_name', '=', ENCOUNTER)
+    .where('id', '=', id)
+    .forKeyShare()
+    .executeTakeFirst();
+}

@@ -13,6 +13,7 @@ import {
   runSendFax,
   SEND_FAX,
 } from './send.ts';
+import { unlinkPatientFaxes } from './store.ts';
 
 export const area: Area = {
   name: 'faxes',
@@ -23,6 +24,7 @@ export const area: Area = {
   events: faxEvents,
   files: faxFiles,
   providers: [faxSlot],
+  patientDeletion: (w, scope, patientId) => unlinkPatientFaxes(w.db, scope, patientId),
   channels: { FAX: { slot: faxSlot, receive: receiveFax, report: reportFaxStatus, sandbox: faxSandboxOutcomes } },
   jobs: {
     [SEND_FAX]: {

@@ -5,6 +5,7 @@ import {
   assertCode,
   assertValidation,
   createPatient,
+  createTestInstance,
   createTestTenant,
   pageObjectKeys,
   startApp,
@@ -86,6 +87,21 @@ describe('faxes', () => {
     assertCode(await t.api.get(one), 404, 'FAX_NOT_FOUND');
   });
 
+  test("a patient's delete leaves the patient's faxes, unlinked, and removes the files of the patient's own records", async () => {
+    const { t, url } = await setup();
+    const patient = (await createPatient(t, { firstName: 'Gone', lastName: 'Soon' })).id;
+    const created = await t.api.post(url, { subject: 'Referral', patientId: patient });
+    assert.equal(created.status, 201, created.text);
+    const withFile = await upload(t, `${url}/${created.body.id}`, [{ name: 'referral.pdf', content: sampleFile('pdf') }]);
+    assert.equal(withFile.status, 200, withFile.text);
+    assert.equal((await t.api.delete(`${t.base}/patients/${patient}`)).status, 200);
+    const kept = await t.api.get(`${url}/${created.body.id}`);
+    assert.equal(kept.status, 200, kept.text);
+    assert.equal(kept.body.patient, null);
+    // The fax's files are the fax's (not the patient's): they stay with it.
+    assert.equal(kept.body.files.length, 1);
+  });
+
   test('a received fax: RECEIVED, not reviewed, its document kept; reviewed by PATCH; the list and its filters', async () => {
     const { t, url } = await setup();
     const received = await t.api.post(`${t.base}/sandbox/inbound`, {
@@ -152,5 +168,101 @@ describe('faxes', () => {
     assertCode(await other.t.api.patch(`${other.url}/${draft.id}`, { subject: 'x' }), 404, 'FAX_NOT_FOUND');
     assertCode(await other.t.api.delete(`${other.url}/${draft.id}`), 404, 'FAX_NOT_FOUND');
     assert.equal((await other.t.api.get(other.url)).body.totalElements, 0);
+  });
+});
+
+describe("the sender: one of the instance's fax phones", () => {
+  const faxLine = { id: '0b5d2a8e-4a53-4a4e-9d43-3f0c5b1c7e02', number: '+14155550102', capabilities: ['FAX' as const] };
+  const textLine = {
+    id: '0b5d2a8e-4a53-4a4e-9d43-3f0c5b1c7e03',
+    number: '+14155550103',
+    default: true,
+    capabilities: ['SMS' as const, 'VOICE_CALL' as const],
+  };
+  /** No capabilities: every channel, as formations written before them. */
+  const anyLine = { id: '0b5d2a8e-4a53-4a4e-9d43-3f0c5b1c7e04', number: '+14155550104' };
+  const phones = [textLine, faxLine, anyLine];
+
+  async function publish(t: TestTenant, instancePhones: unknown[]) {
+    const current = (await t.api.get(`${t.base}/formations/current`)).body.formation;
+    assert.equal((await t.api.put(`${t.base}/formations/draft`, { ...current, instancePhones })).status, 200);
+    const published = await t.api.post(`${t.base}/formations/draft/publish`);
+    assert.equal(published.status, 200, published.text);
+  }
+
+  test("create and PATCH take a fax phone's number only: another tenant's, another instance's, an SMS-only or an unknown one is 400", async () => {
+    const t = await createTestTenant(app, testFormation({ instancePhones: phones }));
+    const url = `${t.base}/faxes`;
+    const live = await createTestInstance(
+      t,
+      'live',
+      testFormation({ instancePhones: [{ id: faxLine.id, number: '+14155550105' }] }),
+    );
+    const other = await createTestTenant(app, testFormation({ instancePhones: [{ id: faxLine.id, number: '+14155550106' }] }));
+    const refused = [
+      ["another tenant's fax phone", '+14155550106'],
+      ["another instance's fax phone", '+14155550105'],
+      ['a phone without FAX', textLine.number],
+      ['no phone of the instance', '+14155550199'],
+    ] as const;
+    for (const [label, faxNumber] of refused) {
+      assertValidation(await t.api.post(url, { sender: { faxNumber } }), 'body.sender.faxNumber', label);
+    }
+    assert.equal((await t.api.get(url)).body.totalElements, 0, 'nothing was written');
+    // Without a sender: the default among the fax phones, else the first of them.
+    const draft = (await t.api.post(url, { receiver: { faxNumber: '+14155550160' } })).body;
+    assert.equal(draft.fromNumber, faxLine.number);
+    const fromAny = await t.api.post(url, { sender: { type: 'FAX_NUMBER', faxNumber: anyLine.number } });
+    assert.equal(fromAny.status, 201, fromAny.text);
+    assert.equal(fromAny.body.fromNumber, anyLine.number);
+
+    const one = `${url}/${draft.id}`;
+    for (const [label, faxNumber] of refused) {
+      assertValidation(await t.api.patch(one, { sender: { faxNumber } }), 'body.sender.faxNumber', label);
+    }
+    const read = (await t.api.get(one)).body;
+    assert.equal(read.fromNumber, faxLine.number, 'the refused changes wrote nothing');
+    assert.equal(read.updatedAt, draft.updatedAt);
+    const moved = await t.api.patch(one, { sender: { faxNumber: anyLine.number } });
+    assert.equal(moved.status, 200, moved.text);
+    assert.equal(moved.body.fromNumber, anyLine.number);
+    // Other tenants and instances are untouched, and their own fax phones serve them.
+    assert.equal((await live.api.post(`${live.base}/faxes`, {})).body.fromNumber, '+14155550105');
+    assert.equal((await other.api.get(`${other.base}/faxes`)).body.totalElements, 0);
+  });
+
+  test('the send checks the sender again: once the formation takes FAX from it, 400 naming sender.faxNumber and nothing is sent', async () => {
+    const t = await createTestTenant(app, testFormation({ instancePhones: phones }));
+    const url = `${t.base}/faxes`;
+    const draft = (await t.api.post(url, { receiver: { faxNumber: '+14155550160' }, sender: { faxNumber: faxLine.number } }))
+      .body;
+    const one = `${url}/${draft.id}`;
+    assert.equal((await upload(t, one, [{ name: 'referral.pdf', content: sampleFile('pdf') }])).status, 200);
+    await publish(t, [textLine, { ...faxLine, capabilities: ['SMS'] }, anyLine]);
+    // The draft's sender sent back as read is kept (only a new one is checked)...
+    const echoed = await t.api.patch(one, { subject: 'Referral', sender: draft.sender, receiver: draft.receiver });
+    assert.equal(echoed.status, 200, echoed.text);
+    assert.equal(echoed.body.fromNumber, faxLine.number);
+    // ...and the send refuses it.
+    const refused = await t.api.post(`${one}/send`);
+    assertValidation(refused, 'sender.faxNumber');
+    assert.equal((await t.api.get(one)).body.status, 'DRAFT');
+    await app.jobs.drain();
+    assert.equal((await t.api.get(`${t.base}/sandbox/outbox?channel=FAX`)).body.totalElements, 0, 'nothing was sent');
+
+    // A draft without a sender goes from the default fax phone, chosen at the send.
+    const cleared = await t.api.patch(one, { sender: null });
+    assert.equal(cleared.body.fromNumber, null);
+    const sent = await t.api.post(`${one}/send`);
+    assert.equal(sent.status, 200, sent.text);
+    assert.equal(sent.body.status, 'QUEUED');
+    assert.equal(sent.body.fromNumber, anyLine.number);
+
+    // No fax phone at all: a draft has no sender, and cannot be sent.
+    await publish(t, [textLine]);
+    const lone = (await t.api.post(url, { receiver: { faxNumber: '+14155550160' } })).body;
+    assert.equal(lone.fromNumber, null);
+    assert.equal((await upload(t, `${url}/${lone.id}`, [{ name: 'a.pdf', content: sampleFile('pdf') }])).status, 200);
+    assertValidation(await t.api.post(`${url}/${lone.id}/send`), 'sender.faxNumber');
   });
 });

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import type { Work } from '../../events/work.ts';
 import { deleteFiles, deleteFilesOf, filesOf } from '../../files/store.ts';
+import { type InstancePhoneDefinition, phonesFor } from '../../formation/phones.ts';
 import type { Context } from '../../http/context.ts';
 import { type Paging, parseSort } from '../../http/pagination.ts';
 import { attachFiles } from '../../records/attachments.ts';
@@ -99,16 +100,32 @@ export async function getFax(ctx: Context, id: string, origin: string): Promise<
   return one(ctx, await requireFax(ctx, id), origin);
 }
 
-/** The instance's default phone: a draft's sender when it names none. */
-async function defaultNumber(ctx: Context): Promise<string | null> {
-  const phones = (await ctx.formation()).instancePhones ?? [];
+/** The instance's phones a fax may go from: formation instancePhones whose capabilities include FAX. */
+export async function faxPhones(ctx: Context): Promise<InstancePhoneDefinition[]> {
+  return phonesFor(await ctx.formation(), 'FAX');
+}
+
+/** A draft's sender when it names none: the default fax phone, else the first (null when the instance has none). */
+export function defaultFaxNumber(phones: InstancePhoneDefinition[]): string | null {
   return (phones.find((phone) => phone.default) ?? phones[0])?.number ?? null;
+}
+
+/** 400 VALIDATION_ERROR at `path` unless the number is one of the instance's fax phones. */
+export function requireFaxPhone(phones: InstancePhoneDefinition[], number: string | null, path: string): string {
+  if (number !== null && phones.some((phone) => phone.number === number)) return number;
+  throw badField(
+    path,
+    number === null
+      ? 'the instance has no fax phone to send from (formation instancePhones with FAX)'
+      : `${number} is not one of the instance's fax phones (formation instancePhones with FAX)`,
+  );
 }
 
 /** POST /faxes: a draft (201). */
 export async function createFax(ctx: Context, body: FaxInputBody, origin: string): Promise<FaxView> {
   if (body.patientId) await requirePatient(ctx, body.patientId);
-  const from = body.sender?.faxNumber ?? (await defaultNumber(ctx));
+  const phones = await faxPhones(ctx);
+  const from = body.sender ? requireFaxPhone(phones, body.sender.faxNumber, 'body.sender.faxNumber') : defaultFaxNumber(phones);
   const row = await write(ctx, async (w) => {
     const id = uuidv7();
     const inserted = await w.db
@@ -152,6 +169,8 @@ export async function createFax(ctx: Context, body: FaxInputBody, origin: string
 /** PATCH: the fields given. `patientId` for outgoing faxes only, `reviewed` for incoming ones only (400); numbers and quality while a draft (409). */
 export async function updateFax(ctx: Context, id: string, body: FaxPatchBody, origin: string): Promise<FaxView> {
   if (body.patientId) await requirePatient(ctx, body.patientId);
+  // Read before the write, which holds the connection (one, on the embedded database).
+  const phones = body.sender ? await faxPhones(ctx) : [];
   const row = await write(ctx, async (w) => {
     const fax = await requireFax(ctx, id, w.db, true);
     if (body.patientId !== undefined && fax.direction !== 'OUT')
@@ -160,6 +179,9 @@ export async function updateFax(ctx: Context, id: string, body: FaxPatchBody, or
       throw badField('body.reviewed', 'only an incoming fax is reviewed');
     const draftOnly = body.sender !== undefined || body.receiver !== undefined || body.highQuality !== undefined;
     if (draftOnly && fax.status !== 'DRAFT') throw new ApiError('FAX_NOT_DRAFT', { faxId: id, status: fax.status });
+    // Only a new sender is checked: the draft sent back as read keeps its own (DECISIONS §10); the send checks it again.
+    if (body.sender && body.sender.faxNumber !== fax.from_number)
+      requireFaxPhone(phones, body.sender.faxNumber, 'body.sender.faxNumber');
     const updated = await w.db
       .updateTable('faxes')
       .set({
@@ -193,7 +215,7 @@ export async function deleteFax(ctx: Context, id: string): Promise<void> {
     const fax = await requireFax(ctx, id, w.db, true);
     if (fax.status === 'QUEUED' || fax.status === 'SENDING')
       throw new ApiError('FAX_IN_FLIGHT', { faxId: id, status: fax.status });
-    await deleteFilesOf(w.db, ctx.scope, FAX_FILES, id);
+    await deleteFilesOf(w, ctx.scope, FAX_FILES, id);
     await w.db.deleteFrom('faxes').where('tenant_id', '=', ctx.scope.tenantId).where('id', '=', id).execute();
     w.changed({ action: 'FAX_DELETED', entityType: 'FAX', entityId: id, patientId: fax.patient_id });
   });
@@ -240,7 +262,7 @@ export async function deleteFaxFile(ctx: Context, id: string, fileId: string): P
     if (fax.status !== 'DRAFT') throw new ApiError('FAX_NOT_DRAFT', { faxId: id, status: fax.status });
     const files = await filesOf(w.db, ctx.scope, FAX_FILES, [id]);
     if (!files.some((file) => file.id === fileId)) throw new ApiError('FILE_NOT_FOUND', { fileId });
-    await deleteFiles(w.db, ctx.scope, [fileId]);
+    await deleteFiles(w, ctx.scope, [fileId]);
     await touch(w, ctx, fax, ['files']);
   });
 }

@@ -53,7 +53,8 @@ const faxRoutes: AreaPlugin = async (app, options) => {
       schema: {
         tags,
         summary: 'Write a fax draft (201, DRAFT)',
-        description: "`sender` defaults to the instance's default phone (formation instancePhones). Then add files, and send.",
+        description:
+          "`sender.faxNumber` must be the number of one of the instance's fax phones (formation instancePhones whose capabilities include FAX; 400 VALIDATION_ERROR naming body.sender.faxNumber otherwise); it defaults to the default one among them, else the first. `receiver` is the outside party's number, any E.164 number. Then add files, and send.",
         params: InstanceParams,
         body: FaxInput,
         response: { 201: Fax, ...errors },
@@ -79,7 +80,7 @@ const faxRoutes: AreaPlugin = async (app, options) => {
         tags,
         summary: 'Change the fields given of a fax',
         description:
-          '`patientId` only for an outgoing fax, `reviewed` only for an incoming one (400 otherwise); `sender`, `receiver` and `highQuality` only while a draft (409 FAX_NOT_DRAFT).',
+          "`patientId` only for an outgoing fax, `reviewed` only for an incoming one (400 otherwise); `sender`, `receiver` and `highQuality` only while a draft (409 FAX_NOT_DRAFT). A new `sender.faxNumber` must be one of the instance's fax phones (400 VALIDATION_ERROR naming body.sender.faxNumber); the draft's own, sent back as read, is taken as it is, and `sender: null` leaves the choice to the send (the default fax phone), which checks the sender again.",
         params: FaxParams,
         body: FaxPatch,
         response: { 200: Fax, ...errors, 409: ErrorBody },
@@ -150,7 +151,7 @@ const faxRoutes: AreaPlugin = async (app, options) => {
         tags,
         summary: 'Send a fax draft: QUEUED, then SENDING, SENT, DELIVERED or FAILED',
         description:
-          "Answers once it is queued. A background job hands it to the instance's fax provider (SENDING); the provider's reports move it to SENT and DELIVERED, or FAILED with `statusMessage`. 400 FAX_RECEIVER_MISSING or FAX_FILES_MISSING; 409 FAX_NOT_DRAFT.",
+          "Answers once it is queued. A background job hands it to the instance's fax provider (SENDING); the provider's reports move it to SENT and DELIVERED, or FAILED with `statusMessage`. The sender is checked again against the current formation: it must still be one of the instance's fax phones (a draft without one takes the default fax phone), else 400 VALIDATION_ERROR naming sender.faxNumber and nothing is sent. 400 FAX_RECEIVER_MISSING or FAX_FILES_MISSING; 409 FAX_NOT_DRAFT.",
         params: FaxParams,
         response: { 200: Fax, ...errors, 409: ErrorBody },
       },

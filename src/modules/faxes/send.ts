@@ -13,7 +13,7 @@ import { ApiError } from '../../wire/errors.ts';
 import { instanceJobContext } from '../../work/job-context.ts';
 import { write } from '../../work/write.ts';
 import { faxFiles } from './catalog.ts';
-import { FAX_FILES, faxViews, requireFax } from './faxes.ts';
+import { defaultFaxNumber, FAX_FILES, faxPhones, faxViews, requireFax, requireFaxPhone } from './faxes.ts';
 import type { FaxStatus, FaxView } from './schemas.ts';
 import { type FaxRow, findFax, findFaxByExternalId } from './store.ts';
 
@@ -61,19 +61,25 @@ async function moveFax(
 
 /** POST /faxes/{id}/send: a draft with a receiver and files, QUEUED; answered at once. */
 export async function sendFax(ctx: Context, id: string, origin: string): Promise<FaxView> {
+  // Read before the write, which holds the connection (one, on the embedded database).
+  const phones = await faxPhones(ctx);
   const row = await write(ctx, async (w) => {
     const fax = await requireFax(ctx, id, w.db, true);
     if (fax.status !== 'DRAFT') throw new ApiError('FAX_NOT_DRAFT', { faxId: id, status: fax.status });
     if (!fax.to_number) throw new ApiError('FAX_RECEIVER_MISSING', { faxId: id });
+    // The sender is checked again (the formation may have changed since the draft was written); a
+    // draft without one goes from the default fax phone.
+    const from = requireFaxPhone(phones, fax.from_number ?? defaultFaxNumber(phones), 'sender.faxNumber');
     if ((await filesOf(w.db, ctx.scope, FAX_FILES, [id])).length === 0) throw new ApiError('FAX_FILES_MISSING', { faxId: id });
     const queued = await w.db
       .updateTable('faxes')
-      .set({ status: 'QUEUED', sent_by: w.actor.id, sent_by_name: w.actor.name, ...w.updated() })
+      .set({ status: 'QUEUED', from_number: from, sent_by: w.actor.id, sent_by_name: w.actor.name, ...w.updated() })
       .where('tenant_id', '=', ctx.scope.tenantId)
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    w.changed({ action: 'FAX_SENT', entityType: 'FAX', entityId: id, patientId: fax.patient_id, changedFields: ['status'] });
+    const changedFields = fax.from_number === from ? ['status'] : ['status', 'sender'];
+    w.changed({ action: 'FAX_SENT', entityType: 'FAX', entityId: id, patientId: fax.patient_id, changedFields });
     w.emit({
       subtype: 'FAX_STATUS_CHANGED',
       recordId: id,

@@ -62,3 +62,17 @@ export function listFaxes(
   const order = { keys: sort, fallback: [{ column: 'f.created_at', direction: 'desc' as const }], tieBreaker: 'f.id' };
   return filteredPage<FaxRow>(db as Kysely<never>, list, order, paging);
 }
+
+/**
+ * A deleted patient's faxes stay, unlinked (the area's `patientDeletion`): a fax is the practice's
+ * record of what was sent or received. Done by the delete, not by the key (Citus refuses a key
+ * that nulls part of itself; migration 0025).
+ */
+export async function unlinkPatientFaxes(db: Kysely<DB>, scope: Pick<Scope, 'tenantId'>, patientId: string): Promise<void> {
+  await db
+    .updateTable('faxes')
+    .set({ patient_id: null })
+    .where('tenant_id', '=', scope.tenantId)
+    .where('patient_id', '=', patientId)
+    .execute();
+}

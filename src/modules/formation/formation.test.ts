@@ -461,6 +461,16 @@ describe('PUT /formations/draft', () => {
     assert.deepEqual((await t.api.get(`${t.base}/formations/draft/instance-phones/${phoneA.id}`)).body, phoneA);
   });
 
+  test("a phone's capabilities (SMS, VOICE_CALL, FAX) are kept as given; a phone without them sends on every channel", async () => {
+    const t = await createTestTenant(app);
+    const faxLine = { ...phoneB, capabilities: ['FAX', 'VOICE_CALL'] };
+    const draft = await t.api.put(`${t.base}/formations/draft`, testFormation({ instancePhones: [phoneA, faxLine] } as never));
+    assert.equal(draft.status, 200, draft.text);
+    assert.equal((await t.api.post(`${t.base}/formations/draft/publish`)).status, 200);
+    assert.deepEqual((await t.api.get(`${t.base}/formations/current/instance-phones/${phoneB.id}`)).body, faxLine);
+    assert.deepEqual((await t.api.get(`${t.base}/formations/current/instance-phones/${phoneA.id}`)).body, phoneA);
+  });
+
   test('is not checked for references until publish', async () => {
     const t = await createTestTenant(app);
     const draft = testFormation({ roles: [{ name: 'broken', policies: ['no-such-policy'] }] });
@@ -488,6 +498,8 @@ describe('PUT /formations/draft', () => {
       ['phone not E.164', { instancePhones: [{ id: phoneA.id, number: '4155550100' }] }],
       ['phone with a national zero', { instancePhones: [{ id: phoneA.id, number: '+4402079460000' }] }],
       ['default not boolean', { instancePhones: [{ id: phoneA.id, number: '+14155550100', default: 'true' }] }],
+      ['unknown capability', { instancePhones: [{ id: phoneA.id, number: '+14155550100', capabilities: ['TELEX'] }] }],
+      ['capabilities not a list', { instancePhones: [{ id: phoneA.id, number: '+14155550100', capabilities: 'FAX' }] }],
       ['body is a list', [testFormation()]],
       ['body is a string', '"formation"'],
       ['body is null', 'null'],

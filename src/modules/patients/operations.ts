@@ -148,8 +148,9 @@ export async function deletePatient(ctx: Context, key: string, type: LookupType)
   await write(ctx, async (w) => {
     const existing = await findPatient(w.db, scope, key, type, { forUpdate: true });
     if (!existing) throw new ApiError('PATIENT_NOT_FOUND', { id: key, type });
-    // Everything about the patient goes with it (foreign keys cascade); its files' blobs are
-    // removed by jobs the files table's trigger enqueues in this transaction.
+    // Everything about the patient goes with it: what the areas and mechanisms declare (files and
+    // their blobs, faxes unlinked), then the row, whose foreign keys cascade to the rest.
+    for (const deletion of ctx.services.patientDeletions) await deletion(w, scope, existing.id);
     await w.db.deleteFrom('patients').where('tenant_id', '=', scope.tenantId).where('id', '=', existing.id).execute();
     w.changed({
       action: 'PATIENT_DELETED',

@@ -66,40 +66,43 @@ export interface RelationScope extends Scope {
 }
 
 /** The roles a user (`u`) holds in the instance, as a JSON array. */
-function rolesOf(instanceId: string): RawBuilder<unknown> {
+function rolesOf(scope: Scope): RawBuilder<unknown> {
   return sql`(SELECT coalesce(json_agg(json_build_object('name', g.name, 'primary_role', g.primary_role) ORDER BY g.name), '[]')
     FROM access_grants g
-    WHERE g.tenant_id = u.tenant_id AND g.principal_id = u.id AND g.instance_id = ${instanceId} AND g.grant_type = 'SECURITY_ROLE')`;
+    WHERE g.tenant_id = ${scope.tenantId} AND g.principal_id = u.id AND g.instance_id = ${scope.instanceId} AND g.grant_type = 'SECURITY_ROLE')`;
 }
 
 /**
  * The relation columns of the patient row aliased `alias`. A statement that writes the care team
- * reads it from its own CTE (`careTeamFrom`): a statement does not see the rows it inserts.
+ * reads it from its own CTE (`careTeamFrom`): a statement does not see the rows it inserts. Every
+ * table names the tenant as a parameter, not through the patient's column: on Citus a sub-query
+ * that only joins on tenant columns is refused or sent to every shard.
  */
 export function patientRelations(scope: RelationScope, alias = 'p', careTeamFrom = 'patient_care_team'): RawBuilder<unknown>[] {
   const p = sql.raw(alias);
+  const tenant = scope.tenantId;
   return [
     sql`(SELECT coalesce(json_agg(m ORDER BY m.position), '[]') FROM (
         SELECT ct.position, ct.point_of_contact, u.id, u.username, u.first_name, u.last_name, u.email, u.enabled,
-          ${rolesOf(scope.instanceId)} AS roles
-        FROM ${sql.raw(careTeamFrom)} ct JOIN users u ON u.tenant_id = ct.tenant_id AND u.id = ct.user_id
-        WHERE ct.tenant_id = ${p}.tenant_id AND ct.patient_id = ${p}.id) m) AS care_team`,
+          ${rolesOf(scope)} AS roles
+        FROM ${sql.raw(careTeamFrom)} ct JOIN users u ON u.tenant_id = ${tenant} AND u.id = ct.user_id
+        WHERE ct.tenant_id = ${tenant} AND ct.patient_id = ${p}.id) m) AS care_team`,
     // Users whose territory entries in this instance name a region of the patient; which of them
     // cover the patient's territories is decided in the view.
     sql`(SELECT coalesce(json_agg(t ORDER BY t.username, t.id), '[]') FROM (
         SELECT DISTINCT ON (u.id) u.id, u.username, u.first_name, u.last_name, u.email, u.enabled, ut.territories,
-          ${rolesOf(scope.instanceId)} AS roles
+          ${rolesOf(scope)} AS roles
         FROM user_regions ur
-        JOIN user_territories ut ON ut.tenant_id = ur.tenant_id AND ut.user_id = ur.user_id
-        JOIN users u ON u.tenant_id = ut.tenant_id AND u.id = ut.user_id AND u.deleted_at IS NULL
-        WHERE ur.tenant_id = ${p}.tenant_id AND ur.instance_name = ${scope.instanceName}::text AND ur.region = ANY(${p}.regions)
+        JOIN user_territories ut ON ut.tenant_id = ${tenant} AND ut.user_id = ur.user_id
+        JOIN users u ON u.tenant_id = ${tenant} AND u.id = ut.user_id AND u.deleted_at IS NULL
+        WHERE ur.tenant_id = ${tenant} AND ur.instance_name = ${scope.instanceName}::text AND ur.region = ANY(${p}.regions)
         ORDER BY u.id) t) AS territorial_team`,
     // Per program: the running enrolment, else the latest finished one.
     sql`(SELECT coalesce(json_agg(e ORDER BY e.program_name), '[]') FROM (
         SELECT DISTINCT ON (pp.program_name) pp.id, pp.program_name, pp.status, pp.created_at, pp.updated_at,
           pp.created_by_name, pp.updated_by_name, pp.patient_id, pp.current_phase, pp.path_history
         FROM patient_programs pp
-        WHERE pp.tenant_id = ${p}.tenant_id AND pp.patient_id = ${p}.id AND pp.instance_id = ${scope.instanceId}
+        WHERE pp.tenant_id = ${tenant} AND pp.patient_id = ${p}.id AND pp.instance_id = ${scope.instanceId}
         ORDER BY pp.program_name, pp.status = 'FINISHED', pp.created_at DESC, pp.id DESC) e) AS enrolments`,
   ];
 }

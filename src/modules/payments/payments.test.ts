@@ -61,6 +61,14 @@ describe('subscriptions', () => {
     }
     assertValidation(await t.api.post(url, { ...body, price: { amount: 49.5, currency: 'usd' } }), 'body.price.amount');
     assertCode(await t.api.post(url, { ...body, careMember: { id: crypto.randomUUID() } }), 404, 'USER_NOT_FOUND');
+    // A deleted user is no care member (as in every other user check), nor is another tenant's user.
+    const gone = await t.api.post(`${t.admin}/users`, { username: 'gone', email: 'gone@example.org' });
+    assert.equal(gone.status, 201, gone.text);
+    assert.equal((await t.api.delete(`${t.admin}/users/gone`)).status, 200);
+    assertCode(await t.api.post(url, { ...body, careMember: { id: gone.body.id } }), 404, 'USER_NOT_FOUND');
+    const stranger = await createTestTenant(app);
+    const theirs = await stranger.api.post(`${stranger.admin}/users`, { username: 'coach', email: 'coach@example.org' });
+    assertCode(await t.api.post(url, { ...body, careMember: { id: theirs.body.id } }), 404, 'USER_NOT_FOUND');
     assertCode(await t.api.post(url, { ...body, patient: { id: crypto.randomUUID() } }), 404, 'PATIENT_NOT_FOUND');
     assertCode(await t.api.get(`${url}/${crypto.randomUUID()}`), 404, 'SUBSCRIPTION_NOT_FOUND');
     const reader = await t.apiWith(['SUBSCRIPTION_READ']);

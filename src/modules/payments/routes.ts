@@ -46,7 +46,7 @@ const paymentRoutes: AreaPlugin = async (app, options) => {
         tags: ['Payments'],
         summary: "Start a subscription: the patient's saved method charged each period",
         description:
-          "Every field is required (002); `price.amount` is integer cents (DECISIONS §8). The payments provider schedules it: NOT_STARTED until `startDate`, then ACTIVE for `numberOfCycles` periods, then COMPLETED; its webhooks move the status on (PAST_DUE, CANCELED, ...). 400 PAYMENT_METHOD_MISSING when the patient has none saved, PAYMENT_DECLINED with the provider's words; 404 PATIENT_NOT_FOUND or USER_NOT_FOUND (careMember); 403 PAYMENTS_NOT_LICENSED.",
+          "Every field is required (002); `price.amount` is integer cents (DECISIONS §8). The payments provider schedules it: NOT_STARTED until `startDate`, then ACTIVE for `numberOfCycles` periods, then COMPLETED; its webhooks move the status on (PAST_DUE, CANCELED, ...). 400 PAYMENT_METHOD_MISSING when the patient has none saved, PAYMENT_DECLINED with the provider's words; 404 PATIENT_NOT_FOUND (a patient of the instance) or USER_NOT_FOUND (careMember: a user of the tenant, not deleted); 403 PAYMENTS_NOT_LICENSED.",
         params: InstanceParams,
         body: SubscriptionInput,
         response: { 200: Subscription, ...errors, 503: ErrorBody },

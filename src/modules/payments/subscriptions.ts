@@ -71,6 +71,8 @@ export async function createSubscription(ctx: Context, body: SubscriptionInputBo
     .select('id')
     .where('tenant_id', '=', ctx.scope.tenantId)
     .where('id', '=', body.careMember.id)
+    // A deleted user is no care member, as in every other user check (tenancy/users.ts).
+    .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!member) throw new ApiError('USER_NOT_FOUND', { userId: body.careMember.id });
   const saved = await savedMethodOf(ctx, patient.id);

@@ -2,8 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { v7 as uuidv7 } from 'uuid';
 import { settingsOf } from '../../config.ts';
 import type { Services } from '../../http/services.ts';
-import { type ClaimedJob, JOB_ENDED } from '../../jobs/kinds.ts';
-import { endJob } from '../../jobs/queue.ts';
+import type { ClaimedJob } from '../../jobs/kinds.ts';
 import { addressPolicy } from '../../providers/network.ts';
 import { OutboundError, post } from './outbound.ts';
 import { webhookSettings } from './settings.ts';
@@ -29,15 +28,15 @@ export class DeliveryFailed extends Error {
 /**
  * The `webhooks.deliver` job: one attempt to POST a delivery's event, signed, logged before it
  * goes (SENT) and after it is answered (DELIVERED on a 2xx, FAILED otherwise): two statements and
- * the request. A delivery already delivered (the job ran again after its process died) is not sent
+ * the request, then the runner's end of the job. A delivery already delivered (the job ran again after its process died) is not sent
  * again.
  */
-export async function deliver(job: ClaimedJob, services: Services): Promise<typeof JOB_ENDED | undefined> {
+export async function deliver(job: ClaimedJob, services: Services): Promise<void> {
   const { db, clock } = services;
   const startedAt = clock.now();
   const attemptId = uuidv7();
   const attempt = await startAttempt(db, job.tenantId, String(job.payload.deliveryId), attemptId, startedAt);
-  if (!attempt) return undefined;
+  if (!attempt) return;
   const settings = settingsOf(services.config, webhookSettings);
   const started = performance.now();
   let outcome: Omit<AttemptOutcome, 'latencyMs' | 'finishedAt' | 'last'>;
@@ -60,21 +59,12 @@ export async function deliver(job: ClaimedJob, services: Services): Promise<type
   }
   const finishedAt = clock.now();
   const delivered = outcome.status === 'DELIVERED';
-  await finishAttempt(
-    db,
-    job.tenantId,
-    attemptId,
-    attempt.deliveryId,
-    {
-      ...outcome,
-      latencyMs: Math.round(performance.now() - started),
-      finishedAt,
-      // Out of attempts: the delivery is FAILED with it (its job will be DEAD).
-      last: job.attempt >= DELIVERY_ATTEMPTS,
-    },
-    // Delivered: the job ends in the same statement, the next of its record may go.
-    delivered ? endJob(job, finishedAt) : undefined,
-  );
+  await finishAttempt(db, job.tenantId, attemptId, attempt.deliveryId, {
+    ...outcome,
+    latencyMs: Math.round(performance.now() - started),
+    finishedAt,
+    // Out of attempts: the delivery is FAILED with it (its job will be DEAD).
+    last: job.attempt >= DELIVERY_ATTEMPTS,
+  });
   if (!delivered) throw new DeliveryFailed(outcome.error ?? outcome.statusCode ?? 'FAILED');
-  return JOB_ENDED;
 }

@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { DB, NewRow, Row } from '../../db/schema.ts';
 import type { Writing } from '../../events/work.ts';
 import { applySort, offsetOf, type Paging, type SortKey } from '../../http/pagination.ts';
@@ -143,13 +143,17 @@ export async function finishAttempt(
   attemptId: string,
   deliveryId: string,
   outcome: AttemptOutcome,
-  also?: RawBuilder<unknown>,
 ) {
   const state = outcome.status === 'DELIVERED' ? 'DELIVERED' : outcome.last ? 'FAILED' : null;
-  await sql`
-    WITH ${also ? sql`job_ended AS (${also}),` : sql``} ended AS (
-      UPDATE webhook_deliveries SET state = ${state}, updated_at = ${outcome.finishedAt}
-      WHERE tenant_id = ${tenantId} AND id = ${deliveryId} AND ${state !== null})
+  // The delivery's own state moves only when it is settled: a CTE left out, not one whose WHERE is
+  // a constant false (Citus then skips the whole statement).
+  const delivery =
+    state === null
+      ? sql``
+      : sql`WITH ended AS (
+          UPDATE webhook_deliveries SET state = ${state}, updated_at = ${outcome.finishedAt}
+          WHERE tenant_id = ${tenantId} AND id = ${deliveryId})`;
+  await sql`${delivery}
     UPDATE webhook_attempts SET status = ${outcome.status}, status_code = ${outcome.statusCode},
       http_status = ${outcome.httpStatus}, error = ${outcome.error}, latency_ms = ${outcome.latencyMs},
       finished_at = ${outcome.finishedAt}
