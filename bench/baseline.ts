@@ -50,7 +50,7 @@ async function worker() {
   };
   // What the unit of work reads of the services: the clock, and job workers to wake (none here: the
   // baseline runs no background work; the outbox rows its writes make are left in the table).
-  const services = { clock: systemClock, jobs: { signal() {}, wake() {} } };
+  const services = { clock: systemClock, dbKind: 'postgres', jobs: { signal() {}, wake() {}, following: () => [] } };
   // The part of a request context the patient operations read: the formation at hand, a fixed actor.
   const contextOf = (instance: Instance, formation: Formation) =>
     ({

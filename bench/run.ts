@@ -6,14 +6,18 @@
  * bare servers beside it: the same-SQL baseline (Cairn's own SQL, nothing else) and the floor
  * (the least SQL that could answer). It drives each scenario with autocannon from a separate
  * process, the three servers taking turns, and counts the SQL statements each request sends
- * (pg_stat_statements). It prints and saves (bench/results/) req/s, p50/p95/p99, the servers'
- * peak memory, Cairn ÷ floor and Cairn ÷ same-SQL, statements per request, and the growth of
- * search and list latency from the small tenant to the large one. Then the files bench
- * (bench/files.ts), the events bench (bench/events.ts: webhook delivery delay and throughput,
- * and patient create with the outbox against the build before it) and the messages bench
- * (bench/messages.ts: chat page 500 against page 1, emails through SMTP). On the large tenant it
- * walks the PATIENT and TASK exports to their end (bench/export.ts). Absolute figures depend on
- * the machine; the ratios are what carry over.
+ * (pg_stat_statements). It prints and saves (bench/results/) req/s, p50/p95/p99, each worker's
+ * memory (after start-up, idle after a warm-up, and its peak under load) with the heap settings
+ * the workers run with, Cairn ÷ floor and Cairn ÷ same-SQL, statements per request, and the
+ * growth of search and list latency from the small tenant to the large one. The measured Cairn
+ * runs with job workers off (CAIRN_JOB_WORKERS=0, an API-only node), so its statements per request
+ * are the request's own: with them on, their polling and the outbox relay each write wakes add
+ * theirs (create patient 1.38 against 1.01); the events bench measures what job workers cost.
+ * Then the files bench (bench/files.ts), the events bench (bench/events.ts: webhook delivery delay
+ * and throughput, and patient create with the outbox against the build before it) and the
+ * messages bench (bench/messages.ts: chat page 500 against page 1, emails through SMTP). On the
+ * large tenant it walks the PATIENT and TASK exports to their end (bench/export.ts). Absolute
+ * figures depend on the machine; the ratios are what carry over.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,6 +31,7 @@ import { benchEvents } from './events.ts';
 import { benchExportWalks } from './export.ts';
 import { benchFiles } from './files.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
+import { describeHeapSettings, heapSettings, peakMemory, rssMb, workerPids, workersRss } from './memory.ts';
 import { benchMessages } from './messages.ts';
 
 const sizes = { small: 10_000, large: quick ? 100_000 : 1_000_000 };
@@ -46,36 +51,20 @@ function startProcess(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   return child;
 }
 
-/** Peak resident memory of a process tree (a primary and its workers), sampled while `during` runs. */
-async function peakMemory<T>(
-  primary: ChildProcess,
-  during: () => Promise<T>,
-): Promise<{ value: T; peakMb: number; workers: number }> {
-  let peakMb = 0;
-  let workers = 0;
-  const sample = () => {
-    try {
-      const pids = execFileSync('pgrep', ['-P', String(primary.pid)], { encoding: 'utf8' })
-        .split('\n')
-        .filter(Boolean);
-      workers = pids.length;
-      for (const pid of pids) {
-        const rssKb = Number(execFileSync('ps', ['-o', 'rss=', '-p', pid], { encoding: 'utf8' }).trim());
-        peakMb = Math.max(peakMb, rssKb / 1024);
-      }
-    } catch {}
-  };
-  const timer = setInterval(sample, 300);
-  try {
-    const value = await during();
-    sample();
-    return { value, peakMb, workers };
-  } finally {
-    clearInterval(timer);
-  }
-}
-
 type Target = 'cairn' | 'baseline' | 'floor';
+
+/** A server's memory over the run: RSS in MB per worker (by pid), and the heap settings its workers run with. */
+interface ServerMemory {
+  heap: { flags: string[]; nodeOptions: string[] };
+  primaryMb: number | null;
+  /** After start-up, before any request. */
+  started: Map<number, number>;
+  /** After the warm-up (every scenario kind once, briefly) and a pause, before the load. */
+  idle: Map<number, number>;
+  /** The highest under load, token issue apart (scrypt's own memory by design). */
+  peak: Map<number, number>;
+  peakTokenIssue: Map<number, number>;
+}
 
 interface Scenario {
   name: string;
@@ -209,6 +198,8 @@ async function main() {
       PORT: String(cairnPort),
       // The token scenario measures issuing, not the 100-per-5-minutes limit.
       CAIRN_TOKEN_LIMIT: '100000000',
+      // An API-only node: statements per request are the request's own, not the job workers'.
+      CAIRN_JOB_WORKERS: '0',
     });
     const bareEnv = {
       ...env,
@@ -222,6 +213,23 @@ async function main() {
     await waitFor(`http://127.0.0.1:${cairnPort}/health/ready`);
     await waitFor(`http://127.0.0.1:${baselinePort}/none`);
     await waitFor(`http://127.0.0.1:${floorPort}/none`);
+    const servers = { cairn: server, baseline, floor };
+    // Every worker listening, then a moment for start-up's garbage to settle.
+    for (const child of Object.values(servers)) {
+      for (let attempt = 0; attempt < 100 && workerPids(child).length < 2; attempt++) await sleep(100);
+    }
+    await sleep(2000);
+    const memory = {} as Record<Target, ServerMemory>;
+    for (const [target, child] of Object.entries(servers) as [Target, ChildProcess][]) {
+      memory[target] = {
+        heap: heapSettings(workerPids(child)[0] ?? child.pid),
+        primaryMb: null,
+        started: workersRss(child),
+        idle: new Map(),
+        peak: new Map(),
+        peakTokenIssue: new Map(),
+      };
+    }
     const tokens: Record<string, string> = {};
     for (const size of ['small', 'large'] as const) {
       const response = await fetch(`http://127.0.0.1:${cairnPort}/auth/token`, {
@@ -239,7 +247,19 @@ async function main() {
       samples,
     });
     const measured: Measured[] = [];
-    const servers = { cairn: server, baseline, floor };
+    // Idle: after one brief run of each kind of request the issue compares (get, search, create),
+    // so the routes are compiled and the caches filled, and a pause for the garbage to settle.
+    log('== warm-up, idle memory');
+    for (const name of ['get patient by id', 'patient search', 'create patient']) {
+      for (const member of scenarios.filter((s) => s.name === name && s.tenant === 'large')) {
+        await load({ ...member.plan, seconds: 1 });
+      }
+    }
+    await sleep(3000);
+    for (const [target, child] of Object.entries(servers) as [Target, ChildProcess][]) {
+      memory[target].idle = workersRss(child);
+      memory[target].primaryMb = workerPids(child).length > 0 ? rssMb(child.pid!) : null;
+    }
     for (const scenario of scenarios) {
       if (measured.some((m) => m.name === scenario.name && m.tenant === scenario.tenant)) continue;
       const group = scenarios.filter((s) => s.name === scenario.name && s.tenant === scenario.tenant);
@@ -254,6 +274,8 @@ async function main() {
             peakMemory(servers[member.target], () => load(member.plan)),
           );
           rounds[position]!.push({ result: value.value, peakMb: value.peakMb, statements });
+          const peaks = memory[member.target][member.name === 'token issue' ? 'peakTokenIssue' : 'peak'];
+          for (const [pid, mb] of value.byWorker) peaks.set(pid, Math.max(peaks.get(pid) ?? 0, mb));
         }
       }
       for (const [position, member] of group.entries()) {
@@ -274,7 +296,7 @@ async function main() {
         );
       }
     }
-    const report = summarize(measured, seedTimes, (Date.now() - started) / 1000);
+    const report = summarize(measured, memory, seedTimes, (Date.now() - started) / 1000);
     report.text += await benchExportWalks(`http://127.0.0.1:${cairnPort}/${tenants.large}/sandbox`, tokens.large!);
     log('== files');
     report.text += await benchFiles();
@@ -511,9 +533,34 @@ const floorTargets: Record<string, number> = {
   'patient list, filter + sort': 0.8,
 };
 const GROWTH_TARGET = 1.5;
-const MEMORY_TARGET_MB = 200;
+/** A worker's peak RSS under the bench's load (the issue "Memory back where it was"). */
+const MEMORY_TARGET_MB = 250;
 
-function summarize(measured: Measured[], seedTimes: Record<string, number>, totalSeconds: number) {
+/** Each server's memory as a table: a row per worker, in MB. */
+function memoryTable(memory: Record<Target, ServerMemory>): string[] {
+  const mb = (value: number | null | undefined) => (value === null || value === undefined ? '–' : value.toFixed(0));
+  const rows: string[] = [];
+  for (const [target, server] of Object.entries(memory) as [Target, ServerMemory][]) {
+    const pids = [...new Set([...server.started.keys(), ...server.idle.keys(), ...server.peak.keys()])].sort((a, b) => a - b);
+    for (const [index, pid] of pids.entries()) {
+      rows.push(
+        `| ${index === 0 ? (target === 'baseline' ? 'same SQL' : target) : ''} | ${index === 0 ? describeHeapSettings(server.heap) : ''} | ${index === 0 ? mb(server.primaryMb) : ''} | ${index + 1} | ${mb(server.started.get(pid))} | ${mb(server.idle.get(pid))} | ${mb(server.peak.get(pid))} | ${mb(server.peakTokenIssue.get(pid))} |`,
+      );
+    }
+  }
+  return [
+    '| Server | heap settings of its workers | primary, idle | worker | after start-up | idle, after warm-up | peak under load (token issue apart) | peak in token issue |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows,
+  ];
+}
+
+function summarize(
+  measured: Measured[],
+  memory: Record<Target, ServerMemory>,
+  seedTimes: Record<string, number>,
+  totalSeconds: number,
+) {
   const find = (name: string, target: Target, tenant: string) =>
     measured.find((m) => m.name === name && m.target === target && m.tenant === tenant);
   const rows = measured.map(
@@ -567,7 +614,7 @@ function summarize(measured: Measured[], seedTimes: Record<string, number>, tota
   const text = [
     `# Cairn benchmark${quick ? ' (quick)' : ''}`,
     '',
-    `${new Date().toISOString()} — ${machine}; PostgreSQL on the same machine; ${connections} connections (bulk edits 2), ${seconds} s per run; Cairn, the same-SQL baseline and the floor each run 2 workers and take turns over ${ROUNDS} rounds (medians shown). Statements per request from pg_stat_statements.`,
+    `${new Date().toISOString()} — ${machine}; PostgreSQL on the same machine; ${connections} connections (bulk edits 2), ${seconds} s per run; Cairn, the same-SQL baseline and the floor each run 2 workers and take turns over ${ROUNDS} rounds (medians shown). Statements per request from pg_stat_statements, with Cairn's job workers off (CAIRN_JOB_WORKERS=0, an API-only node), so each is the request's own: no job polling or outbox relay counted.`,
     '',
     '| Scenario | Server | Patients | req/s | p50 ms | p95 ms | p99 ms | statements / request | peak RSS MB (worker) | errors |',
     '|---|---|---|---|---|---|---|---|---|---|',
@@ -589,6 +636,10 @@ function summarize(measured: Measured[], seedTimes: Record<string, number>, tota
       ? `**Idempotency-Key:** create patient with a fresh key ÷ without: ${idempotency.value.toFixed(2)} (statements per request ${idempotency.statements[1]} against ${idempotency.statements[0]}).\n`
       : '',
     `**Peak worker memory:** ${peakOther.toFixed(0)} MB outside token issue (target ≤ ${MEMORY_TARGET_MB}: ${peakOther <= MEMORY_TARGET_MB ? 'met' : 'MISSED'}); ${peak.toFixed(0)} MB with it.`,
+    '',
+    `**Memory (RSS, MB, per process)**: after start-up (before any request); idle after a warm-up (1 s each of get, search and create) and 3 s at rest; the highest while the scenarios ran, sampled every 300 ms. Heap settings from each server's first worker (its command line and NODE_OPTIONS).`,
+    '',
+    ...memoryTable(memory),
     '',
     `Seeding: ${
       Object.entries(seedTimes)
@@ -624,6 +675,24 @@ function summarize(measured: Measured[], seedTimes: Record<string, number>, tota
       idempotency,
       peakMb: peak,
       peakMbOutsideTokenIssue: peakOther,
+      statementsCounted: 'Cairn with job workers off (CAIRN_JOB_WORKERS=0)',
+      memory: Object.fromEntries(
+        (Object.entries(memory) as [Target, ServerMemory][]).map(([target, server]) => [
+          target,
+          {
+            heapFlags: server.heap.flags,
+            nodeOptionsHeapFlags: server.heap.nodeOptions,
+            primaryIdleMb: server.primaryMb,
+            workers: [...server.idle.keys()].map((pid) => ({
+              pid,
+              startedMb: server.started.get(pid) ?? null,
+              idleMb: server.idle.get(pid) ?? null,
+              peakMb: server.peak.get(pid) ?? null,
+              peakTokenIssueMb: server.peakTokenIssue.get(pid) ?? null,
+            })),
+          },
+        ]),
+      ),
       seedTimes,
     },
   };

@@ -52,7 +52,8 @@ const EnvSchema = Type.Object({
   CAIRN_WORKER_HEAP_MB: Type.Integer({
     minimum: 64,
     default: 256,
-    description: 'V8 old-space limit of each `serve --workers` process; bounds its memory.',
+    description:
+      'V8 old-space limit of each serving process (`serve`, and each of `serve --workers`), with an 8 MB young generation; bounds its memory.',
   }),
   CAIRN_CACHE_TTL_MS: Type.Integer({
     minimum: 0,

@@ -87,7 +87,12 @@ describe('the cairn command', () => {
   });
 
   test(`serves the API${onPostgres ? ' with two workers that share the token limit' : ''}`, { timeout: 180_000 }, async () => {
-    const { base } = await startServer(onPostgres ? 2 : 1, env);
+    const { base, child } = await startServer(onPostgres ? 2 : 1, env);
+    if (!onPostgres) {
+      // One process serving: it restarted itself with the heap settings every serving process has (cli/heap.ts).
+      const args = fs.readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+      assert.ok(args.includes('--max-semi-space-size=8') && args.includes('--max-old-space-size=256'), args.join(' '));
+    }
     const login = await post(`${base}/auth/token`, { apiClient: clientKey, secret });
     assert.equal(login.status, 200);
     const patients = await call('GET', `${base}/${tenant}/sandbox/patients`, undefined, login.body.token);

@@ -1,7 +1,5 @@
 import { PassThrough, pipeline, type Readable } from 'node:stream';
-import { DeleteObjectsCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { BlobStore, ByteRange } from './blob-store.ts';
 import { contentDisposition } from './disposition.ts';
 import type { FileStoreSettings } from './settings.ts';
@@ -11,24 +9,48 @@ export type S3Settings = Extract<FileStoreSettings, { driver: 's3' }>;
 /** S3 accepts at most 1000 keys per DeleteObjects. */
 const DELETE_BATCH = 1000;
 
+/** The AWS SDK's parts this store uses, loaded together on first use. */
+async function loadSdk() {
+  const [{ DeleteObjectsCommand, GetObjectCommand, S3Client }, { Upload }, { getSignedUrl }] = await Promise.all([
+    import('@aws-sdk/client-s3'),
+    import('@aws-sdk/lib-storage'),
+    import('@aws-sdk/s3-request-presigner'),
+  ]);
+  return { DeleteObjectsCommand, GetObjectCommand, S3Client, Upload, getSignedUrl };
+}
+
 /**
  * Blobs as objects in one bucket. Uploads go through the SDK's multipart `Upload`, which holds at
  * most `queueSize` parts of `partSize` in memory whatever the file's size; an aborted upload is
- * aborted on S3 too, so nothing is left.
+ * aborted on S3 too, so nothing is left. The AWS SDK (about 6 MB of heap) is loaded by the first
+ * call, so a server on the local store, or one that has not touched a file yet, does not hold it.
  */
 export class S3BlobStore implements BlobStore {
   readonly driver = 's3' as const;
-  private readonly client: S3Client;
+  private sdk: Promise<{ sdk: Awaited<ReturnType<typeof loadSdk>>; client: S3Client }> | undefined;
 
-  constructor(private readonly settings: S3Settings) {
-    this.client = new S3Client({
-      region: settings.region,
-      forcePathStyle: settings.forcePathStyle,
-      ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
-      ...(settings.accessKeyId
-        ? { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } }
-        : {}),
-    });
+  constructor(private readonly settings: S3Settings) {}
+
+  /** The SDK and this store's client, made once; a failed load is tried again by the next call. */
+  private connect() {
+    this.sdk ??= loadSdk().then(
+      (sdk) => ({
+        sdk,
+        client: new sdk.S3Client({
+          region: this.settings.region,
+          forcePathStyle: this.settings.forcePathStyle,
+          ...(this.settings.endpoint ? { endpoint: this.settings.endpoint } : {}),
+          ...(this.settings.accessKeyId
+            ? { credentials: { accessKeyId: this.settings.accessKeyId, secretAccessKey: this.settings.secretAccessKey } }
+            : {}),
+        }),
+      }),
+      (error: unknown) => {
+        this.sdk = undefined;
+        throw error;
+      },
+    );
+    return this.sdk;
   }
 
   async put(key: string, body: Readable, contentType: string): Promise<void> {
@@ -37,15 +59,19 @@ export class S3BlobStore implements BlobStore {
     // (0 when the upload starts), so every file over one part failed. The SDK gets a plain stream
     // of the same bytes instead, of unknown length; `pipeline` carries the body's error into it.
     const source = pipeline(body, new PassThrough(), () => {});
-    const upload = new Upload({
-      client: this.client,
+    // A failing source stream (a limit, a mismatch) must stop the upload rather than end it short.
+    const failed = new Promise<never>((_, reject) => body.once('error', reject));
+    const { sdk, client } = await Promise.race([this.connect(), failed]).catch((error: unknown) => {
+      source.destroy();
+      throw error;
+    });
+    const upload = new sdk.Upload({
+      client,
       params: { Bucket: this.settings.bucket, Key: key, Body: source, ContentType: contentType },
       partSize: 5 * 1024 * 1024,
       queueSize: 2,
       leavePartsOnError: false,
     });
-    // A failing source stream (a limit, a mismatch) must stop the upload rather than end it short.
-    const failed = new Promise<never>((_, reject) => body.once('error', reject));
     try {
       await Promise.race([upload.done(), failed]);
     } catch (error) {
@@ -55,8 +81,9 @@ export class S3BlobStore implements BlobStore {
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable> {
-    const output = await this.client.send(
-      new GetObjectCommand({
+    const { sdk, client } = await this.connect();
+    const output = await client.send(
+      new sdk.GetObjectCommand({
         Bucket: this.settings.bucket,
         Key: key,
         ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
@@ -66,10 +93,11 @@ export class S3BlobStore implements BlobStore {
   }
 
   async remove(keys: readonly string[]): Promise<void> {
+    const { sdk, client } = await this.connect();
     for (let start = 0; start < keys.length; start += DELETE_BATCH) {
       const batch = keys.slice(start, start + DELETE_BATCH);
-      const output = await this.client.send(
-        new DeleteObjectsCommand({
+      const output = await client.send(
+        new sdk.DeleteObjectsCommand({
           Bucket: this.settings.bucket,
           Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
         }),
@@ -89,10 +117,11 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  presign(key: string, seconds: number, download: { contentType: string; fileName: string }): Promise<string> {
-    return getSignedUrl(
-      this.client,
-      new GetObjectCommand({
+  async presign(key: string, seconds: number, download: { contentType: string; fileName: string }): Promise<string> {
+    const { sdk, client } = await this.connect();
+    return sdk.getSignedUrl(
+      client,
+      new sdk.GetObjectCommand({
         Bucket: this.settings.bucket,
         Key: key,
         ResponseContentType: download.contentType,

@@ -9,7 +9,9 @@ import { invalid, type SettingsSection, settingsSection } from '../config.ts';
  * drivers, and its settings. The `sandbox` driver is the default everywhere: it records what it
  * is asked to do, simulates delivery, and lets tests and demos inject inbound traffic, so Cairn
  * runs with no vendor account. Real drivers speak the vendor's SDK or protocol (nodemailer,
- * twilio, stripe).
+ * twilio, stripe), which each loads with `import()` when it is made: a server on the sandbox
+ * drivers never loads a vendor's SDK (together they held 16 MB of a worker's live heap, 20 MB of its
+ * memory, and a thousand of its modules).
  *
  * Which driver serves an instance, with which options: the instance's own configuration, else its
  * tenant's (both set by a tenant administrator, `/{tenant}/admin/providers`), else the server's
@@ -50,8 +52,9 @@ export interface Driver<T, Env> {
   /**
    * Makes the driver for a configuration. `level` says whose it is: a tenant's may only reach
    * public addresses (unless the operator allows private ones); the server's own is trusted.
+   * A vendor's driver is async: it imports the vendor's SDK only now, when it is first needed.
    */
-  make(options: Record<string, unknown>, env: Env, level: ConfigLevel): T;
+  make(options: Record<string, unknown>, env: Env, level: ConfigLevel): T | Promise<T>;
 }
 
 /** What the platform knows of any slot: its name, settings and drivers (an area lists its slots on its `Area`). */
@@ -112,17 +115,25 @@ interface Closable {
   close?(): unknown;
 }
 
+/** A driver made, or being made (a vendor's SDK still loading): concurrent first uses share one. */
+interface Made {
+  use: unknown;
+}
+
 /**
  * The drivers a process uses. A driver is made once per configuration and kept while it is used
  * (so an SMTP pool is shared by every send of a tenant), and closed when its configuration changes
  * or it is idle for an hour.
  */
 export class Providers<Env> {
-  private readonly made = new LRUCache<string, { use: unknown }>({
+  private readonly made = new LRUCache<string, Made>({
     max: 1_000,
     ttl: 60 * 60_000,
     updateAgeOnGet: true,
-    dispose: (entry) => void Promise.resolve((entry.use as Closable).close?.()).catch(() => {}),
+    dispose: (entry) =>
+      void Promise.resolve(entry.use)
+        .then((use) => (use as Closable).close?.())
+        .catch(() => {}),
   });
   /** The key of the driver each configuration's owner has now: a new version retires the one before. */
   private readonly current = new Map<string, string>();
@@ -149,13 +160,29 @@ export class Providers<Env> {
     const name = Object.hasOwn(slot.drivers, config.driver) ? config.driver : 'sandbox';
     let entry = this.made.get(key);
     if (!entry) {
-      entry = { use: (slot.drivers[name] ?? slot.drivers.sandbox).make(config.options, this.env, level) };
-      this.made.set(key, entry);
+      const made: Made = { use: (slot.drivers[name] ?? slot.drivers.sandbox).make(config.options, this.env, level) };
+      entry = made;
+      if (made.use instanceof Promise) {
+        // Kept as its value once made; a driver that could not be made (its SDK failed to load) is
+        // forgotten, so the next use tries again.
+        made.use = made.use.then(
+          (use: unknown) => {
+            made.use = use;
+            return use;
+          },
+          (error: unknown) => {
+            if (this.made.peek(key) === made) this.made.delete(key);
+            throw error;
+          },
+        );
+      }
+      this.made.set(key, made);
       const previous = this.current.get(ownerKey);
       if (previous !== undefined && previous !== key) this.made.delete(previous);
       this.current.set(ownerKey, key);
     }
-    return { driver: name, level, use: entry.use as T };
+    const use = entry.use instanceof Promise ? await entry.use : entry.use;
+    return { driver: name, level, use: use as T };
   }
 
   /** The name of the driver serving a channel for an instance, without making it. */

@@ -1,6 +1,5 @@
 import net from 'node:net';
 import type { Readable } from 'node:stream';
-import nodemailer from 'nodemailer';
 import { type Static, Type } from 'typebox';
 import { settingsOf } from '../../config.ts';
 import { ProviderError } from '../channels.ts';
@@ -39,9 +38,11 @@ const TIMEOUT_MS = 30_000;
  * default), checked on the address connected to, so a tenant cannot make Cairn probe its network.
  * The relay's answer is the last word SMTP gives: a message it accepted is DELIVERED.
  */
-export function smtpEmail(options: Record<string, unknown>, env: EmailEnv, level: ConfigLevel): EmailDriver {
+export async function smtpEmail(options: Record<string, unknown>, env: EmailEnv, level: ConfigLevel): Promise<EmailDriver> {
   const o = options as Options;
   const allowed = addressPolicy(settingsOf(env.config, providerSettings).allowPrivate);
+  // Loaded when an SMTP driver is first made: a server on the sandbox never loads nodemailer.
+  const { default: nodemailer } = await import('nodemailer');
   const transport = nodemailer.createTransport({
     pool: true,
     maxConnections: o.maxConnections,

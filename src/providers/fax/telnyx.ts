@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import Telnyx from 'telnyx';
+import type Telnyx from 'telnyx';
 import { type Static, Type } from 'typebox';
 import { ProviderError } from '../channels.ts';
 import type { FaxDriver } from './driver.ts';
@@ -34,8 +34,10 @@ const events: Record<string, string> = {
  * checked with the SDK against the account's public key. A fax received arrives there too, its
  * document fetched from the temporary link Telnyx gives.
  */
-export function telnyxFax(options: Record<string, unknown>): FaxDriver {
+export async function telnyxFax(options: Record<string, unknown>): Promise<FaxDriver> {
   const o = options as Options;
+  // Loaded when a Telnyx driver is first made: a server on the sandbox never loads the SDK.
+  const { default: Telnyx } = await import('telnyx');
   const client = new Telnyx({ apiKey: o.apiKey, publicKey: o.publicKey, baseURL: o.baseUrl, maxRetries: 0 });
   return {
     async send(_scope, fax) {

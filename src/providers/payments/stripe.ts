@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { type Static, Type } from 'typebox';
 import { ProviderError } from '../channels.ts';
 import type { PaymentsDriver } from './driver.ts';
@@ -36,9 +36,11 @@ export function stripeStatus(status: string): string {
  * webhooks come back to `<public>/<tenant>/<instance>/providers/payments/stripe/events`, checked
  * with the SDK against the endpoint's signing secret.
  */
-export function stripePayments(options: Record<string, unknown>): PaymentsDriver {
+export async function stripePayments(options: Record<string, unknown>): Promise<PaymentsDriver> {
   const o = options as Options;
   const url = new URL(o.apiUrl);
+  // Loaded when a Stripe driver is first made: a server on the sandbox never loads the SDK.
+  const { default: Stripe } = await import('stripe');
   const stripe = new Stripe(o.secretKey, {
     host: url.hostname,
     port: url.port || (url.protocol === 'http:' ? 80 : 443),
@@ -50,7 +52,7 @@ export function stripePayments(options: Record<string, unknown>): PaymentsDriver
     try {
       return await work();
     } catch (error) {
-      throw stripeFailure(error);
+      throw stripeFailure(Stripe.errors, error);
     }
   };
   return {
@@ -150,9 +152,9 @@ export function stripePayments(options: Record<string, unknown>): PaymentsDriver
 }
 
 /** The SDK's error as a provider's: a card declined or a request Stripe refuses is final; the rest may pass later. */
-function stripeFailure(error: unknown): ProviderError {
+function stripeFailure(errors: typeof Stripe.errors, error: unknown): ProviderError {
   if (error instanceof ProviderError) return error;
-  if (error instanceof Stripe.errors.StripeCardError || error instanceof Stripe.errors.StripeInvalidRequestError) {
+  if (error instanceof errors.StripeCardError || error instanceof errors.StripeInvalidRequestError) {
     return new ProviderError(error.code ?? error.type, error.message, true);
   }
   const message = error instanceof Error ? error.message : 'Stripe did not answer';

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { ProviderError } from '../channels.ts';
-import { TWILIO_API, twilioClient, twilioSigned } from '../twilio.ts';
+import { TWILIO_API, twilioAccess } from '../twilio.ts';
 import type { SmsDriver } from './driver.ts';
 
 /** The Twilio SMS driver's options, a tenant's or the server's (CAIRN_TWILIO_*). */
@@ -41,9 +41,9 @@ const statuses: Record<string, string> = {
  * `<public>/<tenant>/<instance>/providers/sms/twilio/status`, inbound messages (the number's
  * webhook) to `.../providers/sms/twilio/inbound`, each signed by Twilio and checked with the SDK.
  */
-export function twilioSms(options: Record<string, unknown>): SmsDriver {
+export async function twilioSms(options: Record<string, unknown>): Promise<SmsDriver> {
   const o = options as Options;
-  const client = twilioClient(o);
+  const { client, signed } = await twilioAccess(o);
   return {
     async send(_scope, sms) {
       const mediaUrls = sms.attachments.map((attachment) => attachment.url);
@@ -64,8 +64,7 @@ export function twilioSms(options: Record<string, unknown>): SmsDriver {
       }
     },
     callbacks: {
-      verify: (request) =>
-        twilioSigned(o.authToken, request.url, request.headers['x-twilio-signature'] as string, request.params),
+      verify: (request) => signed(request.url, request.headers['x-twilio-signature'] as string, request.params),
       inbound: (params) => ({
         from: params.From ?? '',
         to: params.To ?? '',

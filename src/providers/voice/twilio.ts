@@ -1,9 +1,8 @@
 import { Readable } from 'node:stream';
-import twilio from 'twilio';
 import type { Static } from 'typebox';
 import { ProviderError } from '../channels.ts';
 import { type TwilioOptions, twilioFailure } from '../sms/twilio.ts';
-import { twilioClient, twilioSigned } from '../twilio.ts';
+import { twilioAccess } from '../twilio.ts';
 import type { VoiceDriver } from './driver.ts';
 
 type Options = Static<typeof TwilioOptions>;
@@ -29,9 +28,9 @@ const events = ['initiated', 'ringing', 'answered', 'completed'];
  * report to `<public>/<tenant>/<instance>/providers/voice/twilio/status?leg=…`, recordings to
  * `…/recording`; a call to an instance phone reaches `…/inbound` and is answered with a voicemail.
  */
-export function twilioVoice(options: Record<string, unknown>): VoiceDriver {
+export async function twilioVoice(options: Record<string, unknown>): Promise<VoiceDriver> {
   const o = options as Options;
-  const client = twilioClient(o);
+  const { sdk: twilio, client, signed } = await twilioAccess(o);
   return {
     async call(_scope, call) {
       const response = new twilio.twiml.VoiceResponse();
@@ -75,8 +74,7 @@ export function twilioVoice(options: Record<string, unknown>): VoiceDriver {
       return Readable.fromWeb(response.body as never);
     },
     callbacks: {
-      verify: (request) =>
-        twilioSigned(o.authToken, request.url, request.headers['x-twilio-signature'] as string, request.params),
+      verify: (request) => signed(request.url, request.headers['x-twilio-signature'] as string, request.params),
       inbound: (params) => ({
         from: params.From ?? '',
         to: params.To ?? '',
