@@ -9,6 +9,8 @@
 export const CROSS_TENANT_STATEMENTS = {
   'due-tenants':
     "Job workers serve every tenant: on Citus they first read which tenants have due jobs (FOR UPDATE over many shards is refused), then take each tenant's jobs pinned to it (jobs/queue.ts).",
+  'pending-events':
+    "The outbox relay serves every tenant: it reads which tenants have events waiting, then relays each tenant's pinned to it (modules/webhooks/relay.ts).",
   'idempotency-expiry':
     "The platform's periodic job removes every tenant's expired Idempotency-Keys in one statement, each shard its own in parallel (http/idempotency-store.ts).",
 } as const satisfies Record<string, string>;

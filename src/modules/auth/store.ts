@@ -34,7 +34,11 @@ export async function findClientByKey(db: Kysely<DB>, clientKey: string): Promis
  * The client a production token path names: `{clientName}` is the client's key in production
  * (DECISIONS §4), and Cairn's own name for it is accepted too. A key wins over a name.
  */
-export async function findClientInTenant(db: Kysely<DB>, tenantId: string, keyOrName: string): Promise<ClientForLogin | undefined> {
+export async function findClientInTenant(
+  db: Kysely<DB>,
+  tenantId: string,
+  keyOrName: string,
+): Promise<ClientForLogin | undefined> {
   const row = await db
     .selectFrom('api_clients')
     .select(['tenant_id', 'id', 'name', 'secret_hash', 'enabled'])

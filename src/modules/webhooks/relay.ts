@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { parameterBatches } from '../../db/batches.ts';
+import { crossTenant } from '../../db/cross-tenant.ts';
 import { tryLockKey } from '../../db/locks.ts';
 import type { NewRow } from '../../db/schema.ts';
 import { type EventRow, eventBody } from '../../events/outbox.ts';
@@ -24,9 +25,10 @@ export const DELIVER = 'webhooks.deliver';
  * time; answers the events taken.
  */
 export async function relayEvents(services: Services, only?: readonly string[]): Promise<number> {
-  let query = services.db.selectFrom('events').select('tenant_id').distinct();
-  if (only) query = query.where('tenant_id', 'in', only.length > 0 ? only : [PLATFORM_TENANT]);
-  const pending = await query.limit(1000).execute();
+  const { rows: pending } = await sql<{ tenant_id: string }>`${sql.raw(crossTenant('pending-events'))}
+    SELECT DISTINCT tenant_id FROM events
+    ${only ? sql`WHERE tenant_id = ANY(${only.length > 0 ? [...only] : [PLATFORM_TENANT]}::uuid[])` : sql``}
+    LIMIT 1000`.execute(services.db);
   let relayed = 0;
   for (const { tenant_id } of pending) relayed += await relayTenant(services, tenant_id);
   return relayed;

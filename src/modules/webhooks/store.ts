@@ -46,11 +46,16 @@ export function subscriptionsOf(db: Kysely<DB>, tenantIds: readonly string[]): P
 /**
  * A new subscription, which receives the events the outbox numbers after this moment: the
  * sequence's last value now (events still uncommitted below it happened alongside, not after).
+ * Read first, then written as a value: Citus refuses a sub-query inside an INSERT. (On Citus the
+ * outbox's numbers come from the coordinator's sequence, which every node writes through.)
  */
-export function insertWebhook(w: Writing, row: Omit<NewRow<'webhooks'>, 'after_seq'>): Promise<WebhookRow> {
+export async function insertWebhook(w: Writing, row: Omit<NewRow<'webhooks'>, 'after_seq'>): Promise<WebhookRow> {
+  const { rows } = await sql<{
+    seq: number;
+  }>`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS seq FROM events_seq_seq`.execute(w.db);
   return w.db
     .insertInto('webhooks')
-    .values({ ...row, after_seq: sql<number>`(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_seq_seq)` })
+    .values({ ...row, after_seq: Number(rows[0]?.seq ?? 0) })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
