@@ -54,7 +54,7 @@ export function findContactAnywhere(db: Kysely<DB>, scope: Scope, id: string) {
 export async function careTeamNames(db: Kysely<DB>, tenantId: string, patientId: string): Promise<string | null> {
   const rows = await db
     .selectFrom('patient_care_team as ct')
-    .innerJoin('users as u', (join) => join.onRef('u.tenant_id', '=', 'ct.tenant_id').onRef('u.id', '=', 'ct.user_id'))
+    .innerJoin('users as u', (join) => join.on('u.tenant_id', '=', tenantId).onRef('u.id', '=', 'ct.user_id'))
     .select(['u.first_name', 'u.last_name', 'u.username'])
     .where('ct.tenant_id', '=', tenantId)
     .where('ct.patient_id', '=', patientId)

@@ -51,7 +51,7 @@ export async function loadAccess(
 
   let query = db
     .selectFrom('access_grants as g')
-    .innerJoin('instances as i', (join) => join.onRef('i.tenant_id', '=', 'g.tenant_id').onRef('i.id', '=', 'g.instance_id'))
+    .innerJoin('instances as i', (join) => join.on('i.tenant_id', '=', caller.tenantId).onRef('i.id', '=', 'g.instance_id'))
     .select(['g.instance_id', 'i.current_formation_version', 'g.grant_type', 'g.name'])
     .where('g.tenant_id', '=', caller.tenantId)
     .where('g.principal_id', '=', caller.id)

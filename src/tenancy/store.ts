@@ -187,8 +187,8 @@ export async function createApiClient(
  * A filter for a list of principals (users `u`, API clients `c`): those holding the security role
  * `roleName` in any instance.
  */
-export function holdsRole(alias: 'u' | 'c', roleName: string) {
+export function holdsRole(alias: 'u' | 'c', tenantId: string, roleName: string) {
   return sql<SqlBool>`EXISTS (SELECT 1 FROM access_grants g
-    WHERE g.tenant_id = ${sql.ref(`${alias}.tenant_id`)} AND g.principal_id = ${sql.ref(`${alias}.id`)}
+    WHERE g.tenant_id = ${tenantId} AND g.principal_id = ${sql.ref(`${alias}.id`)}
       AND g.grant_type = 'SECURITY_ROLE' AND g.name = ${roleName})`;
 }

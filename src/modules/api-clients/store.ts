@@ -37,15 +37,15 @@ export const sortableClientFields: Record<string, string> = {
 };
 
 /** A client's roles composed into the statement that reads it (an index lookup on access_grants' key). */
-function clientRoles(alias = 'c'): RawBuilder<unknown> {
+function clientRoles(tenantId: string, alias = 'c'): RawBuilder<unknown> {
   const c = sql.raw(alias);
   return sql`(SELECT coalesce(json_agg(json_build_object(
       'name', g.name, 'primary_role', g.primary_role,
       'effective_date', g.effective_date, 'expiration_date', g.expiration_date,
       'created_at', g.created_at, 'updated_at', g.updated_at, 'instance_name', i.name
     ) ORDER BY i.name, g.name), '[]')
-    FROM access_grants g JOIN instances i ON i.tenant_id = g.tenant_id AND i.id = g.instance_id
-    WHERE g.tenant_id = ${c}.tenant_id AND g.principal_id = ${c}.id AND g.grant_type = 'SECURITY_ROLE') AS roles`;
+    FROM access_grants g JOIN instances i ON i.tenant_id = ${tenantId} AND i.id = g.instance_id
+    WHERE g.tenant_id = ${tenantId} AND g.principal_id = ${c}.id AND g.grant_type = 'SECURITY_ROLE') AS roles`;
 }
 
 export async function listClients(
@@ -59,14 +59,14 @@ export async function listClients(
   const term = filter.name?.trim();
   if (term) query = query.where(sql<SqlBool>`lower(c.name) LIKE ${likeContains(term.toLowerCase())}`);
   if (filter.enabled !== undefined) query = query.where('c.enabled', '=', filter.enabled);
-  if (filter.roleName) query = query.where(holdsRole('c', filter.roleName));
+  if (filter.roleName) query = query.where(holdsRole('c', tenantId, filter.roleName));
   const list = {
     base: query as never,
     table: 'api_clients',
     alias: 'c',
     tenantId,
     searched: Boolean(term),
-    extra: [clientRoles()],
+    extra: [clientRoles(tenantId)],
   };
   const order = { keys: sort, fallback: [{ column: 'c.name', direction: 'asc' as const }], tieBreaker: 'c.id' };
   return filteredPage<ApiClientReadRow>(db as Kysely<never>, list, order, paging);
@@ -75,7 +75,7 @@ export async function listClients(
 /** One client with its roles: one statement. */
 export async function readClient(db: Kysely<DB>, tenantId: string, id: string): Promise<ApiClientReadRow | undefined> {
   const { rows } = await sql<ApiClientReadRow>`${sql.raw(PREPARED)}
-    SELECT c.*, ${clientRoles()} FROM api_clients c WHERE c.tenant_id = ${tenantId} AND c.id = ${id}`.execute(db);
+    SELECT c.*, ${clientRoles(tenantId)} FROM api_clients c WHERE c.tenant_id = ${tenantId} AND c.id = ${id}`.execute(db);
   return rows[0];
 }
 

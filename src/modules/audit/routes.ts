@@ -66,7 +66,7 @@ const auditRoutes: AreaPlugin = async (app) => {
       const paging = { page: q.page, size: q.size };
       let query = ctx.db
         .selectFrom('audit_events as a')
-        .leftJoin('instances as i', (join) => join.onRef('i.tenant_id', '=', 'a.tenant_id').onRef('i.id', '=', 'a.instance_id'))
+        .leftJoin('instances as i', (join) => join.on('i.tenant_id', '=', ctx.tenant.id).onRef('i.id', '=', 'a.instance_id'))
         .where('a.tenant_id', '=', ctx.tenant.id);
       if (q.instanceName) query = query.where('i.name', '=', q.instanceName);
       if (q.actorId) query = query.where('a.actor_id', '=', q.actorId);

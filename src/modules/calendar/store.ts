@@ -145,8 +145,8 @@ export async function participantsOf(db: Kysely<DB>, tenantId: string, eventIds:
       (p.id IS NOT NULL OR (u.id IS NOT NULL AND u.deleted_at IS NULL)) AS found
     FROM calendar_event_participants cp
     LEFT JOIN patients p ON lower(cp.participant_role) = 'patient'
-      AND p.tenant_id = cp.tenant_id AND p.instance_id = cp.instance_id AND p.id = cp.participant_id
-    LEFT JOIN users u ON lower(cp.participant_role) <> 'patient' AND u.tenant_id = cp.tenant_id AND u.id = cp.participant_id
+      AND p.tenant_id = ${tenantId} AND p.instance_id = cp.instance_id AND p.id = cp.participant_id
+    LEFT JOIN users u ON lower(cp.participant_role) <> 'patient' AND u.tenant_id = ${tenantId} AND u.id = cp.participant_id
     WHERE cp.tenant_id = ${tenantId} AND cp.event_id = ANY(${eventIds}::uuid[])
     ORDER BY cp.event_id, cp.position`.execute(db);
   return rows;

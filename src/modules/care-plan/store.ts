@@ -153,7 +153,7 @@ export async function goalsOfPatients(db: Kysely<DB>, tenantId: string, patientI
 export async function tasksOfGoals(db: Kysely<DB>, tenantId: string, goalIds: readonly string[]): Promise<TaskReadRow[]> {
   if (goalIds.length === 0) return [];
   const { rows } = await sql<TaskReadRow>`${sql.raw(PREPARED)}
-    SELECT t.*, ${sql.join(taskRelations('t'))} FROM tasks t
+    SELECT t.*, ${sql.join(taskRelations(tenantId, 't'))} FROM tasks t
     WHERE t.tenant_id = ${tenantId} AND t.goal_id = ANY(${sql.val(goalIds)}::uuid[])
     ORDER BY t.created_at, t.id
   `.execute(db);
@@ -187,10 +187,8 @@ export async function careTeamRoleHolders(
   if (roleNames.length === 0) return new Map();
   const rows = await db
     .selectFrom('patient_care_team as ct')
-    .innerJoin('access_grants as g', (join) =>
-      join.onRef('g.tenant_id', '=', 'ct.tenant_id').onRef('g.principal_id', '=', 'ct.user_id'),
-    )
-    .innerJoin('users as u', (join) => join.onRef('u.tenant_id', '=', 'ct.tenant_id').onRef('u.id', '=', 'ct.user_id'))
+    .innerJoin('access_grants as g', (join) => join.on('g.tenant_id', '=', tenantId).onRef('g.principal_id', '=', 'ct.user_id'))
+    .innerJoin('users as u', (join) => join.on('u.tenant_id', '=', tenantId).onRef('u.id', '=', 'ct.user_id'))
     .select(['g.name', 'ct.user_id'])
     .where('ct.tenant_id', '=', tenantId)
     .where('ct.patient_id', '=', patientId)

@@ -53,7 +53,7 @@ function conditions(scope: Scope, filter: EncounterFilter): RawBuilder<SqlBool>[
   }
   if (filter.from || filter.to) {
     where.push(sql<SqlBool>`EXISTS (SELECT 1 FROM calendar_events e
-      WHERE e.tenant_id = c.tenant_id
+      WHERE e.tenant_id = ${scope.tenantId}
         AND e.id = (CASE WHEN c.values ->> 'calendarEventId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN (c.values ->> 'calendarEventId')::uuid END)
         ${filter.from ? sql`AND e.start_at >= ${filter.from}` : sql``} ${filter.to ? sql`AND e.start_at < ${filter.to}` : sql``})`);
   }

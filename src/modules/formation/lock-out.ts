@@ -20,13 +20,10 @@ export async function lockOutProblems(
   const grants = await db
     .selectFrom('access_grants as g')
     .leftJoin('api_clients as c', (join) =>
-      join
-        .onRef('c.tenant_id', '=', 'g.tenant_id')
-        .onRef('c.id', '=', 'g.principal_id')
-        .on('g.principal_type', '=', 'API_CLIENT'),
+      join.on('c.tenant_id', '=', actor.tenantId).onRef('c.id', '=', 'g.principal_id').on('g.principal_type', '=', 'API_CLIENT'),
     )
     .leftJoin('users as u', (join) =>
-      join.onRef('u.tenant_id', '=', 'g.tenant_id').onRef('u.id', '=', 'g.principal_id').on('g.principal_type', '=', 'USER'),
+      join.on('u.tenant_id', '=', actor.tenantId).onRef('u.id', '=', 'g.principal_id').on('g.principal_type', '=', 'USER'),
     )
     .select(['g.principal_id', 'g.grant_type', 'g.name'])
     .where('g.tenant_id', '=', actor.tenantId)

@@ -91,7 +91,7 @@ function filtered(db: Kysely<DB>, where: Scope, filter: PatientFilter, caller: C
             eb
               .selectFrom('patient_care_team as ct')
               .select(eb.lit(1).as('one'))
-              .whereRef('ct.tenant_id', '=', 'p.tenant_id')
+              .where('ct.tenant_id', '=', where.tenantId)
               .whereRef('ct.patient_id', '=', 'p.id')
               .where('ct.user_id', '=', userId),
           ),
@@ -104,7 +104,7 @@ function filtered(db: Kysely<DB>, where: Scope, filter: PatientFilter, caller: C
           eb
             .selectFrom('patient_care_team as ct')
             .select(eb.lit(1).as('one'))
-            .whereRef('ct.tenant_id', '=', 'p.tenant_id')
+            .where('ct.tenant_id', '=', where.tenantId)
             .whereRef('ct.patient_id', '=', 'p.id'),
         ),
       ),
@@ -117,7 +117,7 @@ function filtered(db: Kysely<DB>, where: Scope, filter: PatientFilter, caller: C
         eb
           .selectFrom('patient_programs as pp')
           .select(eb.lit(1).as('one'))
-          .whereRef('pp.tenant_id', '=', 'p.tenant_id')
+          .where('pp.tenant_id', '=', where.tenantId)
           .whereRef('pp.patient_id', '=', 'p.id')
           .where('pp.program_name', '=', programName)
           .where('pp.status', '<>', 'FINISHED'),
@@ -211,7 +211,7 @@ export async function replaceCareTeamMember(trx: Kysely<DB>, tenantId: string, p
   const left = await sql<{ patient_id: string; point_of_contact: boolean }>`
     DELETE FROM patient_care_team ct
     WHERE ct.tenant_id = ${tenantId} AND ct.patient_id = ANY(${sql.val(patientIds)}::uuid[]) AND ct.user_id = ${from}
-      AND EXISTS (SELECT 1 FROM patient_care_team o WHERE o.tenant_id = ct.tenant_id AND o.patient_id = ct.patient_id AND o.user_id = ${to})
+      AND EXISTS (SELECT 1 FROM patient_care_team o WHERE o.tenant_id = ${tenantId} AND o.patient_id = ct.patient_id AND o.user_id = ${to})
     RETURNING ct.patient_id, ct.point_of_contact
   `.execute(trx);
   const handOver = left.rows.filter((row) => row.point_of_contact).map((row) => row.patient_id);
@@ -253,7 +253,7 @@ export async function ensurePointOfContact(trx: Kysely<DB>, tenantId: string, pa
       WHERE c.tenant_id = ${tenantId} AND c.patient_id = ANY(${sql.val(patientIds)}::uuid[])
         AND NOT EXISTS (
           SELECT 1 FROM patient_care_team poc
-          WHERE poc.tenant_id = c.tenant_id AND poc.patient_id = c.patient_id AND poc.point_of_contact
+          WHERE poc.tenant_id = ${tenantId} AND poc.patient_id = c.patient_id AND poc.point_of_contact
         )
       ORDER BY c.patient_id, c.position
     ) first

@@ -19,11 +19,11 @@ import { billingPeriods, type SubscriptionInputBody, type SubscriptionView } fro
 
 type SubscriptionRead = Row<'subscriptions'> & { patient_name: string; care_member_name: string };
 
-/** The subscription's patient's and care member's names, each read on its primary key. */
-const nameColumns = [
-  sql`(SELECT concat_ws(' ', p.first_name, p.last_name) FROM patients p WHERE p.tenant_id = s.tenant_id AND p.id = s.patient_id) AS patient_name`,
+/** The subscription's patient's and care member's names, each read on its primary key (the tenant a parameter). */
+const nameColumns = (tenantId: string) => [
+  sql`(SELECT concat_ws(' ', p.first_name, p.last_name) FROM patients p WHERE p.tenant_id = ${tenantId} AND p.id = s.patient_id) AS patient_name`,
   sql`(SELECT coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.username) FROM users u
-    WHERE u.tenant_id = s.tenant_id AND u.id = s.care_member_id) AS care_member_name`,
+    WHERE u.tenant_id = ${tenantId} AND u.id = s.care_member_id) AS care_member_name`,
 ];
 
 function subscriptionsOf(db: Kysely<DB>, scope: Scope) {
@@ -55,7 +55,7 @@ function subscriptionView(row: SubscriptionRead): SubscriptionView {
 async function requireSubscription(ctx: Context, id: string, db = ctx.db): Promise<SubscriptionRead> {
   const row = (await subscriptionsOf(db, ctx.scope)
     .selectAll('s')
-    .select(nameColumns as never[])
+    .select(nameColumns(ctx.scope.tenantId) as never[])
     .where('s.id', '=', id)
     .executeTakeFirst()) as SubscriptionRead | undefined;
   if (!row) throw new ApiError('SUBSCRIPTION_NOT_FOUND', { subscriptionId: id });
@@ -137,7 +137,7 @@ export async function subscriptionPage(ctx: Context, filters: { patientId?: stri
     alias: 's',
     tenantId: ctx.scope.tenantId,
     searched: false,
-    extra: nameColumns,
+    extra: nameColumns(ctx.scope.tenantId),
   };
   const order = { keys: [], fallback: [{ column: 's.created_at', direction: 'desc' as const }], tieBreaker: 's.id' };
   const { rows, total } = await filteredPage<SubscriptionRead>(ctx.db as Kysely<never>, list, order, paging);

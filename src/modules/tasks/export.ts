@@ -9,6 +9,6 @@ export const taskExport: ExportSource = {
   summary: 'tasks',
   item: Task,
   table: 'tasks',
-  columns: () => taskRelations('r'),
+  columns: (ctx) => taskRelations(ctx.scope.tenantId, 'r'),
   view: (_ctx, rows) => taskViews(rows),
 };

@@ -50,27 +50,30 @@ const userJson = (alias: string) =>
     `json_build_object('id', ${alias}.id, 'username', ${alias}.username, 'first_name', ${alias}.first_name, 'last_name', ${alias}.last_name, 'enabled', ${alias}.enabled)`,
   );
 
-/** The relation columns of the task row aliased `alias`. */
-export function taskRelations(alias = 't'): RawBuilder<unknown>[] {
+/**
+ * The relation columns of the task row aliased `alias`. Each table names the tenant as a parameter
+ * (a sub-query joined only on tenant columns is refused or sent to every shard on Citus).
+ */
+export function taskRelations(tenantId: string, alias = 't'): RawBuilder<unknown>[] {
   const t = sql.raw(alias);
   return [
-    sql`(SELECT ${userJson('u')} FROM users u WHERE u.tenant_id = ${t}.tenant_id AND u.id = ${t}.assignee_id) AS assignee`,
+    sql`(SELECT ${userJson('u')} FROM users u WHERE u.tenant_id = ${tenantId} AND u.id = ${t}.assignee_id) AS assignee`,
     sql`(SELECT json_build_object('id', p.id, 'first_name', p.first_name, 'last_name', p.last_name)
-      FROM patients p WHERE p.tenant_id = ${t}.tenant_id AND p.id = ${t}.patient_id) AS patient`,
+      FROM patients p WHERE p.tenant_id = ${tenantId} AND p.id = ${t}.patient_id) AS patient`,
     sql`(SELECT coalesce(json_agg(${userJson('u')} ORDER BY w.created_at, u.id), '[]')
-      FROM task_watchers w JOIN users u ON u.tenant_id = w.tenant_id AND u.id = w.user_id
-      WHERE w.tenant_id = ${t}.tenant_id AND w.task_id = ${t}.id) AS watchers`,
+      FROM task_watchers w JOIN users u ON u.tenant_id = ${tenantId} AND u.id = w.user_id
+      WHERE w.tenant_id = ${tenantId} AND w.task_id = ${t}.id) AS watchers`,
     sql`(SELECT coalesce(json_agg(json_build_object(
         'id', c.id, 'created_at', c.created_at, 'text', c.text,
         'author_type', c.author_type, 'author_id', c.author_id, 'author_name', c.author_name,
         'author_user', (SELECT ${userJson('u')} FROM users u
-          WHERE c.author_type = 'USER' AND u.tenant_id = c.tenant_id AND u.id = c.author_id),
+          WHERE c.author_type = 'USER' AND u.tenant_id = ${tenantId} AND u.id = c.author_id),
         'author_patient', (SELECT json_build_object('id', p.id, 'first_name', p.first_name, 'last_name', p.last_name)
-          FROM patients p WHERE c.author_type = 'PATIENT' AND p.tenant_id = c.tenant_id AND p.id = c.author_id),
+          FROM patients p WHERE c.author_type = 'PATIENT' AND p.tenant_id = ${tenantId} AND p.id = c.author_id),
         'author_client_enabled', (SELECT a.enabled FROM api_clients a
-          WHERE c.author_type = 'API_CLIENT' AND a.tenant_id = c.tenant_id AND a.id = c.author_id)
+          WHERE c.author_type = 'API_CLIENT' AND a.tenant_id = ${tenantId} AND a.id = c.author_id)
       ) ORDER BY c.created_at, c.id), '[]')
-      FROM task_comments c WHERE c.tenant_id = ${t}.tenant_id AND c.task_id = ${t}.id) AS comments`,
+      FROM task_comments c WHERE c.tenant_id = ${tenantId} AND c.task_id = ${t}.id) AS comments`,
   ];
 }
 
@@ -78,7 +81,7 @@ export function taskRelations(alias = 't'): RawBuilder<unknown>[] {
 export async function readTasks(db: Kysely<DB>, scope: Scope, ids: readonly string[]): Promise<TaskReadRow[]> {
   if (ids.length === 0) return [];
   const { rows } = await sql<TaskReadRow>`${sql.raw(PREPARED)}
-    SELECT t.*, ${sql.join(taskRelations())} FROM tasks t
+    SELECT t.*, ${sql.join(taskRelations(scope.tenantId))} FROM tasks t
     WHERE t.tenant_id = ${scope.tenantId} AND t.instance_id = ${scope.instanceId} AND t.id = ANY(${sql.val(ids)}::uuid[])
   `.execute(db);
   const order = new Map(ids.map((id, index) => [id, index]));
@@ -88,7 +91,7 @@ export async function readTasks(db: Kysely<DB>, scope: Scope, ids: readonly stri
 /** The tasks of a goal with their relations, oldest first (tasks_goal_idx): one statement. */
 export async function readGoalTasks(db: Kysely<DB>, tenantId: string, goalId: string): Promise<TaskReadRow[]> {
   const { rows } = await sql<TaskReadRow>`${sql.raw(PREPARED)}
-    SELECT t.*, ${sql.join(taskRelations())} FROM tasks t
+    SELECT t.*, ${sql.join(taskRelations(tenantId))} FROM tasks t
     WHERE t.tenant_id = ${tenantId} AND t.goal_id = ${goalId}
     ORDER BY t.created_at, t.id
   `.execute(db);

@@ -184,7 +184,7 @@ export async function listTasks(
     searched: Boolean(filter.search?.trim() || filter.description?.trim()),
     // An assignee's, a patient's or a watcher's tasks: a few hundred at most, read once.
     narrowed: Boolean(filter.assigneeIds?.length || filter.patientIds?.length || filter.watcherId || filter.assigneeOrWatcher),
-    extra: taskRelations(),
+    extra: taskRelations(where.tenantId),
   };
   const order = { keys: sort, fallback: [{ column: 't.created_at', direction: 'desc' as const }], tieBreaker: 't.id' };
   return filteredPage<TaskReadRow>(db as Kysely<never>, list, order, paging);

@@ -61,7 +61,7 @@ export async function listUsers(
       sql<SqlBool>`lower(u.username || ' ' || u.email || ' ' || coalesce(u.first_name, '') || ' ' || coalesce(u.last_name, '')) LIKE ${pattern}`,
     );
   }
-  if (filter.roleName) query = query.where(holdsRole('u', filter.roleName));
+  if (filter.roleName) query = query.where(holdsRole('u', tenantId, filter.roleName));
   if (filter.region) {
     // Users with an entry for the region; with `territories`, one that covers any of them.
     const patterns = (filter.territories?.length ? filter.territories : [undefined]).map((territory) =>
@@ -72,13 +72,13 @@ export async function listUsers(
         eb
           .selectFrom('user_territories as ut')
           .select(eb.lit(1).as('one'))
-          .whereRef('ut.tenant_id', '=', 'u.tenant_id')
+          .where('ut.tenant_id', '=', tenantId)
           .whereRef('ut.user_id', '=', 'u.id')
           .where(sql<SqlBool>`ut.territories @> ANY(${sql.val(patterns)}::jsonb[])`),
       ),
     );
   }
-  const list = { base: query as never, table: 'users', alias: 'u', tenantId, searched: false, extra: userRelations() };
+  const list = { base: query as never, table: 'users', alias: 'u', tenantId, searched: false, extra: userRelations(tenantId) };
   const order = { keys: sort, fallback: [{ column: 'lower(u.username)', direction: 'asc' as const }], tieBreaker: 'u.id' };
   return filteredPage<UserReadRow>(db as Kysely<never>, list, order, paging);
 }
@@ -104,9 +104,10 @@ export type UserReadRow = UserRow & {
 
 /**
  * A user as every read loads it: the row with its grants and territories composed into the same
- * statement as JSON columns (one round trip, as for patients).
+ * statement as JSON columns (one round trip, as for patients). Each table names the tenant as a
+ * parameter (a sub-query joined only on tenant columns is refused or sent to every shard on Citus).
  */
-export function userRelations(alias = 'u'): RawBuilder<unknown>[] {
+export function userRelations(tenantId: string, alias = 'u'): RawBuilder<unknown>[] {
   const u = sql.raw(alias);
   return [
     sql`(SELECT coalesce(json_agg(json_build_object(
@@ -115,10 +116,10 @@ export function userRelations(alias = 'u'): RawBuilder<unknown>[] {
         'created_at', g.created_at, 'updated_at', g.updated_at,
         'instance_id', i.id, 'instance_name', i.name, 'instance_description', i.description
       ) ORDER BY i.name, g.name), '[]')
-      FROM access_grants g JOIN instances i ON i.tenant_id = g.tenant_id AND i.id = g.instance_id
-      WHERE g.tenant_id = ${u}.tenant_id AND g.principal_id = ${u}.id) AS grants`,
+      FROM access_grants g JOIN instances i ON i.tenant_id = ${tenantId} AND i.id = g.instance_id
+      WHERE g.tenant_id = ${tenantId} AND g.principal_id = ${u}.id) AS grants`,
     sql`(SELECT json_build_object('territories', ut.territories, 'full_territories_access_instances', ut.full_territories_access_instances)
-      FROM user_territories ut WHERE ut.tenant_id = ${u}.tenant_id AND ut.user_id = ${u}.id) AS territory_record`,
+      FROM user_territories ut WHERE ut.tenant_id = ${tenantId} AND ut.user_id = ${u}.id) AS territory_record`,
   ];
 }
 
@@ -135,7 +136,7 @@ export async function readUser(
       ? sql`u.id = ${key}`
       : sql`lower(u.${sql.raw(lookup === 'EMAIL' ? 'email' : 'username')}) = ${key.toLowerCase()}`;
   const { rows } = await sql<UserReadRow>`${sql.raw(PREPARED)}
-    SELECT u.*, ${sql.join(userRelations())} FROM users u
+    SELECT u.*, ${sql.join(userRelations(tenantId))} FROM users u
     WHERE u.tenant_id = ${tenantId} AND u.deleted_at IS NULL AND ${match}`.execute(db);
   return rows[0];
 }
@@ -195,7 +196,7 @@ export async function writeTerritories(
 export async function readUsers(db: Kysely<DB>, tenantId: string, ids: string[]): Promise<UserReadRow[]> {
   if (ids.length === 0) return [];
   const { rows } = await sql<UserReadRow>`
-    SELECT u.*, ${sql.join(userRelations())} FROM users u
+    SELECT u.*, ${sql.join(userRelations(tenantId))} FROM users u
     WHERE u.tenant_id = ${tenantId} AND u.deleted_at IS NULL AND u.id = ANY(${ids}::uuid[])`.execute(db);
   return rows;
 }

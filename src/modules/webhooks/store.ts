@@ -109,7 +109,7 @@ export async function startAttempt(
   const { rows } = await sql<AttemptToSend & { deleted: boolean }>`
     WITH hook AS (
       SELECT w.id, w.url, w.secret FROM webhook_deliveries d
-      JOIN webhooks w ON w.tenant_id = d.tenant_id AND w.id = d.webhook_id
+      JOIN webhooks w ON w.tenant_id = ${tenantId} AND w.id = d.webhook_id
       WHERE d.tenant_id = ${tenantId} AND d.id = ${deliveryId}),
     counted AS (
       UPDATE webhook_deliveries
@@ -191,10 +191,8 @@ export async function listAttempts(
   const [rows, count] = await Promise.all([
     applySort(
       base
-        .innerJoin('webhook_deliveries as d', (join) =>
-          join.onRef('d.tenant_id', '=', 'a.tenant_id').onRef('d.id', '=', 'a.delivery_id'),
-        )
-        .leftJoin('webhooks as w', (join) => join.onRef('w.tenant_id', '=', 'a.tenant_id').onRef('w.id', '=', 'a.webhook_id'))
+        .innerJoin('webhook_deliveries as d', (join) => join.on('d.tenant_id', '=', tenantId).onRef('d.id', '=', 'a.delivery_id'))
+        .leftJoin('webhooks as w', (join) => join.on('w.tenant_id', '=', tenantId).onRef('w.id', '=', 'a.webhook_id'))
         .selectAll('a')
         .select(['w.name as webhook_name', 'd.event_id', 'd.event_entity', 'd.event_subtype', 'd.record_id', 'd.body']),
       sort,
