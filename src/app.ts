@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { areas as allAreas } from './areas.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import { citusCluster } from './db/distribution.ts';
 import type { DB } from './db/schema.ts';
 import type { BlobStore } from './files/blob-store.ts';
 import { registerAccessControl } from './http/access-hook.ts';
@@ -50,6 +51,16 @@ const logSerializers = {
   res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
 };
 
+/** Says at start-up which engine serves: PGlite, PostgreSQL, or a Citus coordinator and its workers. */
+async function logDatabase(log: FastifyBaseLogger, database: Database): Promise<void> {
+  if (database.kind !== 'citus') return log.info({ database: database.kind }, `database: ${database.kind}`);
+  const cluster = await citusCluster(database.db);
+  log.info(
+    { database: 'citus', citus: cluster?.version, workers: cluster?.workers },
+    `database: Citus ${cluster?.version} coordinator with ${cluster?.workers} workers; every tenant's statements run on one shard`,
+  );
+}
+
 /** Builds the HTTP app on an open, migrated database. `listen()` is the caller's choice. */
 export async function buildApp({ config, database, clock, blobs, providers, areas = allAreas }: AppOptions): Promise<App> {
   registerFormats();
@@ -69,6 +80,7 @@ export async function buildApp({ config, database, clock, blobs, providers, area
     serializerOpts: { ajv: { formats: { e164: isE164, timezone: isTimeZone } } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  await logDatabase(app.log, database);
   const services = new Services({
     config,
     database,
@@ -115,7 +127,7 @@ export async function buildApp({ config, database, clock, blobs, providers, area
     reply.header('cache-control', 'no-store');
     reply.header('x-request-id', request.id);
   });
-  registerMetrics(app);
+  registerMetrics(app, services.jobs);
   documentCommonErrors(app);
   const accessTable: AccessTable = new Map();
   await registerOpenApi(app, catalogs, accessTable);

@@ -40,11 +40,12 @@ export interface DatabaseOptions {
   onStatement?: StatementListener;
 }
 
-export type StatementListener = (sql: string, parameters: readonly unknown[]) => void;
+/** Hears a statement sent, with its parameters, and whether the server refused it. */
+export type StatementListener = (sql: string, parameters: readonly unknown[], failed: boolean) => void;
 
 /** Kysely's log, turned into a statement listener: failed statements were sent too. */
 function logTo(listener: StatementListener | undefined): KyselyConfig['log'] {
-  return listener && ((event) => listener(event.query.sql, event.query.parameters));
+  return listener && ((event) => listener(event.query.sql, event.query.parameters, event.level === 'error'));
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {

@@ -19,6 +19,15 @@ export async function isCitus<DB>(db: Kysely<DB>): Promise<boolean> {
   return rows[0]?.citus === true;
 }
 
+/** The Citus release and its active workers, for the start-up log; undefined off Citus. */
+export async function citusCluster<DB>(db: Kysely<DB>): Promise<{ version: string; workers: number } | undefined> {
+  if (!(await isCitus(db))) return undefined;
+  const { rows } = await sql<{ version: string; workers: number }>`
+    SELECT (SELECT extversion FROM pg_extension WHERE extname = 'citus') AS version,
+           (SELECT count(*)::int FROM citus_get_active_worker_nodes()) AS workers`.execute(db);
+  return rows[0];
+}
+
 /** The table every tenant table is co-located with: the first one distributed (migration 0001). */
 const COLOCATION_ANCHOR = 'instances';
 

@@ -1,15 +1,30 @@
 import cluster from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import type { JobOutcome } from '../jobs/runner.ts';
 
 /**
- * Prometheus metrics: requests by route pattern, method and status, and their latency. The
- * route label is the pattern (`/:tenantName/:instanceName/patients/:patientId`), never the URL,
- * which keeps label counts bounded and keeps ids and search terms out of the metrics.
+ * Prometheus metrics: requests by route pattern, method and status, and their latency; the jobs
+ * this process ran, by kind and outcome. The route label is the pattern
+ * (`/:tenantName/:instanceName/patients/:patientId`), never the URL, which keeps label counts
+ * bounded and keeps ids and search terms out of the metrics.
  */
-export function registerMetrics(app: FastifyInstance): Registry {
+export function registerMetrics(
+  app: FastifyInstance,
+  jobs: { ended: ReadonlyMap<string, ReadonlyMap<JobOutcome, number>> },
+): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  new Counter({
+    name: 'cairn_jobs_total',
+    help: 'Job runs this process ended, by kind and outcome (succeeded, failed, buried, unrecorded)',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [kind, outcomes] of jobs.ended) for (const [outcome, runs] of outcomes) this.inc({ kind, outcome }, runs);
+    },
+  });
   const requests = new Counter({
     name: 'cairn_http_requests_total',
     help: 'HTTP requests answered',

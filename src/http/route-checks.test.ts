@@ -10,7 +10,7 @@ import { createTestTenant, startApp } from '../test/harness.ts';
 import { fixtureParam, fullFormation, seedFixtures, tenantSnapshot } from '../test/route-fixtures.ts';
 import { routerPlanProblems } from '../test/router-plans.ts';
 import { edgeValues, type JsonSchema, SchemaArbitraries } from '../test/schema-arbitraries.ts';
-import { captureStatements } from '../test/statements.ts';
+import { captureStatements, stopCapture } from '../test/statements.ts';
 import { isE164, isTimeZone } from '../wire/formats.ts';
 import { systemContext } from './context.ts';
 
@@ -967,6 +967,7 @@ async function keepFormation(): Promise<void> {
 
 describe('one shard per statement', { skip: app.services.dbKind !== 'citus' && 'only on a Citus coordinator' }, () => {
   test('every statement the route checks sent runs on one shard (EXPLAIN on the coordinator), but those db/cross-tenant.ts lists', async () => {
+    stopCapture(sent);
     const problems = await routerPlanProblems(app.services.db, sent);
     assert.deepEqual(
       problems.map(({ statement, problem }) => `${problem}: ${statement}`),

@@ -21,6 +21,9 @@ interface Log {
   warn(object: object, message: string): void;
 }
 
+/** How a run of a job ended: done, failed (to be retried or run again), buried, or its end not written. */
+export type JobOutcome = 'succeeded' | 'failed' | 'buried' | 'unrecorded';
+
 export interface RunnerOptions<Env> {
   db: Kysely<DB>;
   /** The engine: on Citus jobs are taken a tenant at a time (queue.ts). */
@@ -54,6 +57,9 @@ export class JobRunner<Env> {
   private readonly local = new Map<string, { run: Promise<number>; again: boolean }>();
   /** Kinds signalled and waiting out their wake window. */
   private readonly signalled = new Set<string>();
+
+  /** How this process's runs ended, by kind and outcome (the metrics' cairn_jobs_total). */
+  readonly ended = new Map<string, Map<JobOutcome, number>>();
 
   /** The kinds that follow each event subtype (JobKind.after). */
   private readonly followers = new Map<string, string[]>();
@@ -244,6 +250,12 @@ export class JobRunner<Env> {
     return entry.run;
   }
 
+  private count(kind: string, outcome: JobOutcome): void {
+    const byOutcome = this.ended.get(kind) ?? new Map<JobOutcome, number>();
+    byOutcome.set(outcome, (byOutcome.get(outcome) ?? 0) + 1);
+    this.ended.set(kind, byOutcome);
+  }
+
   private async perform(name: string, job: ClaimedJob): Promise<number> {
     const done = await this.kinds.get(name)!.run(job, this.options.env);
     return typeof done === 'number' ? done : 0;
@@ -259,6 +271,7 @@ export class JobRunner<Env> {
       // A job whose runs keep dying with their process (its lease ran out each time) stops too.
       if (!kind.everyMs && row.attempts > kind.maxAttempts) {
         await buryJob(db, row, 'ATTEMPTS_EXHAUSTED', clock.now());
+        this.count(row.kind, 'buried');
         return 1;
       }
       let done: number;
@@ -276,15 +289,18 @@ export class JobRunner<Env> {
         } else {
           await retryJob(db, row, new Date(now.getTime() + retryDelay(kind, row.attempts)), code, now);
         }
+        this.count(row.kind, !kind.everyMs && row.attempts >= kind.maxAttempts ? 'buried' : 'failed');
         return 1;
       }
       const now = clock.now();
       if (kind.everyMs) await rescheduleJob(db, row, new Date(now.getTime() + kind.everyMs), null, now);
       else await completeJob(db, row, now);
+      this.count(row.kind, 'succeeded');
       return done + 1;
     } catch (error) {
       // The database failed us: the lease runs out, and the job runs again.
       log.warn({ kind: row.kind, job: row.id, code: codeOf(error) }, 'job outcome not recorded');
+      this.count(row.kind, 'unrecorded');
       return 1;
     } finally {
       this.held.delete(held);

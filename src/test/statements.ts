@@ -3,17 +3,31 @@ import type { StatementListener } from '../db/database.ts';
 /**
  * What the test process's database was sent: the harness hands `recordStatement` to the shared
  * database, and a test that wants the statements its requests send (the route checks, for the
- * router-plan check on Citus) starts a capture: each distinct text once, with its first parameters.
+ * router-plan check on Citus) starts a capture: each distinct text once, with the parameters of
+ * its first run that succeeded (or of its first run, when none did: the route checks' fuzz sends
+ * bytes the server refuses).
  */
 const captures = new Set<Map<string, readonly unknown[]>>();
+/** Texts whose kept parameters are of a run that failed. */
+const failedOnly = new Set<string>();
 
-export const recordStatement: StatementListener = (sql, parameters) => {
-  for (const capture of captures) if (!capture.has(sql)) capture.set(sql, parameters);
+export const recordStatement: StatementListener = (sql, parameters, failed) => {
+  for (const capture of captures) {
+    if (capture.has(sql) && !(failedOnly.has(sql) && !failed)) continue;
+    capture.set(sql, parameters);
+    if (failed) failedOnly.add(sql);
+    else failedOnly.delete(sql);
+  }
 };
 
-/** Starts recording: the map fills with every distinct statement text sent from now on. */
+/** Starts recording: the map fills with every distinct statement text sent until it is stopped. */
 export function captureStatements(): Map<string, readonly unknown[]> {
   const capture = new Map<string, readonly unknown[]>();
   captures.add(capture);
   return capture;
+}
+
+/** Stops a capture, so what runs next (the EXPLAINs of what it caught) does not join it. */
+export function stopCapture(capture: Map<string, readonly unknown[]>): void {
+  captures.delete(capture);
 }
