@@ -42,7 +42,8 @@ if (onPostgres && process.env.DATABASE_URL) {
   const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '', poolSize: 1 });
   await migrateToLatest(database.db);
   await database.close();
-  console.log(`Testing against PostgreSQL (${new URL(process.env.DATABASE_URL).host}) on Node ${process.version}`);
+  const engine = database.kind === 'citus' ? 'a Citus coordinator' : 'PostgreSQL';
+  console.log(`Testing against ${engine} (${new URL(process.env.DATABASE_URL).host}) on Node ${process.version}`);
 } else {
   const database = await openDatabase({ databaseUrl: '', dataDir: 'memory://', poolSize: 1 });
   await migrateToLatest(database.db);
