@@ -16,7 +16,8 @@
  * Then the files bench (bench/files.ts), the events bench (bench/events.ts: webhook delivery delay
  * and throughput, and patient create with the outbox against the build before it) and the
  * messages bench (bench/messages.ts: chat page 500 against page 1, emails through SMTP). On the
- * large tenant it walks the PATIENT and TASK exports to their end (bench/export.ts). Absolute
+ * large tenant it walks the PATIENT and TASK exports to their end (bench/export.ts). Last, the
+ * Citus bench (bench/citus.ts): two Cairn nodes on a Citus cluster against two on PostgreSQL. Absolute
  * figures depend on the machine; the ratios are what carry over.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -26,6 +27,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { type Cluster, freePort, startCluster } from '../src/test/postgres-cluster.ts';
+import { benchCitus } from './citus.ts';
 import { load, log, median, quick, root, waitFor } from './common.ts';
 import { benchEvents } from './events.ts';
 import { benchExportWalks } from './export.ts';
@@ -305,6 +307,7 @@ async function main() {
     await sleep(500);
     report.text += await benchEvents();
     report.text += await benchMessages();
+    report.text += await benchCitus();
     process.stdout.write(report.text);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     fs.mkdirSync(path.join(root, 'bench/results'), { recursive: true });

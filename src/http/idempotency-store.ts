@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { crossTenant } from '../db/cross-tenant.ts';
 import type { DB, Json, Timestamp } from '../db/schema.ts';
 import { PREPARED } from '../db/sql.ts';
+import { violationOf } from '../db/violations.ts';
 
 /** The idempotency keys' table (migration 0024), merged into the database's `DB` type. */
 export interface IdempotencyKeysTable {
@@ -81,8 +82,8 @@ function keyValues(claim: IdempotencyClaim, now: Date) {
 
 /** Whether a failed write failed on its key's row: another request's, or an expired one still there. */
 export function isKeyTaken(error: unknown): boolean {
-  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
-  return code === '23505' && constraint === 'idempotency_keys_pkey';
+  const violation = violationOf(error);
+  return violation?.code === '23505' && violation.constraint === 'idempotency_keys_pkey';
 }
 
 /**

@@ -2,6 +2,7 @@ import { type Kysely, type SqlBool, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { parameterBatches } from '../db/batches.ts';
 import type { DB, GrantType, PrincipalType } from '../db/schema.ts';
+import { violationOf } from '../db/violations.ts';
 import type { Writing } from '../events/work.ts';
 import { hashSecret, newClientKey, newSecret } from './secrets.ts';
 import {
@@ -171,8 +172,8 @@ export async function createApiClient(
       key AS (${db.insertInto('api_client_keys').values({ client_key: clientKey, tenant_id: tenant.id, client_id: id })})
       SELECT 1`.execute(db);
   } catch (error) {
-    const constraint =
-      (error as { code?: string; constraint?: string }).code === '23505' && (error as { constraint?: string }).constraint;
+    const violation = violationOf(error);
+    const constraint = violation?.code === '23505' && violation.constraint;
     if (constraint === 'api_client_keys_pkey' || constraint === 'api_clients_tenant_id_client_key_key') {
       throw new TenancyInputError('That client key is already in use');
     }

@@ -38,6 +38,23 @@ async function failingServer() {
       detail: 'Key (tenant_id, user_id)=(a, Jane Doe) is not present in table "users".',
     });
   });
+  // A Citus coordinator passes its worker's error on without the constraint and table fields,
+  // naming the shard's (its table's name and the shard id) in the message and the detail.
+  server.get('/unique-on-a-shard', async () => {
+    throw Object.assign(new Error('duplicate key value violates unique constraint "patients_mrn_key_102040"'), {
+      code: '23505',
+      detail: 'Key (tenant_id, mrn)=(a, MRN-1) already exists.',
+    });
+  });
+  server.get('/missing-parent-on-a-shard', async () => {
+    throw Object.assign(
+      new Error('insert or update on table "contacts_102078" violates foreign key constraint "contacts_patient_fkey_102078"'),
+      {
+        code: '23503',
+        detail: 'Key (tenant_id, patient_id)=(a, b) is not present in table "patients_102040".',
+      },
+    );
+  });
   server.get('/deadlock', async () => {
     throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
   });
@@ -103,4 +120,15 @@ test('foreign key violations and deadlocks are 4xx, naming the table but never t
   const deadlock = await server.inject({ method: 'GET', url: '/deadlock' });
   assert.equal(deadlock.statusCode, 409);
   assert.equal(deadlock.headers['retry-after'], '1');
+});
+
+test('violations a Citus coordinator passes on name the tables and constraints, not their shards', async () => {
+  const { server } = await failingServer();
+  const duplicate = await server.inject({ method: 'GET', url: '/unique-on-a-shard' });
+  assert.equal(duplicate.statusCode, 409);
+  assert.deepEqual(duplicate.json()[0].details, { constraint: 'patients_mrn_key' });
+  assert.ok(!duplicate.body.includes('MRN-1'));
+  const parent = await server.inject({ method: 'GET', url: '/missing-parent-on-a-shard' });
+  assert.equal(parent.statusCode, 404);
+  assert.equal(parent.json()[0].errorCode, 'PATIENT_NOT_FOUND');
 });

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { connectionErrorCode, isConnectionError } from '../db/availability.ts';
+import { type Violation, violationOf } from '../db/violations.ts';
 
 export interface ErrorEntry {
   status: number;
@@ -179,12 +180,11 @@ const fastifyClientErrors: Record<string, (error: FastifyError) => ApiError> = {
 };
 
 /** PostgreSQL errors that bad input can cause despite validation; anything else is a bug. */
-function fromDatabaseError(error: { code?: unknown; constraint?: unknown; detail?: unknown }): ApiError | undefined {
+function fromDatabaseError(error: { code?: unknown }): ApiError | undefined {
   if (typeof error.code !== 'string' || !/^[0-9A-Z]{5}$/.test(error.code)) return undefined;
-  if (error.code === '23505') {
-    return new ApiError('DUPLICATE_VALUE', { constraint: String(error.constraint ?? '') });
-  }
-  if (error.code === '23503') return fromForeignKeyError(String(error.detail ?? ''));
+  const violation = violationOf(error);
+  if (violation?.code === '23505') return new ApiError('DUPLICATE_VALUE', { constraint: violation.constraint });
+  if (violation?.code === '23503') return fromForeignKeyError(violation);
   // Serialization failures and deadlocks: nothing was written, and the same request may succeed now.
   if (error.code === '40001' || error.code === '40P01')
     return new ApiError('CONCURRENT_CHANGE', {}, undefined, { 'Retry-After': '1' });
@@ -201,8 +201,7 @@ function fromDatabaseError(error: { code?: unknown; constraint?: unknown; detail
  * delete of one still referred to). The detail names the table (never the values, which may be
  * PHI): a missing patient is PATIENT_NOT_FOUND, as the patient-scoped routes answer.
  */
-function fromForeignKeyError(detail: string): ApiError {
-  const table = /table "(\w+)"/.exec(detail)?.[1] ?? '';
+function fromForeignKeyError({ table, detail }: Violation): ApiError {
   if (/is still referenced/.test(detail)) return new ApiError('RECORD_IN_USE', { table });
   if (table === 'patients') return new ApiError('PATIENT_NOT_FOUND');
   return new ApiError('REFERENCED_RECORD_NOT_FOUND', { table });

@@ -1,0 +1,392 @@
+/**
+ * `npm run bench:citus` (and the end of `npm run bench`): Cairn on a Citus cluster against Cairn
+ * on plain PostgreSQL, on the same machine, the same data and the same load.
+ *
+ * Each engine gets a fresh database (a throwaway PostgreSQL; a throwaway Citus cluster of a
+ * coordinator and two workers from shared/citus, fsync off on both), the same bulk tenant, and two
+ * Cairn nodes (`cairn serve`, one process each, job workers off) that share the load: get a patient
+ * by id, search, a filtered and sorted list, and create. For each it reports req/s and p95, the
+ * statements each request sends (the coordinator's pg_stat_statements), and on Citus the shards
+ * each statement touched: the statements the workers ran on shards of tenant tables (their own
+ * pg_stat_statements) over the coordinator's statements that name a tenant table. 1 means every
+ * statement went to one shard.
+ *
+ * The coordinator's hop is priced on its own too: the get-by-id query sent straight to each
+ * engine with no Cairn in between (same connections, same ids). Cairn's Citus ÷ PostgreSQL ratio
+ * next to that bare ratio says whether anything costs more than the hop.
+ */
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { type Cluster, freePort, startCluster } from '../src/test/postgres-cluster.ts';
+import { load, log, median, quick, root, standalone, waitFor } from './common.ts';
+import type { LoadPlan, LoadResult } from './load.ts';
+
+const PATIENTS = quick ? 10_000 : 100_000;
+const seconds = quick ? 3 : 8;
+const ROUNDS = quick ? 1 : 3;
+/** Connections per Cairn node (two nodes). */
+const CONNECTIONS = 5;
+const clientKey = 'citus-bench';
+const clientSecret = 'citus-bench-secret-0123';
+const tenant = 'citus-bench';
+const children: ChildProcess[] = [];
+
+type Engine = 'postgres' | 'citus';
+
+interface Engines {
+  urls: Record<Engine, string>;
+  /** Every node of the Citus cluster (the coordinator first), for pg_stat_statements. */
+  citusNodes: string[];
+  stop(): void;
+}
+
+/** shared/citus beside the project, when it is there. */
+function citusScripts(): string | undefined {
+  return [path.join(root, '../shared/citus'), '/work/shared/citus'].find((dir) => fs.existsSync(path.join(dir, 'cluster.sh')));
+}
+
+async function startEngines(): Promise<Engines> {
+  const scripts = citusScripts();
+  if (!scripts) throw new Error('shared/citus is not beside the project');
+  execFileSync('bash', [path.join(scripts, 'install.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-citus-bench-'));
+  if (process.getuid?.() === 0) execFileSync('chown', ['postgres', dir]);
+  // The workers take the two ports after the coordinator's.
+  const port = await freePort();
+  const env = { ...process.env, CITUS_DIR: path.join(dir, 'cluster'), CITUS_PORT: String(port), CITUS_FAST: '1' };
+  const cluster = (action: string, ...args: string[]) =>
+    spawnSync('bash', [path.join(scripts, 'cluster.sh'), action, ...args], { env, encoding: 'utf8' });
+  const started = cluster('start');
+  if (started.status !== 0) throw new Error(`the Citus cluster did not start:\n${started.stdout}${started.stderr}`);
+  const citusNodes = [0, 1, 2].map((i) => `postgres://postgres@127.0.0.1:${port + i}/postgres`);
+  // pg_stat_statements on every node (after citus, which must come first), then a restart.
+  for (const url of citusNodes) await query(url, "ALTER SYSTEM SET shared_preload_libraries = 'citus,pg_stat_statements'");
+  cluster('stop');
+  if (cluster('start').status !== 0) throw new Error('the Citus cluster did not restart');
+  for (const url of citusNodes) await query(url, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+
+  const plain: Cluster = await startCluster({
+    fsync: 'off',
+    synchronous_commit: 'off',
+    full_page_writes: 'off',
+    max_connections: '300',
+    shared_buffers: '128MB',
+    shared_preload_libraries: 'pg_stat_statements',
+  });
+  await query(plain.url('postgres'), 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  return {
+    urls: { postgres: plain.url('postgres'), citus: citusNodes[0]! },
+    citusNodes,
+    stop() {
+      plain.stop();
+      cluster('destroy');
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function query<R extends pg.QueryResultRow = pg.QueryResultRow>(url: string, text: string, values: unknown[] = []) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+function cli(args: string[], env: NodeJS.ProcessEnv) {
+  execFileSync(process.execPath, ['dist/cli.js', ...args], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+/** Two Cairn nodes on one engine, API only. */
+async function startNodes(url: string): Promise<string[]> {
+  const env = { ...process.env, DATABASE_URL: url, CAIRN_DEMO: 'false', LOG_LEVEL: 'warn', CAIRN_JOB_WORKERS: '0' };
+  const bases: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const port = await freePort();
+    children.push(
+      spawn(process.execPath, ['dist/cli.js', 'serve'], { cwd: root, env: { ...env, PORT: String(port) }, stdio: 'ignore' }),
+    );
+    bases.push(`http://127.0.0.1:${port}`);
+  }
+  for (const base of bases) await waitFor(`${base}/health/ready`);
+  return bases;
+}
+
+interface Sample {
+  tenantId: string;
+  patientIds: string[];
+  searchTerms: string[];
+  coordinators: string[];
+}
+
+async function prepare(url: string): Promise<Sample> {
+  const env = { ...process.env, DATABASE_URL: url, CAIRN_DEMO: 'false', LOG_LEVEL: 'warn' };
+  cli(['migrate'], env);
+  cli(['seed', 'bulk', '--tenant', tenant, '--patients', String(PATIENTS), '--tasks', '0', '--events', '0'], env);
+  cli(
+    [
+      'client',
+      'create',
+      tenant,
+      '--name',
+      'bench',
+      '--role',
+      'sandbox:administrator',
+      '--key',
+      clientKey,
+      '--secret',
+      clientSecret,
+    ],
+    env,
+  );
+  const tenantId = (await query<{ id: string }>(url, 'SELECT id FROM tenants WHERE name = $1', [tenant]))[0]!.id;
+  const patients = await query<{ id: string; last_name: string }>(
+    url,
+    'SELECT id, last_name FROM patients WHERE tenant_id = $1 ORDER BY id LIMIT 2000',
+    [tenantId],
+  );
+  const coordinators = await query<{ id: string }>(url, 'SELECT id FROM users WHERE tenant_id = $1 ORDER BY id LIMIT 100', [
+    tenantId,
+  ]);
+  return {
+    tenantId,
+    patientIds: patients.map((row) => row.id),
+    searchTerms: patients.slice(0, 200).map((row) => row.last_name),
+    coordinators: coordinators.map((row) => row.id),
+  };
+}
+
+interface Scenario {
+  name: string;
+  method: LoadPlan['method'];
+  paths: string[];
+  bodies?: string[];
+}
+
+function scenarios(sample: Sample): Scenario[] {
+  const bodies = Array.from({ length: 200 }, (_, i) =>
+    JSON.stringify({ firstName: `Citus${i}`, lastName: `Bench${i}`, email: `citus${i}@example.org`, birthDate: '1980-05-06' }),
+  );
+  return [
+    { name: 'get patient by id', method: 'GET', paths: sample.patientIds.map((id) => `/patients/${id}`) },
+    {
+      name: 'patient search',
+      method: 'GET',
+      paths: sample.searchTerms.map((term) => `/patients?search=${encodeURIComponent(term)}`),
+    },
+    {
+      name: 'patient list, filter + sort',
+      method: 'GET',
+      paths: sample.coordinators.map((id) => `/patients?careTeamMemberId=${id}&sort=lastName,asc`),
+    },
+    { name: 'create patient', method: 'POST', paths: ['/patients'], bodies },
+  ];
+}
+
+/** Both nodes loaded at once (half the connections each); their figures together. */
+async function loadBoth(bases: string[], token: string, scenario: Scenario): Promise<LoadResult> {
+  const results = await Promise.all(
+    bases.map((base) =>
+      load({
+        url: base,
+        method: scenario.method,
+        headers: { authorization: `Bearer ${token}` },
+        paths: scenario.paths.map((p) => `/${tenant}/sandbox${p}`),
+        ...(scenario.bodies ? { bodies: scenario.bodies } : {}),
+        connections: CONNECTIONS,
+        seconds,
+      }),
+    ),
+  );
+  return {
+    requests: results.reduce((sum, r) => sum + r.requests, 0),
+    rps: results.reduce((sum, r) => sum + r.rps, 0),
+    p50: Math.max(...results.map((r) => r.p50)),
+    p95: Math.max(...results.map((r) => r.p95)),
+    p99: Math.max(...results.map((r) => r.p99)),
+    errors: results.reduce((sum, r) => sum + r.errors, 0),
+    non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
+  };
+}
+
+/** The statements each node ran since its last reset: everything but pg_stat_statements' own. */
+async function statementsRun(url: string): Promise<{ query: string; calls: number }[]> {
+  return query<{ query: string; calls: number }>(
+    url,
+    `SELECT query, calls::int AS calls FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%'`,
+  );
+}
+
+/** Tenant tables (hash-distributed) on the Citus coordinator. */
+async function tenantTables(url: string): Promise<string[]> {
+  const rows = await query<{ name: string }>(
+    url,
+    "SELECT logicalrelid::regclass::text AS name FROM pg_dist_partition WHERE partmethod = 'h'",
+  );
+  return rows.map((row) => row.name);
+}
+
+const namesAny = (text: string, tables: string[], suffix: string) =>
+  tables.some((table) => new RegExp(`\\b"?${table}"?${suffix}\\b`).test(text));
+
+interface Figures {
+  result: LoadResult;
+  statementsPerRequest: number;
+  /** Citus only: shard statements on the workers over the coordinator's statements on tenant tables. */
+  shardsPerStatement: number | null;
+}
+
+async function measure(
+  engine: Engine,
+  engines: Engines,
+  bases: string[],
+  token: string,
+  scenario: Scenario,
+  tables: string[],
+): Promise<Figures> {
+  const nodes = engine === 'citus' ? engines.citusNodes : [engines.urls.postgres];
+  for (const url of nodes) await query(url, 'SELECT pg_stat_statements_reset()');
+  const result = await loadBoth(bases, token, scenario);
+  const [coordinator, ...workers] = await Promise.all(nodes.map(statementsRun));
+  const sent = coordinator!.reduce((sum, row) => sum + row.calls, 0);
+  let shardsPerStatement: number | null = null;
+  if (engine === 'citus') {
+    const onTenantTables = coordinator!.filter((row) => namesAny(row.query, tables, '')).reduce((sum, row) => sum + row.calls, 0);
+    // A shard's name is its table's and its shard id: patients_102008.
+    const onShards = workers
+      .flat()
+      .filter((row) => namesAny(row.query, tables, '_\\d+'))
+      .reduce((sum, row) => sum + row.calls, 0);
+    shardsPerStatement = onTenantTables > 0 ? onShards / onTenantTables : null;
+  }
+  return { result, statementsPerRequest: sent / Math.max(1, result.requests), shardsPerStatement };
+}
+
+/** The coordinator's hop alone: the get-by-id query straight to the engine, 10 clients, no Cairn. */
+async function bareGet(url: string, sample: Sample): Promise<number> {
+  const clients = await Promise.all(
+    Array.from({ length: 2 * CONNECTIONS }, async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      return client;
+    }),
+  );
+  let done = 0;
+  const until = Date.now() + seconds * 1000;
+  await Promise.all(
+    clients.map(async (client) => {
+      while (Date.now() < until) {
+        const id = sample.patientIds[done % sample.patientIds.length];
+        await client.query({
+          name: 'bare-get',
+          text: 'SELECT * FROM patients WHERE tenant_id = $1 AND id = $2',
+          values: [sample.tenantId, id],
+        });
+        done++;
+      }
+    }),
+  );
+  await Promise.all(clients.map((client) => client.end()));
+  return done / seconds;
+}
+
+async function token(base: string): Promise<string> {
+  const response = await fetch(`${base}/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ apiClient: clientKey, secret: clientSecret }),
+  });
+  return ((await response.json()) as { token: string }).token;
+}
+
+export async function benchCitus(): Promise<string> {
+  log('== Citus: a coordinator and two workers, against plain PostgreSQL');
+  const engines = await startEngines();
+  try {
+    const samples = {} as Record<Engine, Sample>;
+    const nodes = {} as Record<Engine, string[]>;
+    const tokens = {} as Record<Engine, string>;
+    for (const engine of ['postgres', 'citus'] as const) {
+      const begin = Date.now();
+      samples[engine] = await prepare(engines.urls[engine]);
+      log(`${engine}: migrated and seeded ${PATIENTS} patients in ${((Date.now() - begin) / 1000).toFixed(0)} s`);
+      nodes[engine] = await startNodes(engines.urls[engine]);
+      tokens[engine] = await token(nodes[engine][0]!);
+    }
+    const tables = await tenantTables(engines.urls.citus);
+    const rows: string[] = [];
+    const json: Record<string, unknown>[] = [];
+    for (const [index, scenario] of scenarios(samples.postgres).entries()) {
+      const citusScenario = scenarios(samples.citus)[index]!;
+      // Warm both, then the engines take turns round by round; medians kept.
+      for (const engine of ['postgres', 'citus'] as const) {
+        await loadBoth(nodes[engine], tokens[engine], { ...(engine === 'citus' ? citusScenario : scenario) });
+      }
+      const runs: Record<Engine, Figures[]> = { postgres: [], citus: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const engine of ['postgres', 'citus'] as const) {
+          runs[engine].push(
+            await measure(engine, engines, nodes[engine], tokens[engine], engine === 'citus' ? citusScenario : scenario, tables),
+          );
+        }
+      }
+      const pick = (engine: Engine, f: (figures: Figures) => number | null) => {
+        const values = runs[engine].map(f).filter((v): v is number => v !== null);
+        return values.length > 0 ? median(values) : null;
+      };
+      const rps = (engine: Engine) => pick(engine, (f) => f.result.rps)!;
+      const ratio = median(runs.citus.map((f, i) => f.result.rps / runs.postgres[i]!.result.rps));
+      const errors = [...runs.postgres, ...runs.citus].reduce((sum, f) => sum + f.result.errors + f.result.non2xx, 0);
+      const line = {
+        name: scenario.name,
+        postgresRps: rps('postgres'),
+        citusRps: rps('citus'),
+        ratio,
+        postgresP95: pick('postgres', (f) => f.result.p95),
+        citusP95: pick('citus', (f) => f.result.p95),
+        postgresStatements: pick('postgres', (f) => f.statementsPerRequest),
+        citusStatements: pick('citus', (f) => f.statementsPerRequest),
+        shardsPerStatement: pick('citus', (f) => f.shardsPerStatement),
+        errors,
+      };
+      json.push(line);
+      const n = (value: number | null, digits = 0) => (value === null ? '–' : value.toFixed(digits));
+      rows.push(
+        `| ${line.name} | ${n(line.postgresRps)} | ${n(line.citusRps)} | ${n(ratio, 2)} | ${n(line.postgresP95, 1)} | ${n(line.citusP95, 1)} | ${n(line.postgresStatements, 2)} | ${n(line.citusStatements, 2)} | ${n(line.shardsPerStatement, 2)} | ${errors} |`,
+      );
+      log(rows.at(-1)!);
+    }
+    const bare = {
+      postgres: await bareGet(engines.urls.postgres, samples.postgres),
+      citus: await bareGet(engines.urls.citus, samples.citus),
+    };
+    const hop = bare.citus / bare.postgres;
+    const get = json.find((line) => line.name === 'get patient by id') as { ratio: number } | undefined;
+    const text = [
+      '',
+      '## Citus',
+      '',
+      `${new Date().toISOString()}: ${PATIENTS.toLocaleString('en-US')} patients in one tenant; on the same machine, a throwaway PostgreSQL and a throwaway Citus 13.2 cluster (a coordinator and two workers), fsync off on both; two Cairn nodes (\`cairn serve\`, job workers off) on each, ${CONNECTIONS} connections to each node, ${seconds} s per run, the engines taking turns over ${ROUNDS} round(s) (medians). Statements per request from the coordinator's pg_stat_statements; shards per statement are the workers' statements on shards of tenant tables over the coordinator's statements naming a tenant table (1: every statement on one shard).`,
+      '',
+      '| Scenario | PostgreSQL req/s | Citus req/s | Citus ÷ PostgreSQL | p95 ms PostgreSQL | p95 ms Citus | statements / request PostgreSQL | statements / request Citus | shards / statement (Citus) | errors |',
+      '|---|---|---|---|---|---|---|---|---|---|',
+      ...rows,
+      '',
+      `**The hop alone:** the get-by-id query sent straight to each engine (10 connections, no Cairn): ${bare.postgres.toFixed(0)} queries/s on PostgreSQL, ${bare.citus.toFixed(0)} through the coordinator (${hop.toFixed(2)}).${get ? ` Cairn's get by id on Citus runs at ${get.ratio.toFixed(2)} of PostgreSQL: ${get.ratio >= hop * 0.9 ? 'the hop is the cost' : 'something beyond the hop costs; see the statements per request'}.` : ''}`,
+      '',
+    ].join('\n');
+    return text;
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await sleep(500);
+    engines.stop();
+  }
+}
+
+standalone(import.meta.url, 'citus', benchCitus, children);
