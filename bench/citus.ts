@@ -64,10 +64,12 @@ async function startEngines(): Promise<Engines> {
   if (started.status !== 0) throw new Error(`the Citus cluster did not start:\n${started.stdout}${started.stderr}`);
   const citusNodes = [0, 1, 2].map((i) => `postgres://postgres@127.0.0.1:${port + i}/postgres`);
   // pg_stat_statements on every node (after citus, which must come first), then a restart.
-  for (const url of citusNodes) await query(url, "ALTER SYSTEM SET shared_preload_libraries = 'citus,pg_stat_statements'");
+  for (const url of citusNodes) await query(url, 'ALTER SYSTEM SET shared_preload_libraries = citus, pg_stat_statements');
   cluster('stop');
-  if (cluster('start').status !== 0) throw new Error('the Citus cluster did not restart');
-  for (const url of citusNodes) await query(url, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  const restarted = cluster('start');
+  if (restarted.status !== 0) throw new Error(`the Citus cluster did not restart:\n${restarted.stdout}${restarted.stderr}`);
+  // Made on the coordinator, which makes it on the workers (they refuse it themselves).
+  await query(citusNodes[0]!, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
 
   const plain: Cluster = await startCluster({
     fsync: 'off',
@@ -223,23 +225,34 @@ async function statementsRun(url: string): Promise<{ query: string; calls: numbe
   );
 }
 
-/** Tenant tables (hash-distributed) on the Citus coordinator. */
-async function tenantTables(url: string): Promise<string[]> {
-  const rows = await query<{ name: string }>(
+/**
+ * The shards of tenant tables on the Citus coordinator, each with its shard group: the position of
+ * its hash range among its table's shards (co-located tables share positions, so one tenant's
+ * rows of every table are in one group).
+ */
+async function shardGroups(url: string): Promise<{ tables: string[]; groupOf: Map<string, number> }> {
+  const rows = await query<{ shardid: string; name: string; position: number }>(
     url,
-    "SELECT logicalrelid::regclass::text AS name FROM pg_dist_partition WHERE partmethod = 'h'",
+    `SELECT s.shardid::text, p.logicalrelid::regclass::text AS name,
+            (rank() OVER (PARTITION BY s.logicalrelid ORDER BY s.shardminvalue::int))::int AS position
+       FROM pg_dist_shard s JOIN pg_dist_partition p USING (logicalrelid)
+      WHERE p.partmethod = 'h'`,
   );
-  return rows.map((row) => row.name);
+  return {
+    tables: [...new Set(rows.map((row) => row.name))],
+    groupOf: new Map(rows.map((row) => [`${row.name}_${row.shardid}`, row.position])),
+  };
 }
 
-const namesAny = (text: string, tables: string[], suffix: string) =>
-  tables.some((table) => new RegExp(`\\b"?${table}"?${suffix}\\b`).test(text));
+const namesAny = (text: string, tables: string[]) => tables.some((table) => new RegExp(`\\b"?${table}"?\\b`).test(text));
 
 interface Figures {
   result: LoadResult;
   statementsPerRequest: number;
-  /** Citus only: shard statements on the workers over the coordinator's statements on tenant tables. */
-  shardsPerStatement: number | null;
+  /** Citus only: the shard groups of tenant tables the workers touched (the one tenant's: 1). */
+  shardGroups: number | null;
+  /** Citus only: the workers' statements on tenant shards per coordinator statement on tenant tables. */
+  remotePerStatement: number | null;
 }
 
 async function measure(
@@ -248,24 +261,39 @@ async function measure(
   bases: string[],
   token: string,
   scenario: Scenario,
-  tables: string[],
+  shards: { tables: string[]; groupOf: Map<string, number> },
 ): Promise<Figures> {
   const nodes = engine === 'citus' ? engines.citusNodes : [engines.urls.postgres];
   for (const url of nodes) await query(url, 'SELECT pg_stat_statements_reset()');
   const result = await loadBoth(bases, token, scenario);
   const [coordinator, ...workers] = await Promise.all(nodes.map(statementsRun));
   const sent = coordinator!.reduce((sum, row) => sum + row.calls, 0);
-  let shardsPerStatement: number | null = null;
+  const figures: Figures = {
+    result,
+    statementsPerRequest: sent / Math.max(1, result.requests),
+    shardGroups: null,
+    remotePerStatement: null,
+  };
   if (engine === 'citus') {
-    const onTenantTables = coordinator!.filter((row) => namesAny(row.query, tables, '')).reduce((sum, row) => sum + row.calls, 0);
-    // A shard's name is its table's and its shard id: patients_102008.
-    const onShards = workers
-      .flat()
-      .filter((row) => namesAny(row.query, tables, '_\\d+'))
+    const onTenantTables = coordinator!
+      .filter((row) => namesAny(row.query, shards.tables))
       .reduce((sum, row) => sum + row.calls, 0);
-    shardsPerStatement = onTenantTables > 0 ? onShards / onTenantTables : null;
+    // A shard's name is its table's and its shard id: patients_102008.
+    const groups = new Set<number>();
+    let remote = 0;
+    for (const row of workers.flat()) {
+      const touched = [...row.query.matchAll(/\b(\w+_\d+)\b/g)].flatMap(([, shard]) => {
+        const group = shards.groupOf.get(shard!);
+        return group === undefined ? [] : [group];
+      });
+      if (touched.length === 0) continue;
+      for (const group of touched) groups.add(group);
+      remote += row.calls;
+    }
+    figures.shardGroups = groups.size;
+    figures.remotePerStatement = onTenantTables > 0 ? remote / onTenantTables : null;
   }
-  return { result, statementsPerRequest: sent / Math.max(1, result.requests), shardsPerStatement };
+  return figures;
 }
 
 /** The coordinator's hop alone: the get-by-id query straight to the engine, 10 clients, no Cairn. */
@@ -319,7 +347,7 @@ export async function benchCitus(): Promise<string> {
       nodes[engine] = await startNodes(engines.urls[engine]);
       tokens[engine] = await token(nodes[engine][0]!);
     }
-    const tables = await tenantTables(engines.urls.citus);
+    const shards = await shardGroups(engines.urls.citus);
     const rows: string[] = [];
     const json: Record<string, unknown>[] = [];
     for (const [index, scenario] of scenarios(samples.postgres).entries()) {
@@ -332,7 +360,7 @@ export async function benchCitus(): Promise<string> {
       for (let round = 0; round < ROUNDS; round++) {
         for (const engine of ['postgres', 'citus'] as const) {
           runs[engine].push(
-            await measure(engine, engines, nodes[engine], tokens[engine], engine === 'citus' ? citusScenario : scenario, tables),
+            await measure(engine, engines, nodes[engine], tokens[engine], engine === 'citus' ? citusScenario : scenario, shards),
           );
         }
       }
@@ -352,13 +380,14 @@ export async function benchCitus(): Promise<string> {
         citusP95: pick('citus', (f) => f.result.p95),
         postgresStatements: pick('postgres', (f) => f.statementsPerRequest),
         citusStatements: pick('citus', (f) => f.statementsPerRequest),
-        shardsPerStatement: pick('citus', (f) => f.shardsPerStatement),
+        shardGroups: pick('citus', (f) => f.shardGroups),
+        remotePerStatement: pick('citus', (f) => f.remotePerStatement),
         errors,
       };
       json.push(line);
       const n = (value: number | null, digits = 0) => (value === null ? '–' : value.toFixed(digits));
       rows.push(
-        `| ${line.name} | ${n(line.postgresRps)} | ${n(line.citusRps)} | ${n(ratio, 2)} | ${n(line.postgresP95, 1)} | ${n(line.citusP95, 1)} | ${n(line.postgresStatements, 2)} | ${n(line.citusStatements, 2)} | ${n(line.shardsPerStatement, 2)} | ${errors} |`,
+        `| ${line.name} | ${n(line.postgresRps)} | ${n(line.citusRps)} | ${n(ratio, 2)} | ${n(line.postgresP95, 1)} | ${n(line.citusP95, 1)} | ${n(line.postgresStatements, 2)} | ${n(line.citusStatements, 2)} | ${n(line.shardGroups)} | ${n(line.remotePerStatement, 2)} | ${errors} |`,
       );
       log(rows.at(-1)!);
     }
@@ -372,10 +401,10 @@ export async function benchCitus(): Promise<string> {
       '',
       '## Citus',
       '',
-      `${new Date().toISOString()}: ${PATIENTS.toLocaleString('en-US')} patients in one tenant; on the same machine, a throwaway PostgreSQL and a throwaway Citus 13.2 cluster (a coordinator and two workers), fsync off on both; two Cairn nodes (\`cairn serve\`, job workers off) on each, ${CONNECTIONS} connections to each node, ${seconds} s per run, the engines taking turns over ${ROUNDS} round(s) (medians). Statements per request from the coordinator's pg_stat_statements; shards per statement are the workers' statements on shards of tenant tables over the coordinator's statements naming a tenant table (1: every statement on one shard).`,
+      `${new Date().toISOString()}: ${PATIENTS.toLocaleString('en-US')} patients in one tenant; on the same machine, a throwaway PostgreSQL and a throwaway Citus 13.2 cluster (a coordinator and two workers), fsync off on both; two Cairn nodes (\`cairn serve\`, job workers off) on each, ${CONNECTIONS} connections to each node, ${seconds} s per run, the engines taking turns over ${ROUNDS} round(s) (medians). Statements per request from the coordinator's pg_stat_statements. Shard groups touched: the co-located shards of tenant tables the workers' statements named over the whole run (their pg_stat_statements), all for one tenant, so 1 means every statement of every request ran on that tenant's one shard group (of ${new Set(shards.groupOf.values()).size}). Worker statements per statement: what the coordinator sent the workers for each of its statements on tenant tables; above 1 where one statement writes several tables (Citus runs each writing CTE as its own step, all on the same shard group).`,
       '',
-      '| Scenario | PostgreSQL req/s | Citus req/s | Citus ÷ PostgreSQL | p95 ms PostgreSQL | p95 ms Citus | statements / request PostgreSQL | statements / request Citus | shards / statement (Citus) | errors |',
-      '|---|---|---|---|---|---|---|---|---|---|',
+      '| Scenario | PostgreSQL req/s | Citus req/s | Citus ÷ PostgreSQL | p95 ms PostgreSQL | p95 ms Citus | statements / request PostgreSQL | statements / request Citus | shard groups touched (Citus) | worker statements / statement (Citus) | errors |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
       ...rows,
       '',
       `**The hop alone:** the get-by-id query sent straight to each engine (10 connections, no Cairn): ${bare.postgres.toFixed(0)} queries/s on PostgreSQL, ${bare.citus.toFixed(0)} through the coordinator (${hop.toFixed(2)}).${get ? ` Cairn's get by id on Citus runs at ${get.ratio.toFixed(2)} of PostgreSQL: ${get.ratio >= hop * 0.9 ? 'the hop is the cost' : 'something beyond the hop costs; see the statements per request'}.` : ''}`,
