@@ -60,16 +60,25 @@ async function startEngines(): Promise<Engines> {
   const env = { ...process.env, CITUS_DIR: path.join(dir, 'cluster'), CITUS_PORT: String(port), CITUS_FAST: '1' };
   const cluster = (action: string, ...args: string[]) =>
     spawnSync('bash', [path.join(scripts, 'cluster.sh'), action, ...args], { env, encoding: 'utf8' });
-  const started = cluster('start');
-  if (started.status !== 0) throw new Error(`the Citus cluster did not start:\n${started.stdout}${started.stderr}`);
+  const destroy = () => {
+    cluster('destroy');
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
   const citusNodes = [0, 1, 2].map((i) => `postgres://postgres@127.0.0.1:${port + i}/postgres`);
-  // pg_stat_statements on every node (after citus, which must come first), then a restart.
-  for (const url of citusNodes) await query(url, 'ALTER SYSTEM SET shared_preload_libraries = citus, pg_stat_statements');
-  cluster('stop');
-  const restarted = cluster('start');
-  if (restarted.status !== 0) throw new Error(`the Citus cluster did not restart:\n${restarted.stdout}${restarted.stderr}`);
-  // Made on the coordinator, which makes it on the workers (they refuse it themselves).
-  await query(citusNodes[0]!, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  try {
+    const started = cluster('start');
+    if (started.status !== 0) throw new Error(`the Citus cluster did not start:\n${started.stdout}${started.stderr}`);
+    // pg_stat_statements on every node (after citus, which must come first), then a restart.
+    for (const url of citusNodes) await query(url, 'ALTER SYSTEM SET shared_preload_libraries = citus, pg_stat_statements');
+    cluster('stop');
+    const restarted = cluster('start');
+    if (restarted.status !== 0) throw new Error(`the Citus cluster did not restart:\n${restarted.stdout}${restarted.stderr}`);
+    // Made on the coordinator, which makes it on the workers (they refuse it themselves).
+    await query(citusNodes[0]!, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  } catch (error) {
+    destroy();
+    throw error;
+  }
 
   const plain: Cluster = await startCluster({
     fsync: 'off',
@@ -85,8 +94,7 @@ async function startEngines(): Promise<Engines> {
     citusNodes,
     stop() {
       plain.stop();
-      cluster('destroy');
-      fs.rmSync(dir, { recursive: true, force: true });
+      destroy();
     },
   };
 }
