@@ -10,6 +10,7 @@ import { citusCluster } from './db/distribution.ts';
 import type { DB } from './db/schema.ts';
 import type { BlobStore } from './files/blob-store.ts';
 import { registerAccessControl } from './http/access-hook.ts';
+import { registerAccessLog } from './http/access-log.ts';
 import { registerBrowserSecurity } from './http/browser-security.ts';
 import { registerConsole } from './http/console.ts';
 import { registerIdempotency } from './http/idempotency.ts';
@@ -132,6 +133,7 @@ export async function buildApp({ config, database, clock, blobs, providers, area
   const accessTable: AccessTable = new Map();
   await registerOpenApi(app, catalogs, accessTable);
   registerAccessControl(app, services, accessTable);
+  registerAccessLog(app, services);
   registerIdempotency(app, services);
   registerConsole(app, config.consoleDir);
   for (const area of areas) if (area.routes) await app.register(area.routes, { services, exports: declarations.exports });

@@ -1,3 +1,4 @@
+import { area as accessLog } from './modules/access-log/area.ts';
 import { area as apiClients } from './modules/api-clients/area.ts';
 import { area as assessments } from './modules/assessments/area.ts';
 import { area as audit } from './modules/audit/area.ts';
@@ -54,6 +55,7 @@ export const areas: readonly Area[] = [
   files,
   documents,
   audit,
+  accessLog,
   assessments,
   calendar,
   encounters,

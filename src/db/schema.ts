@@ -132,6 +132,33 @@ export interface AuditEventsTable {
   changed_fields: string[] | null;
 }
 
+/** The access log (http/access-log.ts): an answer that disclosed patient data, or was refused on a patient's record. */
+export interface AccessLogTable {
+  tenant_id: string;
+  id: string;
+  occurred_at: Timestamp;
+  instance_id: string | null;
+  actor_type: string;
+  actor_id: string | null;
+  actor_name: string | null;
+  on_behalf_of: string | null;
+  client_address: string | null;
+  request_id: string | null;
+  operation: string;
+  resource_type: string;
+  patient_ids: string[];
+  record_ids: string[] | null;
+  outcome: number;
+}
+
+/** The patients of each access record, for "who saw patient P" newest first. */
+export interface AccessLogPatientsTable {
+  tenant_id: string;
+  patient_id: string;
+  occurred_at: Timestamp;
+  access_id: string;
+}
+
 /** The outbox (events/outbox.ts): one row per event, written with the change it reports, deleted once consumed. */
 export interface EventsTable {
   tenant_id: string;
@@ -271,6 +298,8 @@ export interface DB {
   access_grants: AccessGrantsTable;
   users: UsersTable;
   audit_events: AuditEventsTable;
+  access_log: AccessLogTable;
+  access_log_patients: AccessLogPatientsTable;
   events: EventsTable;
   patients: PatientsTable;
   pdt_records: PdtRecordsTable;

@@ -42,6 +42,7 @@ export function registerAccessControl(app: FastifyInstance, services: Services, 
       instance = await services.instance(tenant.id, params.instanceName ?? '');
       if (!instance) throw new ApiError('INSTANCE_NOT_FOUND', { instanceName: params.instanceName });
     }
+    request.accessAttempt = { caller, tenant, instance };
     const access = await services.accessOf(caller, instance?.id);
     // A client disabled (or user deleted) since the token was issued: the token is no longer good.
     if (!access.active) throw new ApiError('NOT_VALID_JSON_WEB_TOKEN');

@@ -1,5 +1,6 @@
 import type { Permission } from '../formation/permissions.ts';
 import type { CallerType } from '../tenancy/access.ts';
+import type { Disclosure, NoDisclosure } from './access-log.ts';
 
 /** What a route under `/{tenantName}/` needs of its caller, declared beside the route. */
 export interface RouteAccess {
@@ -11,6 +12,8 @@ export interface RouteAccess {
   callers?: CallerType;
   /** A second permission some bodies need; the route's handler checks it. */
   alsoNeeds?: { permission: Permission; when: string };
+  /** What its answers disclose of patients (http/access-log.ts), or why they disclose nothing. */
+  discloses?: Disclosure | NoDisclosure;
 }
 
 declare module 'fastify' {

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { eachPatient, thePatient } from '../../http/access-log.ts';
 import { type Context, contextOf } from '../../http/context.ts';
 import { PageObject, pageObject, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -46,7 +47,7 @@ const patientRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/patients',
     {
-      config: needs('PATIENT_READ'),
+      config: needs('PATIENT_READ', { discloses: eachPatient('PATIENT', 'content', 'id') }),
       schema: {
         tags,
         summary: 'Search and list patients (page object)',
@@ -64,7 +65,7 @@ const patientRoutes: AreaPlugin = async (app) => {
   app.post(
     '/:tenantName/:instanceName/by-filter/patients',
     {
-      config: needs('PATIENT_READ'),
+      config: needs('PATIENT_READ', { discloses: eachPatient('PATIENT', 'content', 'id') }),
       schema: {
         tags,
         summary: 'List patients matching a JSON filter (page object)',
@@ -125,7 +126,7 @@ const patientRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/patients/:patientId',
     {
-      config: needs('PATIENT_READ'),
+      config: needs('PATIENT_READ', { discloses: thePatient('PATIENT', 'id') }),
       schema: {
         tags,
         summary: 'Read a patient by id, externalId, externalGuid or MRN',

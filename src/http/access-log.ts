@@ -1,0 +1,181 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { v7 as uuidv7 } from 'uuid';
+import type { NewRow } from '../db/schema.ts';
+import type { Caller } from '../tenancy/access.ts';
+import type { Instance, Tenant } from '../tenancy/tenancy.ts';
+import type { Services } from './services.ts';
+
+/**
+ * The access log: every answer that discloses patient data writes who saw which patients, when,
+ * from where and through which operation, before the answer leaves (HIPAA's audit controls, 45
+ * CFR 164.312(b)); a refusal (403, 404) on a patient's record is written too, as an attempt. A
+ * route says what its answers disclose beside its permission, `needs('PATIENT_READ', { discloses:
+ * thePatient('PATIENT') })`, and this hook does the rest: no route writes its own record. One
+ * statement per answer, whatever the number of patients on the page; no field values, only ids.
+ * Writes are not in it: the audit log records them in the writer's transaction.
+ */
+
+/** What a route's answers disclose. */
+export interface Disclosure {
+  /** The kind of record the answer carries: PATIENT, ENCOUNTER, CHAT_MESSAGE, FILE, ... */
+  resource: string;
+  /** The patients an answer is about: from the request (its path) and, for a 2xx, its body. */
+  patients(request: FastifyRequest, body: unknown): string[];
+  /** The records it shows, when they are few (read by id): their ids. */
+  records?(request: FastifyRequest, body: unknown): string[];
+}
+
+/** A route whose answers carry no patient data although it looks as if they might, with why. */
+export interface NoDisclosure {
+  none: string;
+}
+
+/** At most this many record ids are kept on a record: a page names its patients, not every row. */
+const MAX_RECORD_IDS = 20;
+
+/** Path parameters that name the scope, not a record. */
+const SCOPE_PARAMS = new Set(['tenantName', 'instanceName', 'patientId']);
+
+const params = (request: FastifyRequest) => request.params as Record<string, string | undefined>;
+
+/** The record ids in a route's path beyond the patient (`:encounterId`, `:summaryId`). */
+function pathRecords(request: FastifyRequest): string[] {
+  return Object.entries(params(request))
+    .filter(([name]) => !SCOPE_PARAMS.has(name) && name.endsWith('Id'))
+    .map(([, value]) => value)
+    .filter(isId);
+}
+
+/**
+ * The answer is about the patient of the path (`/patients/:patientId/...`), and the records its path
+ * names. Where the path may name the patient by another key (an MRN), `bodyField` is the answer's
+ * field holding the patient's id.
+ */
+export function thePatient(resource: string, bodyField?: string): Disclosure {
+  return {
+    resource,
+    patients: (request, body) => {
+      const fromBody = bodyField ? (body as Record<string, unknown> | undefined)?.[bodyField] : undefined;
+      return [params(request).patientId, typeof fromBody === 'string' ? fromBody : undefined].filter(isId);
+    },
+    records: pathRecords,
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Only ids are written: a path may hold an MRN or an external id, which are the patient's data. */
+function isId(value: string | undefined): value is string {
+  return value !== undefined && UUID.test(value);
+}
+
+/**
+ * The answer lists records, each naming its patient: `eachPatient('PATIENT', 'content', 'id')` for
+ * a page `{ content: [{ id }] }`; the list key may be empty for a bare array.
+ */
+export function eachPatient(resource: string, list: string, patientField: string): Disclosure {
+  return {
+    resource,
+    patients: (_request, body) => {
+      const items = list ? (body as Record<string, unknown> | undefined)?.[list] : body;
+      if (!Array.isArray(items)) return [];
+      return items
+        .map((item) => (item as Record<string, unknown>)?.[patientField])
+        .filter((id): id is string => typeof id === 'string' && isId(id));
+    },
+  };
+}
+
+/** Who asked, known before the permission check: so a refusal is written with its caller. */
+export interface AccessAttempt {
+  caller: Caller;
+  tenant: Tenant;
+  instance: Instance | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    accessAttempt: AccessAttempt | null;
+    /** The patients and records a 2xx answer carries, read from its body before it is serialized. */
+    disclosed: { patients: string[]; records: string[] } | null;
+  }
+}
+
+/** Refusals written as attempts: on a patient's record, not found and not allowed. */
+const ATTEMPTS = new Set([403, 404]);
+
+export function registerAccessLog(app: FastifyInstance, services: Services): void {
+  app.decorateRequest('accessAttempt', null);
+  app.decorateRequest('disclosed', null);
+
+  app.addHook('preSerialization', async (request, reply, payload) => {
+    const disclosure = disclosureOf(request);
+    if (!disclosure || reply.statusCode >= 300) return payload;
+    request.disclosed = {
+      patients: disclosure.patients(request, payload),
+      records: disclosure.records?.(request, payload) ?? [],
+    };
+    return payload;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const disclosure = disclosureOf(request);
+    const attempt = request.accessAttempt;
+    if (!disclosure || !attempt) return payload;
+    const status = reply.statusCode;
+    const ok = status < 300;
+    if (!ok && !ATTEMPTS.has(status)) return payload;
+    // A 2xx whose body was not an object (a file's bytes) names what its request does.
+    const found =
+      ok && request.disclosed ? request.disclosed : { patients: disclosure.patients(request, undefined), records: [] };
+    const patients = [...new Set(found.patients.filter(isId))];
+    // An answer that names no patient (an empty page) disclosed nothing.
+    if (patients.length === 0) return payload;
+    const records = [...new Set([...pathRecords(request), ...found.records.filter(isId)])].slice(0, MAX_RECORD_IDS);
+    const row: NewRow<'access_log'> = {
+      tenant_id: attempt.tenant.id,
+      id: uuidv7(),
+      occurred_at: services.clock.now(),
+      instance_id: attempt.instance?.id ?? null,
+      actor_type: attempt.caller.type,
+      actor_id: attempt.caller.id,
+      actor_name: attempt.caller.name,
+      on_behalf_of: null,
+      client_address: request.ip ?? null,
+      request_id: request.id,
+      operation: `${request.method} ${request.routeOptions.url ?? ''}`,
+      resource_type: disclosure.resource,
+      patient_ids: patients,
+      record_ids: records.length > 0 ? records : null,
+      outcome: status,
+    };
+    await writeAccess(services, row);
+    return payload;
+  });
+}
+
+function disclosureOf(request: FastifyRequest): Disclosure | undefined {
+  const discloses = request.routeOptions.config.access?.discloses;
+  return discloses && 'resource' in discloses ? discloses : undefined;
+}
+
+/** One statement: the record and a row per patient (for "who saw patient P"). */
+async function writeAccess(services: Services, row: NewRow<'access_log'>): Promise<void> {
+  const patients = row.patient_ids.map((patientId) => ({
+    tenant_id: row.tenant_id,
+    patient_id: patientId,
+    occurred_at: row.occurred_at,
+    access_id: row.id,
+  }));
+  const db = services.db;
+  const logged = db.insertInto('access_log').values(row);
+  if (patients.length === 0) {
+    await logged.execute();
+    return;
+  }
+  await db
+    .with('logged', () => logged)
+    .insertInto('access_log_patients')
+    .values(patients)
+    .execute();
+}

@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { assertCode, createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
+
+const app = await startApp();
+
+/** The tenant's access log, newest first. */
+async function accessLog(t: TestTenant, query = '') {
+  const response = await t.api.get(`${t.admin}/access-log?size=100${query}`);
+  assert.equal(response.status, 200, response.text);
+  return response.body.data as Record<string, any>[];
+}
+
+describe('the access log: what is written', () => {
+  test('a read by id writes who, when, from where, what and the outcome; no field values', async () => {
+    const t = await createTestTenant(app);
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
+    const read = await t.api.get(`${t.base}/patients/${patient.id}`);
+    assert.equal(read.status, 200);
+    const [record, ...rest] = await accessLog(t);
+    assert.equal(rest.length, 0, 'the create is in the audit log, not here');
+    assert.equal(record!.operation, 'GET /:tenantName/:instanceName/patients/:patientId');
+    assert.equal(record!.resourceType, 'PATIENT');
+    assert.deepEqual(record!.patientIds, [patient.id]);
+    assert.equal(record!.outcome, 200);
+    assert.equal(record!.actorType, 'API_CLIENT');
+    assert.equal(record!.actorId, t.adminClient.id);
+    assert.equal(record!.requestId, read.headers['x-request-id']);
+    assert.equal(record!.clientAddress, '127.0.0.1');
+    assert.equal(record!.instanceId, t.instance.id);
+    assert.ok(!JSON.stringify(record).includes('Quill'));
+  });
+
+  test('a read by MRN names the patient by id, never by the MRN', async () => {
+    const t = await createTestTenant(app);
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill', mrn: 'MRN-ACCESS-1' });
+    assert.equal((await t.api.get(`${t.base}/patients/MRN-ACCESS-1?type=MRN`)).status, 200);
+    const [record] = await accessLog(t);
+    assert.deepEqual(record!.patientIds, [patient.id]);
+    assert.ok(!JSON.stringify(record).includes('MRN-ACCESS-1'));
+  });
+
+  test('a list page is one record naming every patient on it', async () => {
+    const t = await createTestTenant(app);
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push((await createPatient(t, { firstName: 'Ada', lastName: `List${i}` })).id);
+    const page = await t.api.get(`${t.base}/patients?size=2&sort=lastName,asc`);
+    assert.equal(page.status, 200);
+    const records = await accessLog(t);
+    assert.equal(records.length, 1);
+    assert.deepEqual([...records[0]!.patientIds].sort(), ids.slice(0, 2).sort());
+    assert.equal(records[0]!.recordIds, null);
+    // A page with no patient disclosed nothing, and is not written.
+    assert.equal((await t.api.get(`${t.base}/patients?search=nobody-has-this-name`)).status, 200);
+    assert.equal((await accessLog(t)).length, 1);
+  });
+
+  test('refusals on a patient are attempts: 403 without the permission, 404 for an id not there', async () => {
+    const t = await createTestTenant(app);
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
+    const outsider = await t.apiWith(['TASK_READ']);
+    assertCode(await outsider.get(`${t.base}/patients/${patient.id}`), 403, 'ACCESS_DENIED');
+    const missing = randomUUID();
+    assert.equal((await t.api.get(`${t.base}/patients/${missing}`)).status, 404);
+    const [notFound, denied] = await accessLog(t);
+    assert.deepEqual([notFound!.outcome, notFound!.patientIds], [404, [missing]]);
+    assert.deepEqual([denied!.outcome, denied!.patientIds], [403, [patient.id]]);
+    assert.notEqual(denied!.actorId, t.adminClient.id);
+  });
+});
+
+describe('the access log: reading it', () => {
+  test("a patient's history: everyone who saw the patient, newest first, filtered by caller and time", async () => {
+    const t = await createTestTenant(app);
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
+    const other = await createPatient(t, { firstName: 'Bo', lastName: 'Quill' });
+    const reader = await t.apiWith(['PATIENT_READ']);
+    assert.equal((await t.api.get(`${t.base}/patients/${patient.id}`)).status, 200);
+    assert.equal((await reader.get(`${t.base}/patients/${patient.id}`)).status, 200);
+    assert.equal((await reader.get(`${t.base}/patients/${other.id}`)).status, 200);
+    const history = await t.api.get(`${t.base}/patients/${patient.id}/access-log`);
+    assert.equal(history.status, 200, history.text);
+    assert.equal(history.body.metaInfo.totalElements, 2);
+    const [newest, oldest] = history.body.data;
+    assert.notEqual(newest.actorId, t.adminClient.id);
+    assert.equal(oldest.actorId, t.adminClient.id);
+    const byAdmin = await t.api.get(`${t.base}/patients/${patient.id}/access-log?actorId=${t.adminClient.id}`);
+    assert.equal(byAdmin.body.data.length, 1);
+    // Everything one caller saw, across patients.
+    const readerId = newest.actorId as string;
+    assert.equal((await accessLog(t, `&actorId=${readerId}`)).length, 2);
+    assert.equal((await accessLog(t, `&patientId=${other.id}`)).length, 1);
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    assert.equal((await accessLog(t, `&from=${future}`)).length, 0);
+    assert.equal((await accessLog(t, `&operation=${encodeURIComponent('GET /:tenantName/:instanceName/patients')}`)).length, 0);
+    // Reading the log writes nothing to it: its records hold ids and metadata only.
+    assert.equal((await accessLog(t)).length, 3);
+  });
+
+  test('needs a token, ACCESS_LOG_READ (an administrator has it, a care coordinator not), and stays in its tenant', async () => {
+    const a = await createTestTenant(app);
+    const b = await createTestTenant(app);
+    const patient = await createPatient(a, { firstName: 'Ada', lastName: 'Quill' });
+    assert.equal((await a.api.get(`${a.base}/patients/${patient.id}`)).status, 200);
+    assert.equal((await a.anonymous.get(`${a.admin}/access-log`)).status, 401);
+    const coordinator = await a.apiWith(['PATIENT_READ', 'TASK_READ']);
+    assertCode(await coordinator.get(`${a.admin}/access-log`), 403, 'ACCESS_DENIED');
+    assertCode(await coordinator.get(`${a.base}/patients/${patient.id}/access-log`), 403, 'ACCESS_DENIED');
+    assertCode(await a.api.get(`${a.admin}/access-log?from=yesterday`), 400, 'VALIDATION_ERROR');
+    assertCode(await a.api.get(`${a.base}/patients/not-an-id/access-log`), 400, 'VALIDATION_ERROR');
+    // Tenant B sees none of A's records, even naming A's patient.
+    assert.equal((await accessLog(b, `&patientId=${patient.id}`)).length, 0);
+    assert.equal((await b.api.get(`${b.base}/patients/${patient.id}/access-log`)).body.data.length, 0);
+    assert.equal((await a.api.get(`${b.admin}/access-log`)).status, 403);
+  });
+});

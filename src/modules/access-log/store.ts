@@ -1,0 +1,89 @@
+import { type Static, Type } from 'typebox';
+import type { TenantContext } from '../../http/context.ts';
+import { dataAndMeta, offsetOf, PagingQuery } from '../../http/pagination.ts';
+import { DateTime, Nullable, readInstant, Uuid } from '../../wire/schemas.ts';
+
+export const AccessRecord = Type.Object({
+  id: Uuid,
+  occurredAt: DateTime,
+  instanceId: Nullable(Uuid),
+  actorType: Type.String({ description: 'API_CLIENT or USER' }),
+  actorId: Nullable(Uuid),
+  actorName: Nullable(Type.String()),
+  onBehalfOf: Nullable(Type.String({ description: 'Whose link or grant the caller used, when not its own' })),
+  clientAddress: Nullable(Type.String()),
+  requestId: Nullable(Type.String()),
+  operation: Type.String({ description: 'The route: `GET /{tenantName}/{instanceName}/patients/{patientId}`' }),
+  resourceType: Type.String({ description: 'What the answer carried: PATIENT, ENCOUNTER, FILE, ...' }),
+  patientIds: Type.Array(Uuid),
+  recordIds: Nullable(Type.Array(Type.String())),
+  outcome: Type.Integer({ description: 'The HTTP status answered: 2xx disclosed, 403 and 404 attempts' }),
+});
+
+const filters = {
+  actorId: Type.Optional(Uuid),
+  operation: Type.Optional(Type.String({ description: 'The route, as `operation` shows it' })),
+  from: Type.Optional(DateTime),
+  to: Type.Optional(DateTime),
+};
+
+export const PatientAccessQuery = Type.Object({ ...PagingQuery, ...filters });
+export const TenantAccessQuery = Type.Object({ ...PagingQuery, ...filters, patientId: Type.Optional(Uuid) });
+export type AccessQuery = Static<typeof TenantAccessQuery> & { instanceId?: string };
+
+/**
+ * A page of the log, newest first. By patient it walks access_log_patients' key (tenant, patient,
+ * time) and by caller the actor index (tenant, actor, time): either question is one indexed read.
+ */
+export async function accessPage(ctx: TenantContext, q: AccessQuery) {
+  const paging = { page: q.page, size: q.size };
+  const tenantId = ctx.tenant.id;
+  let query = ctx.db.selectFrom('access_log as a').where('a.tenant_id', '=', tenantId);
+  if (q.patientId) {
+    query = query.where((eb) =>
+      eb(
+        'a.id',
+        'in',
+        eb
+          .selectFrom('access_log_patients as p')
+          .select('p.access_id')
+          .where('p.tenant_id', '=', tenantId)
+          .where('p.patient_id', '=', q.patientId!)
+          .$if(Boolean(q.from), (s) => s.where('p.occurred_at', '>=', readInstant(q.from!)))
+          .$if(Boolean(q.to), (s) => s.where('p.occurred_at', '<', readInstant(q.to!))),
+      ),
+    );
+  }
+  if (q.instanceId) query = query.where('a.instance_id', '=', q.instanceId);
+  if (q.actorId) query = query.where('a.actor_id', '=', q.actorId);
+  if (q.operation) query = query.where('a.operation', '=', q.operation);
+  if (q.from) query = query.where('a.occurred_at', '>=', readInstant(q.from));
+  if (q.to) query = query.where('a.occurred_at', '<', readInstant(q.to));
+  const [rows, count] = await Promise.all([
+    query
+      .selectAll('a')
+      .orderBy('a.occurred_at', 'desc')
+      .orderBy('a.id', 'desc')
+      .limit(paging.size)
+      .offset(offsetOf(paging))
+      .execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  const records = rows.map((row) => ({
+    id: row.id,
+    occurredAt: row.occurred_at,
+    instanceId: row.instance_id,
+    actorType: row.actor_type,
+    actorId: row.actor_id,
+    actorName: row.actor_name,
+    onBehalfOf: row.on_behalf_of,
+    clientAddress: row.client_address,
+    requestId: row.request_id,
+    operation: row.operation,
+    resourceType: row.resource_type,
+    patientIds: row.patient_ids,
+    recordIds: row.record_ids,
+    outcome: row.outcome,
+  }));
+  return dataAndMeta(records, Number(count.total), paging);
+}
