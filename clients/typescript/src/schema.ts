@@ -20433,6 +20433,375 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{tenantName}/admin/access-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who saw which patients' data, and when (data and meta, newest first)
+         * @description Needs permission `ACCESS_LOG_READ`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Zero-based page. */
+                    page?: number;
+                    /** @description Page size, 1–1000. */
+                    size?: number;
+                    /** @description `<field>,<asc|desc>`; repeat for more keys. */
+                    sort?: string | string[];
+                    actorId?: string;
+                    /** @description The route, as `operation` shows it */
+                    operation?: string;
+                    /** @description Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given */
+                    from?: string;
+                    /** @description Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given */
+                    to?: string;
+                    patientId?: string;
+                };
+                header?: never;
+                path: {
+                    tenantName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: uuid */
+                                id: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given
+                                 */
+                                occurredAt: string;
+                                /** Format: uuid */
+                                instanceId: string | null;
+                                /** @description API_CLIENT or USER */
+                                actorType: string;
+                                /** Format: uuid */
+                                actorId: string | null;
+                                actorName: string | null;
+                                /** @description Whose link or grant the caller used, when not its own */
+                                onBehalfOf: string | null;
+                                clientAddress: string | null;
+                                requestId: string | null;
+                                /** @description The route: `GET /{tenantName}/{instanceName}/patients/{patientId}` */
+                                operation: string;
+                                /** @description What the answer carried: PATIENT, ENCOUNTER, FILE, ... */
+                                resourceType: string;
+                                patientIds: string[];
+                                recordIds: string[] | null;
+                                /** @description The HTTP status answered: 2xx disclosed, 403 and 404 attempts */
+                                outcome: number;
+                            }[];
+                            metaInfo: {
+                                page: number;
+                                pageSize: number;
+                                totalElements: number;
+                                numberOfElements: number;
+                                totalPages: number;
+                                firstPage: boolean;
+                                lastPage: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/patients/{patientId}/access-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everyone who saw this patient's data, and when (data and meta, newest first)
+         * @description Needs permission `ACCESS_LOG_READ`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Zero-based page. */
+                    page?: number;
+                    /** @description Page size, 1–1000. */
+                    size?: number;
+                    /** @description `<field>,<asc|desc>`; repeat for more keys. */
+                    sort?: string | string[];
+                    actorId?: string;
+                    /** @description The route, as `operation` shows it */
+                    operation?: string;
+                    /** @description Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given */
+                    from?: string;
+                    /** @description Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given */
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                    patientId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: uuid */
+                                id: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given
+                                 */
+                                occurredAt: string;
+                                /** Format: uuid */
+                                instanceId: string | null;
+                                /** @description API_CLIENT or USER */
+                                actorType: string;
+                                /** Format: uuid */
+                                actorId: string | null;
+                                actorName: string | null;
+                                /** @description Whose link or grant the caller used, when not its own */
+                                onBehalfOf: string | null;
+                                clientAddress: string | null;
+                                requestId: string | null;
+                                /** @description The route: `GET /{tenantName}/{instanceName}/patients/{patientId}` */
+                                operation: string;
+                                /** @description What the answer carried: PATIENT, ENCOUNTER, FILE, ... */
+                                resourceType: string;
+                                patientIds: string[];
+                                recordIds: string[] | null;
+                                /** @description The HTTP status answered: 2xx disclosed, 403 and 404 attempts */
+                                outcome: number;
+                            }[];
+                            metaInfo: {
+                                page: number;
+                                pageSize: number;
+                                totalElements: number;
+                                numberOfElements: number;
+                                totalPages: number;
+                                firstPage: boolean;
+                                lastPage: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{tenantName}/{instanceName}/patients/{patientId}/assessment-records": {
         parameters: {
             query?: never;
