@@ -69,20 +69,46 @@ function isId(value: string | undefined): value is string {
   return value !== undefined && UUID.test(value);
 }
 
+/** The value at a dotted path (`patient.id`) of an answer's object. */
+function at(value: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((item, key) => (item as Record<string, unknown> | undefined)?.[key], value);
+}
+
 /**
  * The answer lists records, each naming its patient: `eachPatient('PATIENT', 'content', 'id')` for
- * a page `{ content: [{ id }] }`; the list key may be empty for a bare array.
+ * a page `{ content: [{ id }] }`, `eachPatient('INVOICE', 'content', 'patient.id')`; an empty list
+ * key for a bare array.
  */
 export function eachPatient(resource: string, list: string, patientField: string): Disclosure {
   return {
     resource,
     patients: (_request, body) => {
-      const items = list ? (body as Record<string, unknown> | undefined)?.[list] : body;
+      const items = list ? at(body, list) : body;
       if (!Array.isArray(items)) return [];
-      return items
-        .map((item) => (item as Record<string, unknown>)?.[patientField])
-        .filter((id): id is string => typeof id === 'string' && isId(id));
+      return items.map((item) => at(item, patientField)).filter((id): id is string => typeof id === 'string' && isId(id));
     },
+  };
+}
+
+/** The answer is one record naming its patient at `patientField` (`patient.id`); the path names the record. */
+export function itsPatient(resource: string, patientField: string): Disclosure {
+  return {
+    resource,
+    patients: (_request, body) => {
+      const id = at(body, patientField);
+      return typeof id === 'string' && isId(id) ? [id] : [];
+    },
+    records: pathRecords,
+  };
+}
+
+/** The answer's patients as its area finds them in the body (calendar events name theirs among participants). */
+export function patientsIn(resource: string, find: (body: unknown) => unknown[]): Disclosure {
+  return {
+    resource,
+    patients: (_request, body) =>
+      (body === undefined ? [] : find(body)).filter((id): id is string => typeof id === 'string' && isId(id)),
+    records: pathRecords,
   };
 }
 

@@ -45,6 +45,8 @@ export interface ExportSource {
   where?: (ctx: Context) => RawBuilder<SqlBool>[];
   /** Columns besides `r.*` that its view needs (the relations the read route composes). */
   columns?: (ctx: Context) => RawBuilder<unknown>[];
+  /** Where an item names its patient, for the access log (default `patientId`; `id` for PATIENT). */
+  patientField?: string;
   /** The column `patientIds` selects on, for the resources that take it (CDT_RECORD, VOICE_CALL). */
   patientColumn?: string;
   /** The rows as the resource's own read route shows them (file links at `origin`), with no query per row. */

@@ -70,6 +70,40 @@ describe('the access log: what is written', () => {
   });
 });
 
+describe('the access log: every route declares what it discloses', () => {
+  /** Whether a schema (or one it refers to) carries patient data: a patient's id, or a patient's own fields. */
+  function carriesPatients(schema: unknown, components: Record<string, unknown>, depth = 0): boolean {
+    if (!schema || typeof schema !== 'object' || depth > 12) return false;
+    const node = schema as Record<string, unknown>;
+    if (typeof node.$ref === 'string') return carriesPatients(components[node.$ref.split('/').pop()!], components, depth + 1);
+    const properties = node.properties as Record<string, unknown> | undefined;
+    if (properties && ('patientId' in properties || ('firstName' in properties && 'birthDate' in properties))) return true;
+    return Object.values(node).some((value) => typeof value === 'object' && carriesPatients(value, components, depth + 1));
+  }
+
+  test('a read under a patient, or whose answer carries patient data, says what it discloses (or why nothing)', async () => {
+    const document = (await app.server.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const components = document.components?.schemas ?? {};
+    const undeclared: string[] = [];
+    let checked = 0;
+    for (const [path, operations] of Object.entries<Record<string, any>>(document.paths)) {
+      const get = operations.get;
+      if (!get) continue;
+      const answer = get.responses?.['200']?.content?.['application/json']?.schema;
+      if (!path.includes('{patientId}') && !carriesPatients(answer, components)) continue;
+      checked += 1;
+      const route = `GET ${path.replace(/\{(\w+)\}/g, ':$1')}`;
+      if (!app.accessTable.get(route)?.discloses) undeclared.push(route);
+    }
+    assert.ok(checked > 40, `${checked} routes carry patient data`);
+    assert.deepEqual(
+      undeclared,
+      [],
+      'declare `discloses` in needs(...): thePatient, eachPatient, itsPatient, patientsIn, or { none: why }',
+    );
+  });
+});
+
 describe('the access log: reading it', () => {
   test("a patient's history: everyone who saw the patient, newest first, filtered by caller and time", async () => {
     const t = await createTestTenant(app);

@@ -1,3 +1,4 @@
+import { thePatient } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
@@ -26,7 +27,7 @@ const assessmentRoutes: AreaPlugin = async (app) => {
   app.get(
     path,
     {
-      config: needs('ASSESSMENT_READ'),
+      config: needs('ASSESSMENT_READ', { discloses: thePatient('ASSESSMENT_RECORD') }),
       schema: {
         tags,
         summary: "A patient's assessment records: page object",
@@ -62,7 +63,7 @@ const assessmentRoutes: AreaPlugin = async (app) => {
   app.get(
     `${path}/:assessmentRecordId`,
     {
-      config: needs('ASSESSMENT_READ'),
+      config: needs('ASSESSMENT_READ', { discloses: thePatient('ASSESSMENT_RECORD') }),
       schema: {
         tags,
         summary: 'Read a record',

@@ -45,7 +45,7 @@ const auditRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/admin/audit-data',
     {
-      config: needs('AUDIT_READ'),
+      config: needs('AUDIT_READ', { discloses: { none: 'audit events hold ids and field names, never values' } }),
       schema: {
         tags: ['Audit'],
         summary: 'The audit log of every write (data and meta)',

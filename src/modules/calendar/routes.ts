@@ -1,3 +1,4 @@
+import { patientsIn } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -40,11 +41,24 @@ const rangeNote = `\`from\` and \`to\` are required; \`to\` is after \`from\` an
 /** The only sort: by start (an index serves it), then id. */
 const sortable = { startDateTime: 'e.start_at' };
 
+/** An event's patients are its participants in the `patient` role. */
+const eventPatients = (event: unknown) =>
+  ((event as { participants?: { participantId: string; participantRole: string }[] })?.participants ?? [])
+    .filter((participant) => participant.participantRole === 'patient')
+    .map((participant) => participant.participantId);
+const onePage = patientsIn('CALENDAR_EVENT', (body) => ((body as { content?: unknown[] }).content ?? []).flatMap(eventPatients));
+const oneEvent = patientsIn('CALENDAR_EVENT', eventPatients);
+const bySchedule = patientsIn('CALENDAR_EVENT', (body) =>
+  (Array.isArray(body) ? (body as { events?: unknown[] }[]) : []).flatMap((schedule) =>
+    (schedule.events ?? []).flatMap(eventPatients),
+  ),
+);
+
 const calendarRoutes: AreaPlugin = async (app) => {
   app.get(
     `${base}/events`,
     {
-      config: needs('CALENDAR_READ'),
+      config: needs('CALENDAR_READ', { discloses: onePage }),
       schema: {
         tags,
         summary: 'Calendar events overlapping a range (page object)',
@@ -86,7 +100,7 @@ const calendarRoutes: AreaPlugin = async (app) => {
   app.get(
     `${base}/events/:id`,
     {
-      config: needs('CALENDAR_READ'),
+      config: needs('CALENDAR_READ', { discloses: oneEvent }),
       schema: {
         tags,
         summary: 'Read a calendar event (with its encounter info)',
@@ -208,7 +222,7 @@ const calendarRoutes: AreaPlugin = async (app) => {
     app.get(
       `${base}/${path}`,
       {
-        config: needs('CALENDAR_READ'),
+        config: needs('CALENDAR_READ', { discloses: bySchedule }),
         schema: {
           tags,
           summary,
@@ -229,7 +243,7 @@ const calendarRoutes: AreaPlugin = async (app) => {
   app.get(
     `${base}/available-psm-schedules`,
     {
-      config: needs('CALENDAR_READ'),
+      config: needs('CALENDAR_READ', { discloses: bySchedule }),
       schema: {
         tags,
         summary: "Members' free AVAILABILITY windows in a range",

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { thePatient } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import { DataAndMeta, dataAndMeta } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -40,7 +41,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
   app.get(
     P,
     {
-      config: needs('CARE_PLAN_READ'),
+      config: needs('CARE_PLAN_READ', { discloses: thePatient('CARE_PLAN') }),
       schema: {
         tags,
         summary: "Read the patient's care plan (made on first access)",
@@ -78,7 +79,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
   app.get(
     `${P}/goals`,
     {
-      config: needs('CARE_PLAN_READ'),
+      config: needs('CARE_PLAN_READ', { discloses: thePatient('GOAL') }),
       schema: {
         tags,
         summary: "List the patient's goals (data and meta), oldest first",
@@ -120,7 +121,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
   app.get(
     `${P}/goals/:goalId`,
     {
-      config: needs('CARE_PLAN_READ'),
+      config: needs('CARE_PLAN_READ', { discloses: thePatient('GOAL') }),
       schema: {
         tags,
         summary: 'Read a goal with its tasks and comments',
@@ -156,7 +157,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
   app.get(
     `${P}/goals/:goalId/tasks`,
     {
-      config: needs('CARE_PLAN_READ'),
+      config: needs('CARE_PLAN_READ', { discloses: thePatient('TASK') }),
       schema: { tags, summary: 'The tasks of a goal', params: GoalParams, response: { 200: Type.Array(Task), ...errors } },
     },
     async (request) => {
@@ -189,7 +190,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
   app.get(
     `${P}/goals/:goalId/comments`,
     {
-      config: needs('CARE_PLAN_READ'),
+      config: needs('CARE_PLAN_READ', { discloses: thePatient('GOAL_COMMENT') }),
       schema: {
         tags,
         summary: 'The comments of a goal, oldest first',

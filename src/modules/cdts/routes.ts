@@ -1,3 +1,4 @@
+import { thePatient } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
@@ -16,7 +17,7 @@ const cdtRoutes: AreaPlugin = async (app) => {
   app.get(
     path,
     {
-      config: needs('CDT_READ'),
+      config: needs('CDT_READ', { discloses: thePatient('CDT_RECORD') }),
       schema: {
         tags,
         summary: "A patient's records of a type: {name, data: page object}",
@@ -80,7 +81,7 @@ const cdtRoutes: AreaPlugin = async (app) => {
   app.get(
     `${path}/:recordId`,
     {
-      config: needs('CDT_READ'),
+      config: needs('CDT_READ', { discloses: thePatient('CDT_RECORD') }),
       schema: { tags, summary: 'Read a record', params: CdtRecordParams, response: { 200: CdtRecord, ...errors } },
     },
     async (request) => {

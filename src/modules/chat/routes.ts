@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { requestOrigin } from '../../files/links.ts';
+import { thePatient } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { uploadForm } from '../../http/request-bodies.ts';
@@ -29,7 +30,7 @@ const chatRoutes: AreaPlugin = async (app) => {
   app.get(
     base,
     {
-      config: needs('CHAT_READ'),
+      config: needs('CHAT_READ', { discloses: thePatient('CHAT_MESSAGE') }),
       schema: {
         tags,
         summary: "A patient's chat messages (token pages)",
@@ -53,7 +54,7 @@ const chatRoutes: AreaPlugin = async (app) => {
   app.get(
     `${base}/search`,
     {
-      config: needs('CHAT_READ'),
+      config: needs('CHAT_READ', { discloses: thePatient('CHAT_MESSAGE') }),
       schema: {
         tags,
         summary: 'Search a patient’s chat messages',

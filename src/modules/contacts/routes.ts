@@ -1,3 +1,4 @@
+import { thePatient } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -17,7 +18,7 @@ const contactRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/patients/:patientId/contacts',
     {
-      config: needs('GENERAL_MY_PATIENTS_READ_UPDATE'),
+      config: needs('GENERAL_MY_PATIENTS_READ_UPDATE', { discloses: thePatient('CONTACT') }),
       schema: {
         tags,
         summary: "A patient's contacts (page object)",
@@ -63,7 +64,7 @@ const contactRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/patients/:patientId/contacts/:contactId',
     {
-      config: needs('GENERAL_MY_PATIENTS_READ_UPDATE'),
+      config: needs('GENERAL_MY_PATIENTS_READ_UPDATE', { discloses: thePatient('CONTACT') }),
       schema: {
         tags,
         summary: 'Read a contact',

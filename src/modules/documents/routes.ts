@@ -1,5 +1,6 @@
 import { requestOrigin } from '../../files/links.ts';
 import { contentTypes } from '../../files/rules.ts';
+import { thePatient } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { uploadForm } from '../../http/request-bodies.ts';
@@ -36,7 +37,7 @@ const documentRoutes: AreaPlugin = async (app) => {
   app.get(
     path,
     {
-      config: needs('DOCUMENT_READ'),
+      config: needs('DOCUMENT_READ', { discloses: thePatient('DOCUMENT_SUMMARY') }),
       schema: {
         tags,
         summary: "A patient's document summaries: {name, data: page object}",
@@ -76,7 +77,7 @@ const documentRoutes: AreaPlugin = async (app) => {
   app.get(
     `${path}/:summaryId`,
     {
-      config: needs('DOCUMENT_READ'),
+      config: needs('DOCUMENT_READ', { discloses: thePatient('DOCUMENT_SUMMARY') }),
       schema: {
         tags,
         summary: 'Read a document summary',
@@ -157,7 +158,7 @@ const documentRoutes: AreaPlugin = async (app) => {
   app.get(
     `${path}/:summaryId/files/:fileId`,
     {
-      config: needs('DOCUMENT_READ'),
+      config: needs('DOCUMENT_READ', { discloses: thePatient('FILE') }),
       schema: {
         tags,
         summary: "A file's bytes, with its content type; HTTP Range supported (206, 416)",
@@ -175,7 +176,7 @@ const documentRoutes: AreaPlugin = async (app) => {
   app.get(
     typePath,
     {
-      config: needs('DOCUMENT_READ'),
+      config: needs('DOCUMENT_READ', { discloses: thePatient('DOCUMENT_SUMMARY') }),
       schema: {
         tags,
         summary: "The summary's document type record",

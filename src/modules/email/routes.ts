@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { requestOrigin } from '../../files/links.ts';
+import { thePatient } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -36,7 +37,7 @@ const emailRoutes: AreaPlugin = async (app, { services }) => {
   app.get(
     base,
     {
-      config: needs('EMAIL_READ'),
+      config: needs('EMAIL_READ', { discloses: thePatient('EMAIL_DRAFT') }),
       schema: {
         tags,
         summary: "A patient's (or contact's) email drafts (page object)",
@@ -81,7 +82,7 @@ const emailRoutes: AreaPlugin = async (app, { services }) => {
   app.get(
     `${base}/:draftId`,
     {
-      config: needs('EMAIL_READ'),
+      config: needs('EMAIL_READ', { discloses: thePatient('EMAIL_DRAFT') }),
       schema: { tags, summary: 'Read an email draft', params: DraftParams, response: { 200: EmailDraft, ...errors } },
     },
     async (request) => {
@@ -170,7 +171,7 @@ const emailRoutes: AreaPlugin = async (app, { services }) => {
   app.get(
     emails,
     {
-      config: needs('EMAIL_READ'),
+      config: needs('EMAIL_READ', { discloses: thePatient('EMAIL') }),
       schema: {
         tags,
         summary: "A patient's (or contact's) emails, sent and received (page object)",
@@ -197,7 +198,7 @@ const emailRoutes: AreaPlugin = async (app, { services }) => {
   app.get(
     `${emails}/:emailId`,
     {
-      config: needs('EMAIL_READ'),
+      config: needs('EMAIL_READ', { discloses: thePatient('EMAIL') }),
       schema: {
         tags,
         summary: 'Read an email (404 EMAIL_NOT_FOUND)',

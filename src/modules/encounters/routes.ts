@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { eachPatient, thePatient } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import { DataAndMeta, dataAndMeta } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -58,7 +59,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.get(
     `${I}/users/:userId/encounters`,
     {
-      config: needs('ENCOUNTER_READ'),
+      config: needs('ENCOUNTER_READ', { discloses: eachPatient('ENCOUNTER', 'data', 'patientId') }),
       schema: {
         tags,
         summary: "A user's encounters (data and meta)",
@@ -83,7 +84,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.get(
     `${P}/encounters`,
     {
-      config: needs('ENCOUNTER_READ'),
+      config: needs('ENCOUNTER_READ', { discloses: thePatient('ENCOUNTER') }),
       schema: {
         tags,
         summary: "A patient's encounters (data and meta)",
@@ -126,7 +127,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.get(
     `${I}/encounters`,
     {
-      config: needs('ENCOUNTER_READ'),
+      config: needs('ENCOUNTER_READ', { discloses: eachPatient('ENCOUNTER', 'data', 'patientId') }),
       schema: {
         tags,
         summary: "The instance's encounters (data and meta)",
@@ -146,7 +147,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.get(
     `${I}/full-encounters`,
     {
-      config: needs('ENCOUNTER_READ'),
+      config: needs('ENCOUNTER_READ', { discloses: eachPatient('ENCOUNTER', 'data', 'encounter.patientId') }),
       schema: {
         tags,
         summary: 'Full encounters of the instance (data and meta)',
@@ -166,7 +167,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.get(
     `${P}/full-encounters`,
     {
-      config: needs('ENCOUNTER_READ'),
+      config: needs('ENCOUNTER_READ', { discloses: thePatient('ENCOUNTER') }),
       schema: {
         tags,
         summary: "A patient's full encounters (data and meta)",
@@ -191,7 +192,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.get(
     `${I}/users/:userId/full-encounters`,
     {
-      config: needs('ENCOUNTER_READ'),
+      config: needs('ENCOUNTER_READ', { discloses: eachPatient('ENCOUNTER', 'data', 'encounter.patientId') }),
       schema: {
         tags,
         summary: "A user's full encounters (data and meta)",
@@ -216,7 +217,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.get(
     `${P}/full-encounters/:encounterId`,
     {
-      config: needs('ENCOUNTER_READ'),
+      config: needs('ENCOUNTER_READ', { discloses: thePatient('ENCOUNTER') }),
       schema: {
         tags,
         summary: 'One full encounter (a bare object)',
@@ -230,7 +231,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.get(
     E,
     {
-      config: needs('ENCOUNTER_READ'),
+      config: needs('ENCOUNTER_READ', { discloses: thePatient('ENCOUNTER') }),
       schema: {
         tags,
         summary: 'Read an encounter',
@@ -280,7 +281,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.get(
     `${E}/comments`,
     {
-      config: needs('ENCOUNTER_READ'),
+      config: needs('ENCOUNTER_READ', { discloses: thePatient('ENCOUNTER_COMMENT') }),
       schema: {
         tags,
         summary: "An encounter's comments, oldest first",
@@ -344,7 +345,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.get(
     `${E}/disposition`,
     {
-      config: needs('ENCOUNTER_READ'),
+      config: needs('ENCOUNTER_READ', { discloses: thePatient('ENCOUNTER_DISPOSITION') }),
       schema: {
         tags,
         summary: "An encounter's disposition (a CDT record of __encounter_disposition__)",
@@ -374,7 +375,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.get(
     `${E}/assessments`,
     {
-      config: needs('ENCOUNTER_READ'),
+      config: needs('ENCOUNTER_READ', { discloses: thePatient('ASSESSMENT_RECORD') }),
       schema: {
         tags,
         summary: "An encounter's assessment links (a bare array)",
@@ -407,7 +408,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.get(
     `${E}/assessments/:linkId`,
     {
-      config: needs('ENCOUNTER_READ'),
+      config: needs('ENCOUNTER_READ', { discloses: thePatient('ASSESSMENT_RECORD') }),
       schema: { tags, summary: 'One assessment link', params: LinkParams, response: { 200: CdtRecord, ...errors } },
     },
     async (request) => {

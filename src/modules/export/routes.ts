@@ -1,5 +1,6 @@
 import { settingsOf } from '../../config.ts';
 import { requestOrigin } from '../../files/links.ts';
+import { eachPatient } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import { exportPage } from '../../http/export.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -21,7 +22,10 @@ const exportRoutes: AreaPlugin = async (app, { services, exports }) => {
     app.get(
       `/:tenantName/:instanceName/export/${name}`,
       {
-        config: needs(source.permission, { callers: 'API_CLIENT' }),
+        config: needs(source.permission, {
+          callers: 'API_CLIENT',
+          discloses: eachPatient(name, 'data', source.patientField ?? 'patientId'),
+        }),
         schema: {
           tags: ['Export'],
           summary: `Export ${source.summary} (cursor pages)`,

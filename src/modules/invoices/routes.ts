@@ -1,3 +1,4 @@
+import { eachPatient, itsPatient, thePatient } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -19,7 +20,7 @@ const invoiceRoutes: AreaPlugin = async (app) => {
   app.get(
     `${base}/invoices`,
     {
-      config: needs('INVOICE_READ'),
+      config: needs('INVOICE_READ', { discloses: eachPatient('INVOICE', 'content', 'patient.id') }),
       schema: {
         tags,
         summary: "The instance's invoices",
@@ -39,7 +40,7 @@ const invoiceRoutes: AreaPlugin = async (app) => {
   app.get(
     `${base}/invoices/:invoiceId`,
     {
-      config: needs('INVOICE_READ'),
+      config: needs('INVOICE_READ', { discloses: itsPatient('INVOICE', 'patient.id') }),
       schema: {
         tags,
         summary: 'An invoice, by its id (404 INVOICE_NOT_FOUND)',
@@ -69,7 +70,7 @@ const invoiceRoutes: AreaPlugin = async (app) => {
   app.get(
     `${base}/patients/:patientId/invoices`,
     {
-      config: needs('INVOICE_READ'),
+      config: needs('INVOICE_READ', { discloses: thePatient('INVOICE') }),
       schema: {
         tags,
         summary: "A patient's invoices",
@@ -90,7 +91,7 @@ const invoiceRoutes: AreaPlugin = async (app) => {
   app.get(
     `${base}/patients/:patientId/encounters/:encounterId/invoices`,
     {
-      config: needs('INVOICE_READ'),
+      config: needs('INVOICE_READ', { discloses: thePatient('INVOICE') }),
       schema: {
         tags,
         summary: "An encounter's invoices (one at most)",

@@ -9,6 +9,7 @@ export const patientExport: ExportSource = {
   summary: 'patients',
   item: Patient,
   table: 'patients',
+  patientField: 'id',
   columns: (ctx) => patientRelations({ ...ctx.scope, instanceName: ctx.instance.name }, 'r'),
   view: (ctx, rows) => patientViews(ctx, rows),
 };

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { eachPatient, itsPatient } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -58,7 +59,7 @@ const paymentRoutes: AreaPlugin = async (app, options) => {
   app.get(
     subscriptions,
     {
-      config: needs('SUBSCRIPTION_READ'),
+      config: needs('SUBSCRIPTION_READ', { discloses: eachPatient('SUBSCRIPTION', 'content', 'patient.id') }),
       schema: {
         tags: ['Payments'],
         summary: 'Subscriptions, newest first (page object); `patientId` and `status` filter',
@@ -77,7 +78,7 @@ const paymentRoutes: AreaPlugin = async (app, options) => {
   app.get(
     `${subscriptions}/:subscriptionId`,
     {
-      config: needs('SUBSCRIPTION_READ'),
+      config: needs('SUBSCRIPTION_READ', { discloses: itsPatient('SUBSCRIPTION', 'patient.id') }),
       schema: {
         tags: ['Payments'],
         summary: 'A subscription (404 SUBSCRIPTION_NOT_FOUND)',

@@ -1,3 +1,4 @@
+import { eachPatient } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -112,7 +113,7 @@ const pdtRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/pdts/:pdtName/:pdtId/patients',
     {
-      config: needs('PDT_READ'),
+      config: needs('PDT_READ', { discloses: eachPatient('PATIENT', 'content', 'id') }),
       schema: {
         tags,
         summary: 'The patients with a contact backed by this record (page object)',

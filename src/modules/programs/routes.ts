@@ -1,3 +1,4 @@
+import { thePatient } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import { DataAndMeta, dataAndMeta, offsetOf, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -21,7 +22,7 @@ const programRoutes: AreaPlugin = async (app) => {
   app.get(
     PATH,
     {
-      config: needs('PROGRAM_READ'),
+      config: needs('PROGRAM_READ', { discloses: thePatient('PROGRAM') }),
       schema: {
         tags,
         summary: "The formation's programs as this patient's enrolments or unassigned placeholders (data and meta)",
@@ -50,7 +51,7 @@ const programRoutes: AreaPlugin = async (app) => {
   app.get(
     `${PATH}/current/:programName`,
     {
-      config: needs('PROGRAM_READ'),
+      config: needs('PROGRAM_READ', { discloses: thePatient('PROGRAM') }),
       schema: {
         tags,
         summary: "The patient's running (not FINISHED) enrolment in a program",
@@ -72,7 +73,7 @@ const programRoutes: AreaPlugin = async (app) => {
   app.get(
     `${PATH}/history/:enrollmentId`,
     {
-      config: needs('PROGRAM_READ'),
+      config: needs('PROGRAM_READ', { discloses: thePatient('PROGRAM') }),
       schema: {
         tags,
         summary: 'One enrolment by id, running or finished',

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { requestOrigin } from '../../files/links.ts';
+import { thePatient } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -28,7 +29,7 @@ const smsRoutes: AreaPlugin = async (app, { services }) => {
   app.get(
     base,
     {
-      config: needs('SMS_READ'),
+      config: needs('SMS_READ', { discloses: thePatient('SMS') }),
       schema: {
         tags,
         summary: "A patient's (or contact's) SMS, sent and received (page object)",
@@ -56,7 +57,7 @@ const smsRoutes: AreaPlugin = async (app, { services }) => {
   app.get(
     `${base}/:smsId`,
     {
-      config: needs('SMS_READ'),
+      config: needs('SMS_READ', { discloses: thePatient('SMS') }),
       schema: { tags, summary: 'Read an SMS (404 SMS_NOT_FOUND)', params: SmsParams, response: { 200: SmsRecord, ...errors } },
     },
     async (request) => {
