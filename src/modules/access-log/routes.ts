@@ -2,6 +2,7 @@ import { contextOf, tenantContextOf } from '../../http/context.ts';
 import { DataAndMeta } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
+import { requirePatient } from '../../records/patient-scope.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { PatientParams, TenantParams } from '../../wire/schemas.ts';
 import { type AccessQuery, AccessRecord, accessPage, PatientAccessQuery, TenantAccessQuery } from './store.ts';
@@ -44,11 +45,11 @@ const accessLogRoutes: AreaPlugin = async (app) => {
     },
     async (request) => {
       const ctx = contextOf(request);
-      return accessPage(ctx, {
-        ...(request.query as AccessQuery),
-        patientId: request.params.patientId,
-        instanceId: ctx.instance.id,
-      });
+      const { patientId } = request.params;
+      const page = await accessPage(ctx, { ...(request.query as AccessQuery), patientId, instanceId: ctx.instance.id });
+      // A deleted patient's history stays readable; an id this instance never saw is not found.
+      if (page.metaInfo.totalElements === 0) await requirePatient(ctx, patientId);
+      return page;
     },
   );
 };
