@@ -126,8 +126,10 @@ describe('the access log: reading it', () => {
     assert.equal((await accessLog(t, `&actorId=${readerId}`)).length, 2);
     assert.equal((await accessLog(t, `&patientId=${other.id}`)).length, 1);
     const future = new Date(Date.now() + 3_600_000).toISOString();
-    // A history filtered to nothing is an empty page; the patient is there.
-    assert.equal((await t.api.get(`${t.base}/patients/${patient.id}/access-log?from=${future}`)).status, 200);
+    // A deleted patient's history: 404 under the patient, still on the tenant's log.
+    assert.equal((await t.api.delete(`${t.base}/patients/${other.id}`)).status, 200);
+    assertCode(await t.api.get(`${t.base}/patients/${other.id}/access-log`), 404, 'PATIENT_NOT_FOUND');
+    assert.equal((await accessLog(t, `&patientId=${other.id}`)).length, 1);
     assert.equal((await accessLog(t, `&from=${future}`)).length, 0);
     assert.equal((await accessLog(t, `&operation=${encodeURIComponent('GET /:tenantName/:instanceName/patients')}`)).length, 0);
     // Reading the log writes nothing to it: its records hold ids and metadata only.
