@@ -22,7 +22,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { type Cluster, freePort, startCluster } from '../src/test/postgres-cluster.ts';
-import { load, log, median, quick, root, standalone, waitFor } from './common.ts';
+import { benchClient, load, log, median, quick, root, standalone, waitFor } from './common.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
 
 const PATIENTS = quick ? 10_000 : 100_000;
@@ -139,22 +139,7 @@ async function prepare(url: string): Promise<Sample> {
   const env = { ...process.env, DATABASE_URL: url, CAIRN_DEMO: 'false', LOG_LEVEL: 'warn' };
   cli(['migrate'], env);
   cli(['seed', 'bulk', '--tenant', tenant, '--patients', String(PATIENTS), '--tasks', '0', '--events', '0'], env);
-  cli(
-    [
-      'client',
-      'create',
-      tenant,
-      '--name',
-      'bench',
-      '--role',
-      'sandbox:administrator',
-      '--key',
-      clientKey,
-      '--secret',
-      clientSecret,
-    ],
-    env,
-  );
+  cli(benchClient(tenant, clientKey, clientSecret), env);
   const tenantId = (await query<{ id: string }>(url, 'SELECT id FROM tenants WHERE name = $1', [tenant]))[0]!.id;
   const patients = await query<{ id: string; last_name: string }>(
     url,

@@ -86,3 +86,8 @@ export function standalone(url: string, name: string, bench: () => Promise<strin
     },
   );
 }
+
+/** The arguments of `cairn client create` for the bench's client: an administrator of the tenant's sandbox. */
+export function benchClient(tenant: string, key: string, secret: string): string[] {
+  return ['client', 'create', tenant, '--name', 'bench', '--role', 'sandbox:administrator', '--key', key, '--secret', secret];
+}

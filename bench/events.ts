@@ -22,7 +22,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { type Cluster, freePort, startCluster } from '../src/test/postgres-cluster.ts';
-import { load, log, median, percentile, quick, root, settle, standalone, waitFor } from './common.ts';
+import { benchClient, load, log, median, percentile, quick, root, settle, standalone, waitFor } from './common.ts';
 import type { LoadPlan } from './load.ts';
 
 const beforeRef = process.env.BENCH_BEFORE_REF ?? 'f5c05e6';
@@ -73,23 +73,7 @@ async function startServer(
   const env = { ...process.env, DATABASE_URL: cluster.url(database), CAIRN_DEMO: 'false', LOG_LEVEL: 'warn' };
   cli(cwd, ['migrate'], env);
   cli(cwd, ['seed', 'bulk', '--tenant', 'events', '--patients', String(PATIENTS), '--tasks', '0'], env);
-  cli(
-    cwd,
-    [
-      'client',
-      'create',
-      'events',
-      '--name',
-      'bench',
-      '--role',
-      'sandbox:administrator',
-      '--key',
-      clientKey,
-      '--secret',
-      clientSecret,
-    ],
-    env,
-  );
+  cli(cwd, benchClient('events', clientKey, clientSecret), env);
   const port = await freePort();
   const child = spawn(process.execPath, ['dist/cli.js', 'serve', '--workers', '2'], {
     cwd,

@@ -13,7 +13,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, startCluster } from '../src/test/postgres-cluster.ts';
-import { log, median, percentile, quick, root, standalone, waitFor } from './common.ts';
+import { benchClient, log, median, percentile, quick, root, standalone, waitFor } from './common.ts';
 
 const PAGE_SIZE = 500;
 const ROUNDS = quick ? 10 : 30;
@@ -96,7 +96,7 @@ async function benchExport(): Promise<string> {
     cli(['seed', 'bulk', '--tenant', 'export', '--patients', String(patients), '--tasks', String(patients * 2)]);
     const key = 'export-bench';
     const secret = 'export-bench-secret-0123';
-    cli(['client', 'create', 'export', '--name', 'bench', '--role', 'sandbox:administrator', '--key', key, '--secret', secret]);
+    cli(benchClient('export', key, secret));
     const port = await freePort();
     children.push(
       spawn(process.execPath, ['dist/cli.js', 'serve', '--workers', '2'], {

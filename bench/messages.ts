@@ -20,7 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 import { freePort, startCluster } from '../src/test/postgres-cluster.ts';
-import { load, log, median, quick, root, settle, standalone } from './common.ts';
+import { benchClient, load, log, median, quick, root, settle, standalone } from './common.ts';
 import type { LoadPlan } from './load.ts';
 
 const MESSAGES = 100_000;
@@ -75,22 +75,7 @@ export async function benchMessages(): Promise<string> {
     log(`== messages: a tenant, and a patient with ${MESSAGES.toLocaleString('en-US')} chat messages`);
     cli(['migrate'], env);
     cli(['seed', 'bulk', '--tenant', tenant, '--patients', '1000', '--tasks', '0'], env);
-    cli(
-      [
-        'client',
-        'create',
-        tenant,
-        '--name',
-        'bench',
-        '--role',
-        'sandbox:administrator',
-        '--key',
-        clientKey,
-        '--secret',
-        clientSecret,
-      ],
-      env,
-    );
+    cli(benchClient(tenant, clientKey, clientSecret), env);
     const db = new pg.Client({ connectionString: env.DATABASE_URL });
     await db.connect();
     const { rows: patients } = await db.query(

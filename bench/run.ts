@@ -28,7 +28,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { type Cluster, freePort, startCluster } from '../src/test/postgres-cluster.ts';
 import { benchCitus } from './citus.ts';
-import { load, log, median, quick, root, waitFor } from './common.ts';
+import { benchClient, load, log, median, quick, root, waitFor } from './common.ts';
 import { benchEvents } from './events.ts';
 import { benchExportWalks } from './export.ts';
 import { benchFiles } from './files.ts';
@@ -172,22 +172,7 @@ async function main() {
       const n = String(sizes[size]);
       cairn(['seed', 'bulk', '--tenant', tenant, '--patients', n, '--tasks', String(sizes[size] * 2), '--events', n], env);
       seedTimes[size] = (Date.now() - begin) / 1000;
-      cairn(
-        [
-          'client',
-          'create',
-          tenant,
-          '--name',
-          'bench',
-          '--role',
-          'sandbox:administrator',
-          '--key',
-          `${clientKey}-${size}`,
-          '--secret',
-          clientSecret,
-        ],
-        env,
-      );
+      cairn(benchClient(tenant, `${clientKey}-${size}`, clientSecret), env);
     }
 
     const samples = await sampleData(databaseUrl, tenants);
