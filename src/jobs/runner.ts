@@ -286,10 +286,12 @@ export class JobRunner<Env> {
           await rescheduleJob(db, row, new Date(now.getTime() + wait), code, now);
         } else if (row.attempts >= kind.maxAttempts) {
           await buryJob(db, row, code, now);
+          this.count(row.kind, 'buried');
+          return 1;
         } else {
           await retryJob(db, row, new Date(now.getTime() + retryDelay(kind, row.attempts)), code, now);
         }
-        this.count(row.kind, !kind.everyMs && row.attempts >= kind.maxAttempts ? 'buried' : 'failed');
+        this.count(row.kind, 'failed');
         return 1;
       }
       const now = clock.now();

@@ -7,12 +7,11 @@ import type { StatementListener } from '../db/database.ts';
  * its first run that succeeded (or of its first run, when none did: the route checks' fuzz sends
  * bytes the server refuses).
  */
-const captures = new Set<Map<string, readonly unknown[]>>();
-/** Texts whose kept parameters are of a run that failed. */
-const failedOnly = new Set<string>();
+/** Each capture, with the texts whose kept parameters are of a run that failed. */
+const captures = new Map<Map<string, readonly unknown[]>, Set<string>>();
 
 export const recordStatement: StatementListener = (sql, parameters, failed) => {
-  for (const capture of captures) {
+  for (const [capture, failedOnly] of captures) {
     if (capture.has(sql) && !(failedOnly.has(sql) && !failed)) continue;
     capture.set(sql, parameters);
     if (failed) failedOnly.add(sql);
@@ -23,7 +22,7 @@ export const recordStatement: StatementListener = (sql, parameters, failed) => {
 /** Starts recording: the map fills with every distinct statement text sent until it is stopped. */
 export function captureStatements(): Map<string, readonly unknown[]> {
   const capture = new Map<string, readonly unknown[]>();
-  captures.add(capture);
+  captures.set(capture, new Set());
   return capture;
 }
 
