@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Instance } from '../tenancy/tenancy.ts';
 import { ApiError } from '../wire/errors.ts';
+import { callerActor } from './access-log.ts';
 import { requestContext } from './context.ts';
 import type { AccessTable } from './route-access.ts';
 import type { Services } from './services.ts';
@@ -42,7 +43,7 @@ export function registerAccessControl(app: FastifyInstance, services: Services, 
       instance = await services.instance(tenant.id, params.instanceName ?? '');
       if (!instance) throw new ApiError('INSTANCE_NOT_FOUND', { instanceName: params.instanceName });
     }
-    request.accessAttempt = { caller, tenant, instance };
+    request.accessAttempt = { actor: callerActor(caller), tenantId: tenant.id, instanceId: instance?.id ?? null };
     const access = await services.accessOf(caller, instance?.id);
     // A client disabled (or user deleted) since the token was issued: the token is no longer good.
     if (!access.active) throw new ApiError('NOT_VALID_JSON_WEB_TOKEN');

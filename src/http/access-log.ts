@@ -1,8 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { v7 as uuidv7 } from 'uuid';
-import type { NewRow } from '../db/schema.ts';
+import { type AccessActor, writeAccess } from '../events/access.ts';
 import type { Caller } from '../tenancy/access.ts';
-import type { Instance, Tenant } from '../tenancy/tenancy.ts';
 import type { Services } from './services.ts';
 
 /**
@@ -29,9 +27,6 @@ export interface Disclosure {
 export interface NoDisclosure {
   none: string;
 }
-
-/** At most this many record ids are kept on a record: a page names its patients, not every row. */
-const MAX_RECORD_IDS = 20;
 
 /** Path parameters that name the scope, not a record. */
 const SCOPE_PARAMS = new Set(['tenantName', 'instanceName', 'patientId']);
@@ -112,11 +107,39 @@ export function patientsIn(resource: string, find: (body: unknown) => unknown[])
   };
 }
 
-/** Who asked, known before the permission check: so a refusal is written with its caller. */
+/**
+ * The handler names the patients (`disclose(request, ids)`), where the answer's body does not show
+ * them: a file's bytes, an export page whose items hold their patient in a column the view leaves out.
+ */
+export function named(resource: string): Disclosure {
+  return {
+    resource,
+    patients: (request) => request.disclosing?.patients ?? [],
+    records: (request) => request.disclosing?.records ?? [],
+  };
+}
+
+/** What a handler of a `named` route shows: written with its answer. */
+export function disclose(request: FastifyRequest, patients: readonly unknown[], records: readonly string[] = []): void {
+  request.disclosing = {
+    patients: patients.filter((id): id is string => typeof id === 'string' && isId(id)),
+    records: [...records],
+  };
+}
+
+/**
+ * Who asked, known before the permission check (so a refusal is written with its caller): the
+ * access hook sets it from the token; a route open without one sets its own (a signed link's issuer).
+ */
 export interface AccessAttempt {
-  caller: Caller;
-  tenant: Tenant;
-  instance: Instance | undefined;
+  actor: AccessActor;
+  tenantId: string;
+  instanceId: string | null;
+}
+
+/** A token's caller as the log names it. */
+export function callerActor(caller: Caller): AccessActor {
+  return { type: caller.type, id: caller.id, name: caller.name, onBehalfOf: null };
 }
 
 declare module 'fastify' {
@@ -124,6 +147,8 @@ declare module 'fastify' {
     accessAttempt: AccessAttempt | null;
     /** The patients and records a 2xx answer carries, read from its body before it is serialized. */
     disclosed: { patients: string[]; records: string[] } | null;
+    /** What a `named` route's handler says it shows. */
+    disclosing: { patients: string[]; records: string[] } | null;
   }
 }
 
@@ -133,6 +158,7 @@ const ATTEMPTS = new Set([403, 404]);
 export function registerAccessLog(app: FastifyInstance, services: Services): void {
   app.decorateRequest('accessAttempt', null);
   app.decorateRequest('disclosed', null);
+  app.decorateRequest('disclosing', null);
 
   app.addHook('preSerialization', async (request, reply, payload) => {
     const disclosure = disclosureOf(request);
@@ -154,28 +180,22 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
     // A 2xx whose body was not an object (a file's bytes) names what its request does.
     const found =
       ok && request.disclosed ? request.disclosed : { patients: disclosure.patients(request, undefined), records: [] };
-    const patients = [...new Set(found.patients.filter(isId))];
+    const patients = found.patients.filter(isId);
     // An answer that names no patient (an empty page) disclosed nothing.
     if (patients.length === 0) return payload;
-    const records = [...new Set([...pathRecords(request), ...found.records.filter(isId)])].slice(0, MAX_RECORD_IDS);
-    const row: NewRow<'access_log'> = {
-      tenant_id: attempt.tenant.id,
-      id: uuidv7(),
-      occurred_at: services.clock.now(),
-      instance_id: attempt.instance?.id ?? null,
-      actor_type: attempt.caller.type,
-      actor_id: attempt.caller.id,
-      actor_name: attempt.caller.name,
-      on_behalf_of: null,
-      client_address: request.ip ?? null,
-      request_id: request.id,
+    await writeAccess(services.db, {
+      tenantId: attempt.tenantId,
+      instanceId: attempt.instanceId,
+      actor: attempt.actor,
+      at: services.clock.now(),
+      clientAddress: request.ip ?? null,
+      requestId: request.id,
       operation: `${request.method} ${request.routeOptions.url ?? ''}`,
-      resource_type: disclosure.resource,
-      patient_ids: patients,
-      record_ids: records.length > 0 ? records : null,
+      resourceType: disclosure.resource,
+      patientIds: patients,
+      recordIds: [...pathRecords(request), ...found.records.filter(isId)],
       outcome: status,
-    };
-    await writeAccess(services, row);
+    });
     return payload;
   });
 }
@@ -183,25 +203,4 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
 function disclosureOf(request: FastifyRequest): Disclosure | undefined {
   const discloses = request.routeOptions.config.access?.discloses;
   return discloses && 'resource' in discloses ? discloses : undefined;
-}
-
-/** One statement: the record and a row per patient (for "who saw patient P"). */
-async function writeAccess(services: Services, row: NewRow<'access_log'>): Promise<void> {
-  const patients = row.patient_ids.map((patientId) => ({
-    tenant_id: row.tenant_id,
-    patient_id: patientId,
-    occurred_at: row.occurred_at,
-    access_id: row.id,
-  }));
-  const db = services.db;
-  const logged = db.insertInto('access_log').values(row);
-  if (patients.length === 0) {
-    await logged.execute();
-    return;
-  }
-  await db
-    .with('logged', () => logged)
-    .insertInto('access_log_patients')
-    .values(patients)
-    .execute();
 }

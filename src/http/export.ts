@@ -45,8 +45,12 @@ export interface ExportSource {
   where?: (ctx: Context) => RawBuilder<SqlBool>[];
   /** Columns besides `r.*` that its view needs (the relations the read route composes). */
   columns?: (ctx: Context) => RawBuilder<unknown>[];
-  /** Where an item names its patient, for the access log (default `patientId`; `id` for PATIENT). */
-  patientField?: string;
+  /**
+   * The patients a page shows, for the access log: from its rows (`patientsOf.column`, most
+   * tables' `patient_id`), or from its items where the patients are not one column (a calendar
+   * event's participants), or none with why (a PDT record belongs to no patient).
+   */
+  patientsOf: { column: string } | { items: (items: unknown[]) => unknown[] } | { none: string };
   /** The column `patientIds` selects on, for the resources that take it (CDT_RECORD, VOICE_CALL). */
   patientColumn?: string;
   /** The rows as the resource's own read route shows them (file links at `origin`), with no query per row. */
@@ -64,6 +68,12 @@ export interface Position {
 export interface ExportPage {
   data: unknown[];
   cursor: { start: string | null; end: string; hasNext: boolean; pageSize: number };
+}
+
+/** A page, and the patients it shows (for the access log, not the answer). */
+export interface ShownPage {
+  page: ExportPage;
+  patients: unknown[];
 }
 
 const NIL = '00000000-0000-0000-0000-000000000000';
@@ -98,6 +108,7 @@ export function formatPosition(position: Position, split: boolean): string {
 interface Row {
   export_at: string;
   id: string;
+  [column: string]: unknown;
 }
 
 /** One page of `source`: at most `pageSize` records from `start` (inclusive), and the cursor on. */
@@ -107,7 +118,7 @@ export async function exportPage(
   query: { start?: string | undefined; pageSize: number; patientIds?: string[] | undefined },
   settleMs: number,
   origin: string,
-): Promise<ExportPage> {
+): Promise<ShownPage> {
   const updated = sql.ref(`r.${source.updatedColumn ?? 'updated_at'}`);
   const from = query.start === undefined ? null : parseStart(query.start);
   const { clock, dbKind } = ctx.services;
@@ -160,7 +171,9 @@ export async function exportPage(
   } else if (page.length > 0) end = formatPosition(positionOf(page.length - 1), sharesInstant(page.length - 1));
   else end = query.start ?? formatPosition(settled, false);
   const data = await source.view(ctx, page as never[], origin);
-  return { data, cursor: { start: query.start ?? null, end, hasNext, pageSize: query.pageSize } };
+  const shown = source.patientsOf;
+  const patients = 'column' in shown ? page.map((row) => row[shown.column]) : 'items' in shown ? shown.items(data) : [];
+  return { page: { data, cursor: { start: query.start ?? null, end, hasNext, pageSize: query.pageSize } }, patients };
 }
 
 /** An instant as a position's `at` (microseconds, UTC). */

@@ -70,6 +70,47 @@ describe('the access log: what is written', () => {
   });
 });
 
+describe('the access log: exports', () => {
+  test("an export page names its patients from the rows, where its items do not (a task's, an event's participants)", async () => {
+    const t = await createTestTenant(app);
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
+    const user = await t.api.post(`${t.admin}/users`, {
+      username: 'host',
+      email: 'host@example.org',
+      firstName: 'Hal',
+      lastName: 'Host',
+      roles: [{ permissionName: 'admin', instanceName: 'sandbox' }],
+    });
+    assert.equal(user.status, 201, user.text);
+    const task = await t.api.post(`${t.base}/tasks`, {
+      name: 'Call the patient',
+      status: 'TODO',
+      priority: 'MEDIUM',
+      assignee: { id: user.body.id },
+      patient: { id: patient.id },
+    });
+    assert.equal(task.status, 201, task.text);
+    const event = await t.api.post(`${t.base}/calendar/events`, {
+      eventTitle: 'Visit',
+      eventType: 'APPOINTMENT',
+      startDateTime: '2026-06-01T16:00:00Z',
+      endDateTime: '2026-06-01T17:00:00Z',
+      hostId: user.body.id,
+      participants: [{ participantId: patient.id, participantRole: 'patient' }],
+    });
+    assert.equal(event.status, 201, event.text);
+    for (const resource of ['TASK', 'CALENDAR_EVENT']) {
+      const page = await t.api.get(`${t.base}/export/${resource}`);
+      assert.equal(page.status, 200, page.text);
+      assert.equal(page.body.data.length, 1);
+    }
+    const [calendar, tasks] = await accessLog(t);
+    assert.deepEqual([calendar!.resourceType, calendar!.patientIds], ['CALENDAR_EVENT', [patient.id]]);
+    assert.deepEqual([tasks!.resourceType, tasks!.patientIds], ['TASK', [patient.id]]);
+    assert.equal(tasks!.operation, 'GET /:tenantName/:instanceName/export/TASK');
+  });
+});
+
 describe('the access log: every route declares what it discloses', () => {
   /** Whether a schema (or one it refers to) carries patient data: a patient's id, or a patient's own fields. */
   function carriesPatients(schema: unknown, components: Record<string, unknown>, depth = 0): boolean {

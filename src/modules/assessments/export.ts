@@ -19,6 +19,7 @@ export const assessmentExport: ExportSource = {
   summary: 'assessment records',
   item: AssessmentRecord,
   table: 'assessment_records',
+  patientsOf: { column: 'patient_id' },
   where: () => [sql`NOT r.pfa`],
   view,
 };
@@ -28,6 +29,7 @@ export const pfaExport: ExportSource = {
   summary: 'patient-facing assessment records (PFA)',
   item: AssessmentRecord,
   table: 'assessment_records',
+  patientsOf: { column: 'patient_id' },
   where: () => [sql`r.pfa`],
   view,
 };

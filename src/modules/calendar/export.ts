@@ -1,6 +1,6 @@
 import type { ExportSource } from '../../http/export.ts';
 import { CalendarEvent } from './schemas.ts';
-import { eventViews } from './views.ts';
+import { eventPatients, eventViews } from './views.ts';
 
 /**
  * Calendar events in the bulk export: each as GET /calendar/events/{id} shows it (participants,
@@ -11,5 +11,6 @@ export const calendarEventExport: ExportSource = {
   summary: 'calendar events',
   item: CalendarEvent,
   table: 'calendar_events',
+  patientsOf: { items: (items) => items.flatMap(eventPatients) },
   view: (ctx, rows) => eventViews(ctx, rows, { includeEncounterInfo: true }),
 };

@@ -30,6 +30,7 @@ import {
   WorkHoursParams,
   WorkHoursQuery,
 } from './schemas.ts';
+import { eventPatients } from './views.ts';
 import { createWorkHours, getWorkHours, updateWorkHours } from './work-hours.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
@@ -41,11 +42,6 @@ const rangeNote = `\`from\` and \`to\` are required; \`to\` is after \`from\` an
 /** The only sort: by start (an index serves it), then id. */
 const sortable = { startDateTime: 'e.start_at' };
 
-/** An event's patients are its participants in the `patient` role. */
-const eventPatients = (event: unknown) =>
-  ((event as { participants?: { participantId: string; participantRole: string }[] })?.participants ?? [])
-    .filter((participant) => participant.participantRole === 'patient')
-    .map((participant) => participant.participantId);
 const onePage = patientsIn('CALENDAR_EVENT', (body) => ((body as { content?: unknown[] }).content ?? []).flatMap(eventPatients));
 const oneEvent = patientsIn('CALENDAR_EVENT', eventPatients);
 const bySchedule = patientsIn('CALENDAR_EVENT', (body) =>

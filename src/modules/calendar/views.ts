@@ -168,3 +168,9 @@ export function workHoursView(row: WorkHoursRow, zone: string): WorkHoursView {
     ...(row.type === 'AVAILABILITY' ? { encounters: row.encounters } : {}),
   };
 }
+
+/** An event's patients (for the access log): its participants in the `patient` role, as a view shows them. */
+export const eventPatients = (event: unknown) =>
+  ((event as { participants?: { participantId: string; participantRole: string }[] })?.participants ?? [])
+    .filter((participant) => participant.participantRole === 'patient')
+    .map((participant) => participant.participantId);

@@ -50,5 +50,6 @@ export const carePlanExport: ExportSource = {
   summary: 'care plans with their goals',
   item: CarePlanExportItem,
   table: 'care_plans',
+  patientsOf: { column: 'patient_id' },
   view: (ctx, rows) => carePlanExportViews(ctx, rows),
 };

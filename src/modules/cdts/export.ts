@@ -21,6 +21,7 @@ export const cdtRecordExport: ExportSource = {
   summary: 'CDT records',
   item: CdtRecord,
   table: 'cdt_records',
+  patientsOf: { column: 'patient_id' },
   where: () => [sql`left(r.cdt_name, 1) <> '_'`],
   patientColumn: 'patient_id',
   view: (ctx, rows) => cdtRecordViews(ctx, rows),

@@ -13,6 +13,7 @@ export const chatExport: ExportSource = {
   summary: 'chat messages',
   item: ChatMessage,
   table: 'chat_messages',
+  patientsOf: { column: 'patient_id' },
   updatedColumn: 'created_at',
   where: () => [sql`r.deleted_at IS NULL`],
   view: (ctx, rows, origin) => chatListViews(ctx, rows, origin),

@@ -8,5 +8,6 @@ export const emailExport: ExportSource = {
   summary: 'emails',
   item: EmailRecord,
   table: 'emails',
+  patientsOf: { column: 'patient_id' },
   view: (ctx, rows, origin) => emailViews(ctx, rows, origin),
 };

@@ -19,6 +19,7 @@ export const encounterExport: ExportSource = {
   summary: 'encounters',
   item: EncounterRecord,
   table: 'cdt_records',
+  patientsOf: { column: 'patient_id' },
   where: () => [sql`r.cdt_name = ${sql.lit(ENCOUNTER)}`],
   view: async (ctx, rows) => (await encounterViews(ctx, rows)).views,
 };
@@ -29,6 +30,7 @@ export const encounterCommentExport: ExportSource = {
   summary: 'encounter comments',
   item: EncounterComment,
   table: 'encounter_comments',
+  patientsOf: { column: 'patient_id' },
   view: (_ctx, rows) => rows.map(commentView),
 };
 
@@ -38,6 +40,7 @@ export const encounterDispositionExport: ExportSource = {
   summary: 'encounter dispositions',
   item: CdtRecord,
   table: 'cdt_records',
+  patientsOf: { column: 'patient_id' },
   where: () => [sql`r.cdt_name = ${sql.lit(DISPOSITION)}`],
   view: async (ctx, rows) => {
     const { fieldNames } = (await Records.system(ctx, dispositionType)).type;

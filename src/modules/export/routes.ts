@@ -1,6 +1,6 @@
 import { settingsOf } from '../../config.ts';
 import { requestOrigin } from '../../files/links.ts';
-import { eachPatient } from '../../http/access-log.ts';
+import { disclose, named } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import { exportPage } from '../../http/export.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -24,7 +24,7 @@ const exportRoutes: AreaPlugin = async (app, { services, exports }) => {
       {
         config: needs(source.permission, {
           callers: 'API_CLIENT',
-          discloses: eachPatient(name, 'data', source.patientField ?? 'patientId'),
+          discloses: named(name),
         }),
         schema: {
           tags: ['Export'],
@@ -38,7 +38,9 @@ const exportRoutes: AreaPlugin = async (app, { services, exports }) => {
       async (request) => {
         const query = request.query as { start?: string; pageSize?: number; patientIds?: string[] };
         const page = { ...query, pageSize: query.pageSize ?? 500 };
-        return exportPage(contextOf(request), source, page, settleMs, requestOrigin(request));
+        const shown = await exportPage(contextOf(request), source, page, settleMs, requestOrigin(request));
+        disclose(request, shown.patients);
+        return shown.page;
       },
     );
   }

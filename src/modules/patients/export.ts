@@ -9,7 +9,7 @@ export const patientExport: ExportSource = {
   summary: 'patients',
   item: Patient,
   table: 'patients',
-  patientField: 'id',
+  patientsOf: { column: 'id' },
   columns: (ctx) => patientRelations({ ...ctx.scope, instanceName: ctx.instance.name }, 'r'),
   view: (ctx, rows) => patientViews(ctx, rows),
 };

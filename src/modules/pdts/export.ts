@@ -20,5 +20,6 @@ export const pdtRecordExport: ExportSource = {
   summary: 'PDT records',
   item: PdtRecord,
   table: 'pdt_records',
+  patientsOf: { none: "a PDT record is a shared list entry (a clinic, a program), no patient's" },
   view: (ctx, rows) => pdtRecordViews(ctx, rows),
 };

@@ -8,5 +8,6 @@ export const smsExport: ExportSource = {
   summary: 'SMS',
   item: SmsRecord,
   table: 'sms_messages',
+  patientsOf: { column: 'patient_id' },
   view: (ctx, rows, origin) => smsViews(ctx, rows, origin),
 };

@@ -9,6 +9,7 @@ export const taskExport: ExportSource = {
   summary: 'tasks',
   item: Task,
   table: 'tasks',
+  patientsOf: { column: 'patient_id' },
   columns: (ctx) => taskRelations(ctx.scope.tenantId, 'r'),
   view: (_ctx, rows) => taskViews(rows),
 };

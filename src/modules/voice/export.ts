@@ -8,6 +8,7 @@ export const callExport: ExportSource = {
   summary: 'voice calls',
   item: VoiceCall,
   table: 'voice_calls',
+  patientsOf: { column: 'patient_id' },
   patientColumn: 'patient_id',
   view: (ctx, rows, origin) => callViews(ctx, rows, origin),
 };
