@@ -16,11 +16,6 @@ export interface BlobStore {
   get(key: string, range?: ByteRange): Promise<Readable>;
   /** Removes the keys; a key that is already gone is not an error. */
   remove(keys: readonly string[]): Promise<void>;
-  /**
-   * A URL the client can fetch for the next `seconds` without a token, when the store can sign
-   * one itself (S3 presigns); null when Cairn serves the link (the filesystem).
-   */
-  presign(key: string, seconds: number, download: { contentType: string; fileName: string }): Promise<string | null>;
 }
 
 export interface ByteRange {

@@ -1,6 +1,6 @@
 /**
  * A Content-Disposition naming the file in RFC 6266 form, safe for any characters in its name:
- * `attachment` for links (S3 presigns it), `inline` for Cairn's own downloads.
+ * `inline` for Cairn's downloads and links (a browser shows what it can), `attachment` to save.
  */
 export function contentDisposition(fileName: string, disposition: 'attachment' | 'inline' = 'attachment'): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');

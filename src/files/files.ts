@@ -1,5 +1,5 @@
 import type { BlobStore } from './blob-store.ts';
-import { FileLinks, LINK_SECONDS, type LinkTarget } from './links.ts';
+import { FileLinks, type LinkIssue, type LinkTarget } from './links.ts';
 import { LocalBlobStore } from './local-store.ts';
 import { S3BlobStore } from './s3-store.ts';
 import type { FileStoreSettings } from './settings.ts';
@@ -48,20 +48,20 @@ export class FileService {
     this.links = new FileLinks(secret);
   }
 
-  /** The entry with a link valid for 5 minutes (000): presigned by S3, or signed by Cairn. */
-  async withLink(row: FileRow, origin: string, now: Date): Promise<LinkedFileEntry> {
+  /**
+   * The entry with a link valid for 5 minutes (000), signed by Cairn and served by Cairn whatever
+   * the store (S3's bytes stream through): so every use of a link is in the access log. A
+   * presigned S3 URL would let the bytes be fetched with no record of it.
+   */
+  withLink(row: FileRow, issue: LinkIssue): LinkedFileEntry {
     const target: LinkTarget = { tenantId: row.tenant_id, instanceId: row.instance_id, fileId: row.id };
-    const presigned = await this.blobs.presign(row.storage_key, LINK_SECONDS, {
-      contentType: row.content_type,
-      fileName: row.original_name,
-    });
     // Cairn keeps no thumbnails: no image is resized on upload, so there is none to link.
-    return { ...fileEntry(row), url: presigned ?? `${origin}${this.links.sign(target, now)}`, thumbnailUrl: null };
+    return { ...fileEntry(row), url: this.links.sign(target, issue), thumbnailUrl: null };
   }
 
   /** The files of a page of records, linked and grouped by the record they belong to. */
-  async withLinksByOwner(rows: readonly FileRow[], origin: string, now: Date): Promise<Map<string, LinkedFileEntry[]>> {
-    const linked = await Promise.all(rows.map((row) => this.withLink(row, origin, now)));
+  withLinksByOwner(rows: readonly FileRow[], issue: LinkIssue): Map<string, LinkedFileEntry[]> {
+    const linked = rows.map((row) => this.withLink(row, issue));
     const byOwner = new Map<string, LinkedFileEntry[]>();
     for (const [index, row] of rows.entries()) byOwner.set(row.owner_id, [...(byOwner.get(row.owner_id) ?? []), linked[index]!]);
     return byOwner;

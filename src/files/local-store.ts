@@ -58,10 +58,6 @@ export class LocalBlobStore implements BlobStore {
   async remove(keys: readonly string[]): Promise<void> {
     await Promise.all(keys.map((key) => fs.rm(this.pathOf(key), { force: true })));
   }
-
-  async presign(): Promise<null> {
-    return null;
-  }
 }
 
 /** A rename is durable once its folder is flushed. */

@@ -1,7 +1,6 @@
 import { PassThrough, pipeline, type Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { BlobStore, ByteRange } from './blob-store.ts';
-import { contentDisposition } from './disposition.ts';
 import type { FileStoreSettings } from './settings.ts';
 
 export type S3Settings = Extract<FileStoreSettings, { driver: 's3' }>;
@@ -11,12 +10,11 @@ const DELETE_BATCH = 1000;
 
 /** The AWS SDK's parts this store uses, loaded together on first use. */
 async function loadSdk() {
-  const [{ DeleteObjectsCommand, GetObjectCommand, S3Client }, { Upload }, { getSignedUrl }] = await Promise.all([
+  const [{ DeleteObjectsCommand, GetObjectCommand, S3Client }, { Upload }] = await Promise.all([
     import('@aws-sdk/client-s3'),
     import('@aws-sdk/lib-storage'),
-    import('@aws-sdk/s3-request-presigner'),
   ]);
-  return { DeleteObjectsCommand, GetObjectCommand, S3Client, Upload, getSignedUrl };
+  return { DeleteObjectsCommand, GetObjectCommand, S3Client, Upload };
 }
 
 /**
@@ -115,19 +113,5 @@ export class S3BlobStore implements BlobStore {
         );
       }
     }
-  }
-
-  async presign(key: string, seconds: number, download: { contentType: string; fileName: string }): Promise<string> {
-    const { sdk, client } = await this.connect();
-    return sdk.getSignedUrl(
-      client,
-      new sdk.GetObjectCommand({
-        Bucket: this.settings.bucket,
-        Key: key,
-        ResponseContentType: download.contentType,
-        ResponseContentDisposition: contentDisposition(download.fileName),
-      }),
-      { expiresIn: seconds },
-    );
   }
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
+import { multipart, sampleFile } from '../../test/files.ts';
 import { assertCode, createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
 
 const app = await startApp();
@@ -67,6 +68,59 @@ describe('the access log: what is written', () => {
     assert.deepEqual([notFound!.outcome, notFound!.patientIds], [404, [missing]]);
     assert.deepEqual([denied!.outcome, denied!.patientIds], [403, [patient.id]]);
     assert.notEqual(denied!.actorId, t.adminClient.id);
+  });
+});
+
+describe('the access log: files and signed links', () => {
+  test("a link is recorded when it is used, not when it is issued, on behalf of its issuer; a file's entry too", async () => {
+    const t = await createTestTenant(app);
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
+    const base = `${t.base}/patients/${patient.id}/document-summary`;
+    const summary = await t.api.post(base, { type: 'doc-type-others' });
+    assert.equal(summary.status, 201, summary.text);
+    const { body, headers } = multipart([{ name: 'scan.pdf', content: sampleFile('pdf', 300) }]);
+    const uploaded = await t.api.request('POST', `${base}/${summary.body.id}/files`, body, headers);
+    assert.equal(uploaded.status, 201, uploaded.text);
+    const fileId = uploaded.body[0].id as string;
+    const linked = await t.api.get(`${base}/${summary.body.id}?signedUrls=true`);
+    assert.equal(linked.status, 200, linked.text);
+    const issued = await accessLog(t);
+    assert.deepEqual(
+      issued.map((record) => record.resourceType),
+      ['DOCUMENT_SUMMARY'],
+      'issuing a link is the summary read, not a use of the file',
+    );
+    const link = new URL(linked.body.jsonBody.files[0].url);
+    for (let use = 0; use < 2; use++) {
+      const bytes = await app.server.inject({ method: 'GET', url: `${link.pathname}${link.search}`, remoteAddress: '10.1.2.3' });
+      assert.equal(bytes.statusCode, 200);
+    }
+    const [second, first] = await accessLog(t);
+    assert.equal(first!.id === second!.id, false, 'each use is a record');
+    assert.equal(second!.operation, 'GET /files/links/:fileId');
+    assert.equal(second!.actorType, 'LINK');
+    assert.equal(second!.actorId, t.adminClient.id);
+    assert.equal(second!.onBehalfOf, `API_CLIENT:${t.adminClient.id}`);
+    assert.equal(second!.resourceType, 'FILE');
+    assert.deepEqual(second!.patientIds, [patient.id]);
+    assert.deepEqual(second!.recordIds, [fileId]);
+    assert.equal(second!.instanceId, t.instance.id);
+    // "Everything API client C saw" takes in what its links showed.
+    assert.equal((await accessLog(t, `&actorId=${t.adminClient.id}`)).length, 3);
+    // A changed link shows nothing, and names no tenant to record it in.
+    const forged = await app.server.inject({
+      method: 'GET',
+      url: `${link.pathname}${link.search.replace('API_CLIENT', 'USER')}`,
+    });
+    assert.equal(forged.statusCode, 403);
+    assert.equal((await accessLog(t)).length, 3);
+    // GET /files/{fileId} shows the file's entry: recorded too.
+    assert.equal((await t.api.get(`${t.base}/files/${fileId}`)).status, 200);
+    const [entry] = await accessLog(t);
+    assert.deepEqual(
+      [entry!.operation, entry!.actorType, entry!.patientIds],
+      ['GET /:tenantName/:instanceName/files/:fileId', 'API_CLIENT', [patient.id]],
+    );
   });
 });
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import type { Work } from '../../events/work.ts';
+import { linkIssue } from '../../files/links.ts';
 import { type FileRow, filesOf } from '../../files/store.ts';
 import type { Context } from '../../http/context.ts';
 import { attachFiles } from '../../records/attachments.ts';
@@ -70,7 +71,7 @@ async function views(ctx: Context, rows: ChatRow[], origin: string, patient?: Pa
     rows.map((row) => row.id),
   );
   const now = ctx.services.clock.now();
-  const linked = await ctx.services.files.withLinksByOwner(files, origin, now);
+  const linked = ctx.services.files.withLinksByOwner(files, linkIssue(origin, now, ctx.actor));
   return rows.map((row) => ({
     id: row.id,
     sender: {

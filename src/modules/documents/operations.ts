@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Work } from '../../events/work.ts';
 import { sendFile } from '../../files/download.ts';
 import { fileEntry } from '../../files/files.ts';
+import { linkIssue } from '../../files/links.ts';
 import { deleteFiles, deleteFilesOf, type FileRow, filesOf, findFile } from '../../files/store.ts';
 import type { Context } from '../../http/context.ts';
 import { pageObject, parseSort } from '../../http/pagination.ts';
@@ -41,7 +42,7 @@ export async function listSummaries(ctx: Context, patientId: string, query: Summ
     rows.map((row) => row.id),
   );
   const byOwner = links
-    ? await ctx.services.files.withLinksByOwner(files, links.origin, ctx.services.clock.now())
+    ? ctx.services.files.withLinksByOwner(files, linkIssue(links.origin, ctx.services.clock.now(), ctx.actor))
     : entriesByOwner(files);
   return { name: DOCUMENT_SUMMARY, data: pageObject(summaryViews(rows, byOwner), total, paging, sort.length > 0) };
 }
@@ -53,7 +54,10 @@ export async function getSummary(ctx: Context, patientId: string, id: string, li
   const files = await filesOf(ctx.db, ctx.scope, SUMMARY_FILES, [row.id]);
   if (!links) return summaryView(row, files.map(fileEntry));
   const now = ctx.services.clock.now();
-  return summaryView(row, await Promise.all(files.map((file) => ctx.services.files.withLink(file, links.origin, now))));
+  return summaryView(
+    row,
+    files.map((file) => ctx.services.files.withLink(file, linkIssue(links.origin, now, ctx.actor))),
+  );
 }
 
 export async function createSummary(ctx: Context, patientId: string, body: SummaryCreateInput) {

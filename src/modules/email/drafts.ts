@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import sanitizeHtml from 'sanitize-html';
 import { v7 as uuidv7 } from 'uuid';
 import type { RowUpdate } from '../../db/schema.ts';
+import { linkIssue } from '../../files/links.ts';
 import { deleteFilesOf, filesOf } from '../../files/store.ts';
 import type { Context } from '../../http/context.ts';
 import { type Paging, parseSort } from '../../http/pagination.ts';
@@ -42,7 +43,7 @@ async function views(ctx: Context, rows: DraftRow[], recipient: Recipient, origi
     rows.map((row) => row.id),
   );
   const now = ctx.services.clock.now();
-  const linked = await ctx.services.files.withLinksByOwner(files, origin, now);
+  const linked = ctx.services.files.withLinksByOwner(files, linkIssue(origin, now, ctx.actor));
   const { patient, contact } = recipient;
   return rows.map((row) => ({
     id: row.id,

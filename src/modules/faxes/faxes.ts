@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import type { Work } from '../../events/work.ts';
+import { linkIssue } from '../../files/links.ts';
 import { deleteFiles, deleteFilesOf, filesOf } from '../../files/store.ts';
 import { type InstancePhoneDefinition, phonesFor } from '../../formation/phones.ts';
 import type { Context } from '../../http/context.ts';
@@ -32,7 +33,7 @@ export async function faxViews(ctx: Context, rows: FaxRow[], origin: string): Pr
     FAX_FILES,
     rows.map((row) => row.id),
   );
-  const linked = await ctx.services.files.withLinksByOwner(files, origin, ctx.services.clock.now());
+  const linked = ctx.services.files.withLinksByOwner(files, linkIssue(origin, ctx.services.clock.now(), ctx.actor));
   const patientIds = [...new Set(rows.flatMap((row) => (row.patient_id ? [row.patient_id] : [])))];
   const patients = patientIds.length
     ? await ctx.db

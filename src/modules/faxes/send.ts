@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Scope } from '../../db/scope.ts';
 import type { AuditAction } from '../../events/audit.ts';
+import { linkIssue } from '../../files/links.ts';
 import { filesOf, insertFiles } from '../../files/store.ts';
 import { keepFiles, storeFile } from '../../files/upload.ts';
 import type { Context } from '../../http/context.ts';
@@ -104,10 +105,8 @@ export async function runSendFax(job: ClaimedJob, services: Services): Promise<n
     const files = await filesOf(services.db, scope, FAX_FILES, [fax.id]);
     // A vendor that fetches the files itself gets links at this server's public address.
     const origin = publicUrl(services, '');
-    const now = services.clock.now();
-    const urls = await Promise.all(
-      files.map(async (file) => (origin === null ? null : (await services.files.withLink(file, origin, now)).url)),
-    );
+    const issue = origin === null ? null : linkIssue(origin, services.clock.now(), ctx.actor);
+    const urls = files.map((file) => (issue === null ? null : services.files.withLink(file, issue).url));
     const sent = await driver.send(scope, {
       id: fax.id,
       from: fax.from_number,

@@ -1,6 +1,7 @@
 import { sendFile } from '../../files/download.ts';
-import { LINK_PATH, requestOrigin } from '../../files/links.ts';
+import { issuerOf, LINK_PATH, linkIssue, requestOrigin } from '../../files/links.ts';
 import { findFile } from '../../files/store.ts';
+import { disclose, named } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
@@ -14,7 +15,7 @@ const fileRoutes: AreaPlugin = async (app, { services }) => {
   app.get(
     '/:tenantName/:instanceName/files/:fileId',
     {
-      config: needs('FILE_READ'),
+      config: needs('FILE_READ', { discloses: named('FILE') }),
       schema: {
         tags,
         summary: "A file's entry with a fresh link",
@@ -29,14 +30,16 @@ const fileRoutes: AreaPlugin = async (app, { services }) => {
       const file = await findFile(ctx.db, ctx.scope, request.params.fileId);
       const permission = file && services.fileOwners.get(file.owner_kind)?.readPermission;
       if (!file || !permission || !ctx.can(permission)) throw new ApiError('FILE_NOT_FOUND', { fileId: request.params.fileId });
-      return services.files.withLink(file, requestOrigin(request), services.clock.now());
+      disclose(request, [file.patient_id], [file.id]);
+      return services.files.withLink(file, linkIssue(requestOrigin(request), services.clock.now(), ctx.actor));
     },
   );
 
   app.get(
     `${LINK_PATH}/:fileId`,
     {
-      config: { access: { public: true } },
+      // The link is the credential: its use is recorded on behalf of its issuer, not when it was issued.
+      config: { access: { public: true, discloses: named('FILE') } },
       schema: {
         tags,
         summary: 'The bytes behind a signed link',
@@ -51,6 +54,13 @@ const fileRoutes: AreaPlugin = async (app, { services }) => {
       const target = services.files.links.verify(request.params.fileId, request.query, services.clock.now());
       const file = await findFile(services.db, { tenantId: target.tenantId, instanceId: target.instanceId }, target.fileId);
       if (!file) throw new ApiError('FILE_NOT_FOUND', { fileId: target.fileId });
+      const issuer = issuerOf(target.by);
+      request.accessAttempt = {
+        actor: { type: 'LINK', id: issuer.id, name: null, onBehalfOf: target.by },
+        tenantId: target.tenantId,
+        instanceId: target.instanceId,
+      };
+      disclose(request, [file.patient_id], [file.id]);
       return sendFile(request, reply, services.files.blobs, file);
     },
   );

@@ -24,6 +24,7 @@ export const LinkParams = Type.Object({ fileId: Uuid });
 export const LinkQuery = Type.Object({
   tenant: Uuid,
   instance: Uuid,
+  by: Type.String({ maxLength: 100, description: 'Who issued the link (`USER:<id>`, `API_CLIENT:<id>`, `SYSTEM:<what>`)' }),
   expires: Type.Integer({ description: 'Unix seconds' }),
   signature: Type.String({ maxLength: 100 }),
 });

@@ -1,3 +1,4 @@
+import { linkIssue } from '../../files/links.ts';
 import { filesOf } from '../../files/store.ts';
 import type { Context } from '../../http/context.ts';
 import { type Paging, parseSort } from '../../http/pagination.ts';
@@ -19,7 +20,7 @@ export async function smsViews(ctx: Context, rows: SmsRow[], origin: string): Pr
     SMS_FILES,
     rows.map((row) => row.id),
   );
-  const linked = await ctx.services.files.withLinksByOwner(files, origin, ctx.services.clock.now());
+  const linked = ctx.services.files.withLinksByOwner(files, linkIssue(origin, ctx.services.clock.now(), ctx.actor));
   return rows.map((row) => ({
     ...messageRecordView(row),
     message: row.message,

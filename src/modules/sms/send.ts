@@ -1,6 +1,7 @@
 import { SegmentedMessage } from 'sms-segments-calculator';
 import type { Scope } from '../../db/scope.ts';
 import type { Work } from '../../events/work.ts';
+import { linkIssue } from '../../files/links.ts';
 import { filesOf } from '../../files/store.ts';
 import type { Context } from '../../http/context.ts';
 import { callbackBase, publicUrl } from '../../http/provider-callbacks.ts';
@@ -85,13 +86,11 @@ export async function deliverSms(ctx: Context, row: SmsRow): Promise<SmsRow> {
   let move: Parameters<typeof moveMessageStatus>[4];
   try {
     const { use: driver } = await services.providers.for(smsSlot, ctx.scope);
-    const now = services.clock.now();
-    const attachments = await Promise.all(
-      files.map(async (file) => ({
-        fileName: file.original_name,
-        url: origin === null ? null : (await services.files.withLink(file, origin, now)).url,
-      })),
-    );
+    const issue = origin === null ? null : linkIssue(origin, services.clock.now(), ctx.actor);
+    const attachments = files.map((file) => ({
+      fileName: file.original_name,
+      url: issue === null ? null : services.files.withLink(file, issue).url,
+    }));
     const sent = await driver.send(ctx.scope, {
       id: row.id,
       from: row.from_address,

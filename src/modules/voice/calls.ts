@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sendFile } from '../../files/download.ts';
+import { linkIssue } from '../../files/links.ts';
 import { filesOf, findFile } from '../../files/store.ts';
 import type { Context } from '../../http/context.ts';
 import type { Paging } from '../../http/pagination.ts';
@@ -22,7 +23,7 @@ export async function callViews(ctx: Context, rows: CallRow[], origin: string): 
     CALL_FILES,
     rows.map((row) => row.id),
   );
-  const linked = await ctx.services.files.withLinksByOwner(files, origin, ctx.services.clock.now());
+  const linked = ctx.services.files.withLinksByOwner(files, linkIssue(origin, ctx.services.clock.now(), ctx.actor));
   return rows.map((row) => {
     const { messageType: _messageType, ...record } = messageRecordView(row);
     const recording = linked.get(row.id)?.[0] ?? null;
