@@ -2,6 +2,7 @@ import '@picocss/pico/css/pico.min.css';
 import './console.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { AccessLog } from './pages/AccessLog.tsx';
 import { ApiClients } from './pages/ApiClients.tsx';
 import { Audit } from './pages/Audit.tsx';
 import { Calendar } from './pages/Calendar.tsx';
@@ -26,6 +27,7 @@ const PAGES = [
   { path: 'webhooks', title: 'Webhooks', Page: Webhooks },
   { path: 'jobs', title: 'Jobs', Page: Jobs },
   { path: 'audit', title: 'Audit log', Page: Audit },
+  { path: 'access-log', title: 'Access log', Page: AccessLog },
 ] as const;
 
 const currentPath = () => window.location.pathname.replace(/^\/console\/?/, '').replace(/\/$/, '');

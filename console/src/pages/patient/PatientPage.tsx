@@ -2,6 +2,7 @@ import { unwrap } from '@cairn/client';
 import { useLoad } from '../../hooks.ts';
 import type { Session } from '../../session.ts';
 import { day, ErrorMessage, text } from '../../ui.tsx';
+import { AccessHistory } from './AccessHistory.tsx';
 import { Assessments } from './Assessments.tsx';
 import { CarePlan } from './CarePlan.tsx';
 import { CareTeam, type CareUser } from './CareTeam.tsx';
@@ -103,6 +104,7 @@ export function PatientPage({ session, patientId, go }: { session: Session; pati
         <Assessments {...sections} />
         <Encounters {...sections} />
         <Messages {...sections} />
+        <AccessHistory {...sections} />
       </div>
     </>
   );
