@@ -1,13 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import { v7 as uuidv7 } from 'uuid';
 import { settingsOf } from '../../config.ts';
+import { writeAccess } from '../../events/access.ts';
+import type { EventBody } from '../../events/outbox.ts';
 import type { Services } from '../../http/services.ts';
 import type { ClaimedJob } from '../../jobs/kinds.ts';
 import { addressPolicy } from '../../providers/network.ts';
 import { OutboundError, post } from './outbound.ts';
 import { webhookSettings } from './settings.ts';
 import { signedHeaders, statusName } from './signature.ts';
-import { type AttemptOutcome, finishAttempt, startAttempt } from './store.ts';
+import { type AttemptOutcome, type AttemptToSend, finishAttempt, startAttempt } from './store.ts';
 
 /**
  * Attempts before a delivery is given up (its job DEAD, the delivery FAILED): waits of 5 s
@@ -37,6 +39,7 @@ export async function deliver(job: ClaimedJob, services: Services): Promise<void
   const attemptId = uuidv7();
   const attempt = await startAttempt(db, job.tenantId, String(job.payload.deliveryId), attemptId, startedAt);
   if (!attempt) return;
+  await recordDisclosure(services, job, attempt, startedAt);
   const settings = settingsOf(services.config, webhookSettings);
   const started = performance.now();
   let outcome: Omit<AttemptOutcome, 'latencyMs' | 'finishedAt' | 'last'>;
@@ -67,4 +70,27 @@ export async function deliver(job: ClaimedJob, services: Services): Promise<void
     last: job.attempt >= DELIVERY_ATTEMPTS,
   });
   if (!delivered) throw new DeliveryFailed(outcome.error ?? outcome.statusCode ?? 'FAILED');
+}
+
+/**
+ * An event about a patient tells its receiver that patient's id and what happened to their record:
+ * each attempt is in the access log (actor WEBHOOK, the subscription), written before the body goes,
+ * with outcome 0 (the receiver's answer is on the attempt).
+ */
+async function recordDisclosure(services: Services, job: ClaimedJob, attempt: AttemptToSend, at: Date): Promise<void> {
+  const event = JSON.parse(attempt.body) as Pick<EventBody, 'patientId' | 'recordId' | 'eventEntity'>;
+  if (!event.patientId) return;
+  await writeAccess(services.db, {
+    tenantId: job.tenantId,
+    instanceId: job.instanceId,
+    actor: { type: 'WEBHOOK', id: attempt.webhookId, name: null, onBehalfOf: null },
+    at,
+    clientAddress: null,
+    requestId: null,
+    operation: job.kind,
+    resourceType: event.eventEntity,
+    patientIds: [event.patientId],
+    recordIds: [event.recordId, attempt.deliveryId].filter((id): id is string => id !== null),
+    outcome: 0,
+  });
 }

@@ -150,6 +150,28 @@ describe('webhook subscriptions', () => {
 });
 
 describe('delivery', () => {
+  test("a delivery about a patient is in the access log (the subscription saw the patient's id); one about no patient is not", async () => {
+    const t = await createTestTenant(app);
+    const receiver = await startReceiver();
+    const hook = await subscribe(t, receiver);
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
+    const user = await t.api.post(`${t.admin}/users`, { username: 'nurse', email: 'nurse@example.org', firstName: 'N', lastName: 'Urse' });
+    assert.equal(user.status, 201, user.text);
+    await app.jobs.drain();
+    assert.equal(receiver.received.length, 2);
+    const log = await t.api.get(`${t.admin}/access-log?size=100`);
+    assert.equal(log.status, 200, log.text);
+    const records = log.body.data as Record<string, any>[];
+    assert.equal(records.length, 1, 'the USER event names no patient');
+    const [record] = records;
+    assert.deepEqual(
+      [record.actorType, record.actorId, record.operation, record.resourceType, record.patientIds, record.outcome],
+      ['WEBHOOK', hook.id, 'webhooks.deliver', 'PATIENT', [patient.id], 0],
+    );
+    assert.equal(record.recordIds[0], patient.id);
+    assert.equal(record.instanceId, t.instance.id);
+  });
+
   test("a change is POSTed signed as Standard Webhooks says, naming ids and never the patient's data", async () => {
     const t = await createTestTenant(app);
     const receiver = await startReceiver();
