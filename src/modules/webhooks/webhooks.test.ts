@@ -163,7 +163,7 @@ describe('delivery', () => {
     assert.equal(log.status, 200, log.text);
     const records = log.body.data as Record<string, any>[];
     assert.equal(records.length, 1, 'the USER event names no patient');
-    const [record] = records;
+    const record = records[0]!;
     assert.deepEqual(
       [record.actorType, record.actorId, record.operation, record.resourceType, record.patientIds, record.outcome],
       ['WEBHOOK', hook.id, 'webhooks.deliver', 'PATIENT', [patient.id], 0],
