@@ -5,6 +5,7 @@ import { areas } from '../areas.ts';
 import { loadConfig, settingsDocumentation } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { systemContext } from '../http/context.ts';
+import { verifyChain } from '../modules/access-log/index.ts';
 import { applyFormation } from '../modules/formation/index.ts';
 import { injectInbound, sandboxOutbox, settleSandboxMessage } from '../modules/sandbox/index.ts';
 import { saveUser, setPassword } from '../modules/users/index.ts';
@@ -38,6 +39,8 @@ Usage:
   cairn sandbox inbound <tenant>/<instance> --channel EMAIL|SMS|VOICE_CALL|FAX --from F --to T
                         [--subject S] [--message M] [--recorded]
                                                 Make a message come in through the sandbox
+  cairn access-log verify <tenant>              Check the tenant's access log against its hash chain; names the
+                                                first broken link (exit 1) or prints the newest seal's hash
   cairn seed demo                               Demo tenant plus sample users and patients
   cairn seed bulk --tenant T [--instance sandbox] --patients N [--tasks M] [--events E] [--users U] [--batch 10000]
                   [--keep-indexes]              Scale data: coordinators, patients with care teams and programs, tasks,
@@ -250,6 +253,16 @@ async function main(argv: string[]): Promise<void> {
           recorded: options.recorded === true,
         });
         console.log(JSON.stringify(received));
+        break;
+      }
+      case 'access-log verify': {
+        const tenant = await tenantNamed(rest[0]);
+        const report = await verifyChain(db, tenant.id);
+        const reach = `${report.seals} seals, ${report.records} records sealed, ${report.unsealed} not sealed yet`;
+        if (report.broken) {
+          console.log(`The access log of ${tenant.name} is BROKEN at seal ${report.broken.seq}: ${report.broken.reason}`);
+          process.exitCode = 1;
+        } else console.log(`The access log of ${tenant.name} is intact: ${reach}; newest seal hash ${report.head}`);
         break;
       }
       case 'seed demo': {

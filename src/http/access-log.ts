@@ -152,6 +152,9 @@ declare module 'fastify' {
   }
 }
 
+/** The signal a written record sends: the access log's sealing runs on it (a job kind's `wakeOn`). */
+export const ACCESS_SIGNAL = 'access-log';
+
 /** Refusals written as attempts: on a patient's record, not found and not allowed. */
 const ATTEMPTS = new Set([403, 404]);
 
@@ -196,6 +199,8 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
       recordIds: [...pathRecords(request), ...found.records.filter(isId)],
       outcome: status,
     });
+    // The node that wrote records seals them once they have settled (modules/access-log/jobs.ts).
+    services.jobs.signal(ACCESS_SIGNAL);
     return payload;
   });
 }

@@ -39,8 +39,8 @@ export interface ExportSource {
   item: TSchema;
   /** The table read, aliased `r`: its rows have tenant_id, instance_id, id and the update time. */
   table: keyof DB & string;
-  /** The column of its last update: `updated_at`, or `created_at` for records that never change (chat). */
-  updatedColumn?: 'updated_at' | 'created_at';
+  /** The column of its last update: `updated_at`, or when records that never change were made (chat, the access log). */
+  updatedColumn?: 'updated_at' | 'created_at' | 'occurred_at';
   /** Conditions beyond tenant and instance (a CDT's name). */
   where?: (ctx: Context) => RawBuilder<SqlBool>[];
   /** Columns besides `r.*` that its view needs (the relations the read route composes). */

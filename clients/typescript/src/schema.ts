@@ -18274,6 +18274,8 @@ export interface paths {
                 query: {
                     tenant: string;
                     instance: string;
+                    /** @description Who issued the link (`USER:<id>`, `API_CLIENT:<id>`, `SYSTEM:<what>`) */
+                    by: string;
                     /** @description Unix seconds */
                     expires: number;
                     signature: string;
@@ -45713,6 +45715,186 @@ export interface paths {
                                     [key: string]: unknown;
                                 };
                                 cdtName: string;
+                            }[];
+                            cursor: {
+                                /** @description `start` as it was sent; null when absent */
+                                start: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description Send it back as `start` for the next page (it may carry more than 6 digits of fraction: keep them)
+                                 */
+                                end: string;
+                                /** @description More records remain; false only at the end */
+                                hasNext: boolean;
+                                pageSize: number;
+                            };
+                        };
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/export/ACCESS_LOG": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export access log records (cursor pages)
+         * @description Needs permission `ACCESS_LOG_EXPORT`; API_CLIENT callers only.
+         *
+         *     Records come oldest update first (then by id). Send `cursor.end` back as `start` until `hasNext` is false: the next page begins with the record after the last one shown (`start` is inclusive), so none is lost or repeated, even when thousands share one update instant. A record changed during the walk comes again at the end, changed. A page holds every record committed before it is read, except any updated after the oldest write of the tenant still in flight (those come once it commits); the `end` of the last page stays CAIRN_EXPORT_SETTLE_MS behind the present, so the next walk gives the records updated that recently again rather than skip a write still committing. API clients only (403 ACCESS_FOR_API_CLIENT_RESTRICTED for a user). Each page costs the same at any depth. Items have the shape of the resource's own read route.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Where to begin: the previous page's `cursor.end`, sent back as it came, or any date-time (records updated at or after it). Absent: the oldest record. */
+                    start?: string;
+                    /** @description Records a page, 1–500 (default 500). */
+                    pageSize?: number;
+                };
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: uuid */
+                                id: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given
+                                 */
+                                occurredAt: string;
+                                /** Format: uuid */
+                                instanceId: string | null;
+                                /** @description API_CLIENT or USER */
+                                actorType: string;
+                                /** Format: uuid */
+                                actorId: string | null;
+                                actorName: string | null;
+                                /** @description Whose link or grant the caller used, when not its own */
+                                onBehalfOf: string | null;
+                                clientAddress: string | null;
+                                requestId: string | null;
+                                /** @description The route: `GET /{tenantName}/{instanceName}/patients/{patientId}` */
+                                operation: string;
+                                /** @description What the answer carried: PATIENT, ENCOUNTER, FILE, ... */
+                                resourceType: string;
+                                patientIds: string[];
+                                recordIds: string[] | null;
+                                /** @description The HTTP status answered: 2xx disclosed, 403 and 404 attempts */
+                                outcome: number;
                             }[];
                             cursor: {
                                 /** @description `start` as it was sent; null when absent */

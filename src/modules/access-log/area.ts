@@ -1,10 +1,16 @@
 import type { Area } from '../../platform/area.ts';
 import { accessLogPermissions } from './catalog.ts';
+import { accessLogExport } from './export.ts';
+import { accessLogJobs } from './jobs.ts';
 import routes from './routes.ts';
+import { accessLogSettings } from './settings.ts';
 
 /** The access log's read side: the platform writes it (http/access-log.ts), this area shows it. */
 export const area: Area = {
   name: 'access-log',
   routes,
   permissions: accessLogPermissions,
+  settings: accessLogSettings,
+  jobs: accessLogJobs,
+  exports: { ACCESS_LOG: accessLogExport },
 };

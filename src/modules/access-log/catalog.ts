@@ -4,6 +4,7 @@ import type { NamesOf } from '../../wire/errors.ts';
 
 export const accessLogPermissions = {
   ACCESS_LOG_READ: "Read the access log: who saw which patient's data, and when",
+  ACCESS_LOG_EXPORT: 'Export the access log (GET /export/ACCESS_LOG): its records of the instance, oldest first',
 } as const;
 
 declare module '../../formation/permissions.ts' {

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import type { Row } from '../../db/schema.ts';
 import type { TenantContext } from '../../http/context.ts';
 import { dataAndMeta, offsetOf, PagingQuery } from '../../http/pagination.ts';
 import { DateTime, Nullable, readInstant, Uuid } from '../../wire/schemas.ts';
@@ -69,7 +70,12 @@ export async function accessPage(ctx: TenantContext, q: AccessQuery) {
       .execute(),
     query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
-  const records = rows.map((row) => ({
+  return dataAndMeta(rows.map(accessView), Number(count.total), paging);
+}
+
+/** A record as the API shows it. */
+export function accessView(row: Row<'access_log'>) {
+  return {
     id: row.id,
     occurredAt: row.occurred_at,
     instanceId: row.instance_id,
@@ -84,6 +90,5 @@ export async function accessPage(ctx: TenantContext, q: AccessQuery) {
     patientIds: row.patient_ids,
     recordIds: row.record_ids,
     outcome: row.outcome,
-  }));
-  return dataAndMeta(records, Number(count.total), paging);
+  };
 }

@@ -155,7 +155,12 @@ describe('delivery', () => {
     const receiver = await startReceiver();
     const hook = await subscribe(t, receiver);
     const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
-    const user = await t.api.post(`${t.admin}/users`, { username: 'nurse', email: 'nurse@example.org', firstName: 'N', lastName: 'Urse' });
+    const user = await t.api.post(`${t.admin}/users`, {
+      username: 'nurse',
+      email: 'nurse@example.org',
+      firstName: 'N',
+      lastName: 'Urse',
+    });
     assert.equal(user.status, 201, user.text);
     await app.jobs.drain();
     assert.equal(receiver.received.length, 2);
