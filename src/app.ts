@@ -19,7 +19,7 @@ import { registerOpenApi } from './http/openapi.ts';
 import type { AccessTable } from './http/route-access.ts';
 import { type Clock, Services } from './http/services.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan, registerAbsentBodies, validatorCompiler } from './http/validation.ts';
-import { accessLogSettings } from './modules/access-log/settings.ts';
+import { accessLogSettings } from './modules/access-log/index.ts';
 import { type Area, type Catalogs, mergeAreas } from './platform/area.ts';
 import type { Channel } from './providers/slot.ts';
 import { ApiError, documentCommonErrors, handleError, sendError } from './wire/errors.ts';

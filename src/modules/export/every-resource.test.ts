@@ -38,8 +38,9 @@ async function stamp(t: TestTenant, table: string, column: string, at: Date, id?
 describe('every export', () => {
   const sources = [...mergeAreas(areas).declarations.exports];
 
-  test('16 resources, as 002 names them', () => {
+  test("16 resources, as 002 names them, and Cairn's own access log", () => {
     assert.deepEqual(sources.map(([name]) => name).sort(), [
+      'ACCESS_LOG',
       'ASSESSMENT',
       'CALENDAR_EVENT',
       'CARE_PLAN',
