@@ -153,6 +153,12 @@ describe('the access log: exports', () => {
       participants: [{ participantId: patient.id, participantRole: 'patient' }],
     });
     assert.equal(event.status, 201, event.text);
+    // The task's own reads name its patient (`patient.id`) too.
+    assert.equal((await t.api.get(`${t.base}/tasks/${task.body.id}`)).status, 200);
+    assert.equal((await t.api.get(`${t.base}/tasks?size=10`)).status, 200);
+    const [list, one] = await accessLog(t);
+    assert.deepEqual([list!.operation, list!.patientIds], ['GET /:tenantName/:instanceName/tasks', [patient.id]]);
+    assert.deepEqual([one!.resourceType, one!.patientIds, one!.recordIds], ['TASK', [patient.id], [task.body.id]]);
     for (const resource of ['TASK', 'CALENDAR_EVENT']) {
       const page = await t.api.get(`${t.base}/export/${resource}`);
       assert.equal(page.status, 200, page.text);
@@ -166,13 +172,18 @@ describe('the access log: exports', () => {
 });
 
 describe('the access log: every route declares what it discloses', () => {
-  /** Whether a schema (or one it refers to) carries patient data: a patient's id, or a patient's own fields. */
+  /** Keys that name a patient in an answer: their id, a message's patient (`patientInfo`), a `patient: {id, name}`. */
+  const PATIENT_KEYS = ['patientId', 'patientInfo', 'patient'];
+
+  /** Whether a schema (or one it refers to) carries patient data: a key naming a patient, or a patient's own fields. */
   function carriesPatients(schema: unknown, components: Record<string, unknown>, depth = 0): boolean {
     if (!schema || typeof schema !== 'object' || depth > 12) return false;
     const node = schema as Record<string, unknown>;
     if (typeof node.$ref === 'string') return carriesPatients(components[node.$ref.split('/').pop()!], components, depth + 1);
     const properties = node.properties as Record<string, unknown> | undefined;
-    if (properties && ('patientId' in properties || ('firstName' in properties && 'birthDate' in properties))) return true;
+    const names = Object.keys(properties ?? {});
+    if (PATIENT_KEYS.some((key) => names.includes(key)) || (names.includes('firstName') && names.includes('birthDate')))
+      return true;
     return Object.values(node).some((value) => typeof value === 'object' && carriesPatients(value, components, depth + 1));
   }
 

@@ -1,4 +1,5 @@
 import { requestOrigin } from '../../files/links.ts';
+import { eachPatient, itsPatient } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -22,7 +23,7 @@ const faxRoutes: AreaPlugin = async (app, options) => {
   app.get(
     base,
     {
-      config: needs('FAX_READ'),
+      config: needs('FAX_READ', { discloses: eachPatient('FAX', 'content', 'patient.id') }),
       schema: {
         tags,
         summary: 'Faxes, sent and received (page object), newest first',
@@ -66,7 +67,7 @@ const faxRoutes: AreaPlugin = async (app, options) => {
   app.get(
     `${base}/:faxId`,
     {
-      config: needs('FAX_READ'),
+      config: needs('FAX_READ', { discloses: itsPatient('FAX', 'patient.id') }),
       schema: { tags, summary: 'A fax (404 FAX_NOT_FOUND)', params: FaxParams, response: { 200: Fax, ...errors } },
     },
     async (request) => getFax(contextOf(request), request.params.faxId, requestOrigin(request)),

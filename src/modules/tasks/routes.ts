@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { eachPatient, itsPatient } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import { DataAndMeta, dataAndMeta, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -70,7 +71,7 @@ const taskRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/tasks',
     {
-      config: needs('TASK_READ'),
+      config: needs('TASK_READ', { discloses: eachPatient('TASK', 'data', 'patient.id') }),
       schema: {
         tags,
         summary: 'Search tasks (data and meta)',
@@ -136,7 +137,7 @@ const taskRoutes: AreaPlugin = async (app) => {
   app.get(
     '/:tenantName/:instanceName/tasks/:taskId',
     {
-      config: needs('TASK_READ'),
+      config: needs('TASK_READ', { discloses: itsPatient('TASK', 'patient.id') }),
       schema: { tags, summary: 'Read a task', params: TaskParams, response: { 200: Task, ...errors } },
     },
     async (request) => {

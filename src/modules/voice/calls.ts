@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sendFile } from '../../files/download.ts';
 import { linkIssue } from '../../files/links.ts';
 import { filesOf, findFile } from '../../files/store.ts';
+import { disclose } from '../../http/access-log.ts';
 import type { Context } from '../../http/context.ts';
 import type { Paging } from '../../http/pagination.ts';
 import { messageRecordView } from '../../records/messages.ts';
@@ -51,7 +52,8 @@ export async function callViews(ctx: Context, rows: CallRow[], origin: string): 
 
 export async function listUnrecognizedCalls(ctx: Context, filters: UnrecognizedFilters, paging: Paging, origin: string) {
   const { rows, total } = await listCalls(ctx.db, ctx.scope, filters, paging);
-  return { content: await callViews(ctx, rows, origin), total };
+  // The patients the page shows, for the access log: an assigned call names its patient only by name.
+  return { content: await callViews(ctx, rows, origin), total, patients: rows.map((row) => row.patient_id) };
 }
 
 async function requireCall(ctx: Context, id: string, db = ctx.db): Promise<CallRow> {
@@ -60,15 +62,22 @@ async function requireCall(ctx: Context, id: string, db = ctx.db): Promise<CallR
   return row;
 }
 
-export async function getCall(ctx: Context, id: string, origin: string): Promise<VoiceCallView> {
-  return (await callViews(ctx, [await requireCall(ctx, id)], origin))[0] as VoiceCallView;
+/** A call as the API shows it, and its patient (for the access log). */
+export async function getCall(
+  ctx: Context,
+  id: string,
+  origin: string,
+): Promise<{ call: VoiceCallView; patientId: string | null }> {
+  const row = await requireCall(ctx, id);
+  return { call: (await callViews(ctx, [row], origin))[0] as VoiceCallView, patientId: row.patient_id };
 }
 
 /** The recording's bytes (Range answered as for every file). */
 export async function downloadRecording(ctx: Context, request: FastifyRequest, reply: FastifyReply, id: string, fileId: string) {
-  await requireCall(ctx, id);
+  const call = await requireCall(ctx, id);
   const file = await findFile(ctx.db, ctx.scope, fileId);
   if (!file || file.owner_kind !== CALL_FILES || file.owner_id !== id) throw new ApiError('FILE_NOT_FOUND', { fileId });
+  disclose(request, [call.patient_id], [file.id]);
   return sendFile(request, reply, ctx.services.files.blobs, file);
 }
 

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { requestOrigin } from '../../files/links.ts';
+import { disclose, named } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -30,7 +31,7 @@ const voiceRoutes: AreaPlugin = async (app, { services }) => {
   app.get(
     base,
     {
-      config: needs('VOICE_CALL_READ'),
+      config: needs('VOICE_CALL_READ', { discloses: named('VOICE_CALL') }),
       schema: {
         tags,
         summary: 'Calls from numbers no patient or contact has (page object), newest first',
@@ -43,7 +44,13 @@ const voiceRoutes: AreaPlugin = async (app, { services }) => {
     },
     async (request) => {
       const { page, size, sort: _sort, ...filters } = request.query;
-      const { content, total } = await listUnrecognizedCalls(contextOf(request), filters, { page, size }, requestOrigin(request));
+      const { content, total, patients } = await listUnrecognizedCalls(
+        contextOf(request),
+        filters,
+        { page, size },
+        requestOrigin(request),
+      );
+      disclose(request, patients);
       return pageObject(content, total, { page, size }, false);
     },
   );
@@ -51,7 +58,7 @@ const voiceRoutes: AreaPlugin = async (app, { services }) => {
   app.get(
     `${base}/:voiceCallId`,
     {
-      config: needs('VOICE_CALL_READ'),
+      config: needs('VOICE_CALL_READ', { discloses: named('VOICE_CALL') }),
       schema: {
         tags,
         summary: 'A voice call (404 VOICE_CALL_NOT_FOUND)',
@@ -59,7 +66,11 @@ const voiceRoutes: AreaPlugin = async (app, { services }) => {
         response: { 200: VoiceCall, ...errors },
       },
     },
-    async (request) => getCall(contextOf(request), request.params.voiceCallId, requestOrigin(request)),
+    async (request) => {
+      const { call, patientId } = await getCall(contextOf(request), request.params.voiceCallId, requestOrigin(request));
+      disclose(request, [patientId], [call.id]);
+      return call;
+    },
   );
 
   app.patch(
@@ -81,7 +92,7 @@ const voiceRoutes: AreaPlugin = async (app, { services }) => {
   app.get(
     `${base}/:voiceCallId/recordings/:fileId`,
     {
-      config: needs('VOICE_CALL_READ'),
+      config: needs('VOICE_CALL_READ', { discloses: named('VOICE_CALL') }),
       schema: {
         tags,
         summary: "A call's recording, as audio (Range honoured)",
