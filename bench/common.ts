@@ -87,6 +87,23 @@ export function standalone(url: string, name: string, bench: () => Promise<strin
   );
 }
 
+/**
+ * A throwaway PostgreSQL's settings for measuring (run.ts, access-log.ts). Commits do not wait for
+ * the disk: the bench measures the server, not this machine's fsync. Tuned by the usual rules for
+ * a dedicated server: a quarter of memory for shared buffers (at most 8 GB), most of the rest
+ * counted as OS cache, SSD-like random reads.
+ */
+export function tunedPostgres(): Record<string, string> {
+  const memoryMb = Math.floor(os.totalmem() / 2 ** 20);
+  return {
+    shared_buffers: `${Math.min(8192, Math.floor(memoryMb / 4))}MB`,
+    effective_cache_size: `${Math.floor((memoryMb * 3) / 4)}MB`,
+    random_page_cost: '1.1',
+    synchronous_commit: 'off',
+    max_connections: '100',
+  };
+}
+
 /** The arguments of `cairn client create` for the bench's client: an administrator of the tenant's sandbox. */
 export function benchClient(tenant: string, key: string, secret: string): string[] {
   return ['client', 'create', tenant, '--name', 'bench', '--role', 'sandbox:administrator', '--key', key, '--secret', secret];

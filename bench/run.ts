@@ -17,8 +17,10 @@
  * and throughput, and patient create with the outbox against the build before it) and the
  * messages bench (bench/messages.ts: chat page 500 against page 1, emails through SMTP). On the
  * large tenant it walks the PATIENT and TASK exports to their end (bench/export.ts). Last, the
- * Citus bench (bench/citus.ts): two Cairn nodes on a Citus cluster against two on PostgreSQL. Absolute
- * figures depend on the machine; the ratios are what carry over.
+ * Citus bench (bench/citus.ts): two Cairn nodes on a Citus cluster against two on PostgreSQL; then the
+ * access-log bench (bench/access-log.ts) on the large tenant: reads with the log on against off, its
+ * size per 1,000 records, and its two questions over 10M records. Absolute figures depend on the
+ * machine; the ratios are what carry over.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,8 +29,9 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { type Cluster, freePort, startCluster } from '../src/test/postgres-cluster.ts';
+import { benchAccessLog } from './access-log.ts';
 import { benchCitus } from './citus.ts';
-import { benchClient, load, log, median, quick, root, waitFor } from './common.ts';
+import { benchClient, load, log, median, quick, root, tunedPostgres, waitFor } from './common.ts';
 import { benchEvents } from './events.ts';
 import { benchExportWalks } from './export.ts';
 import { benchFiles } from './files.ts';
@@ -134,16 +137,8 @@ async function main() {
   let databaseUrl = process.env.BENCH_DATABASE_URL ?? '';
   if (!databaseUrl) {
     log('== throwaway PostgreSQL');
-    // Commits do not wait for the disk: the bench measures the server, not this machine's fsync.
-    // Tuned by the usual rules for a dedicated server: a quarter of memory for shared buffers
-    // (at most 8 GB), most of the rest counted as OS cache, SSD-like random reads.
-    const memoryMb = Math.floor(os.totalmem() / 2 ** 20);
     cluster = await startCluster({
-      shared_buffers: `${Math.min(8192, Math.floor(memoryMb / 4))}MB`,
-      effective_cache_size: `${Math.floor((memoryMb * 3) / 4)}MB`,
-      random_page_cost: '1.1',
-      synchronous_commit: 'off',
-      max_connections: '100',
+      ...tunedPostgres(),
       // Counts the statements each request sends.
       shared_preload_libraries: 'pg_stat_statements',
       'pg_stat_statements.track_utility': 'on',
@@ -293,6 +288,14 @@ async function main() {
     report.text += await benchEvents();
     report.text += await benchMessages();
     report.text += await benchCitus();
+    // Last, on the run's own large tenant (its servers gone): the access log on against off, its
+    // size, and its two questions over 10M records.
+    report.text += await benchAccessLog({
+      databaseUrl,
+      tenant: tenants.large,
+      clientKey: `${clientKey}-large`,
+      clientSecret,
+    });
     process.stdout.write(report.text);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     fs.mkdirSync(path.join(root, 'bench/results'), { recursive: true });
