@@ -15,6 +15,7 @@ import { area as email } from './modules/email/area.ts';
 import { area as encounters } from './modules/encounters/area.ts';
 import { area as exportArea } from './modules/export/area.ts';
 import { area as faxes } from './modules/faxes/area.ts';
+import { area as fhir } from './modules/fhir/area.ts';
 import { area as files } from './modules/files/area.ts';
 import { area as formation } from './modules/formation/area.ts';
 import { area as health } from './modules/health/area.ts';
@@ -72,4 +73,5 @@ export const areas: readonly Area[] = [
   webhooks,
   jobs,
   exportArea,
+  fhir,
 ];

@@ -87,7 +87,10 @@ describe('the cairn command', () => {
   });
 
   test("access-log verify: checks a tenant's chain, and names an unknown tenant", async () => {
-    assert.match(await cairn('access-log', 'verify', tenant), new RegExp(`The access log of ${tenant} is intact: 0 seals, 0 records sealed`));
+    assert.match(
+      await cairn('access-log', 'verify', tenant),
+      new RegExp(`The access log of ${tenant} is intact: 0 seals, 0 records sealed`),
+    );
     await assert.rejects(cairn('access-log', 'verify', 'no-such-tenant'), /No tenant "no-such-tenant"/);
   });
 

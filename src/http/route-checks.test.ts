@@ -318,9 +318,11 @@ function describeExchange(request: Sent, answer: Answer): string {
   return `${request.method} ${clip(request.url, 300)}${body ? ` body ${clip(body, 400)}` : ''} → ${answer.status} ${clip(answer.text)}`;
 }
 
+/** The error code of an answer: the API's error array, or a FHIR OperationOutcome's `details.text`. */
 function errorCodeOf(answer: Answer): string | undefined {
   try {
-    return (JSON.parse(answer.text) as { errorCode?: string }[])[0]?.errorCode;
+    const body = JSON.parse(answer.text) as { errorCode?: string }[] | { issue?: { details?: { text?: string } }[] };
+    return Array.isArray(body) ? body[0]?.errorCode : body.issue?.[0]?.details?.text;
   } catch {
     return undefined;
   }

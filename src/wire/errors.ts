@@ -240,6 +240,12 @@ const RETRY_AFTER_SECONDS = '5';
 /** The single place where every error becomes the wire format. */
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const apiError = toApiError(error);
+  logFailure(error, apiError, request);
+  return sendError(reply, apiError);
+}
+
+/** A failure the server is to blame for is logged: its class and code, never its message. */
+export function logFailure(error: unknown, apiError: ApiError, request: FastifyRequest): void {
   if (apiError.errorCode === 'SERVICE_UNAVAILABLE') {
     request.log.warn({ code: connectionErrorCode(error) }, 'database unavailable');
   } else if (apiError.status >= 500) {
@@ -250,7 +256,6 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
       'request failed',
     );
   }
-  return sendError(reply, apiError);
 }
 
 /**

@@ -48422,6 +48422,303 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{tenantName}/{instanceName}/fhir/R4/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The CapabilityStatement: what this FHIR API serves (no token needed) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/Patient/{patientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A Patient (US Core Patient), by id
+         * @description Needs permission `PATIENT_READ`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                    patientId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/Patient": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search Patients: a searchset Bundle, paged by its next link
+         * @description Needs permission `PATIENT_READ`.
+         *
+         *     `_id`, `identifier` (`system|value`), `name`, `family`, `given`, `birthdate` and `_lastUpdated` (with eq, ne, lt, gt, le, ge), `gender`, `_count` (20 by default, at most 1000), `_summary=count`. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {

@@ -1,0 +1,63 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { logFailure, toApiError } from '../../wire/errors.ts';
+
+/** FHIR's media type: every answer of the FHIR API is JSON in it. */
+export const FHIR_JSON = 'application/fhir+json; charset=utf-8';
+
+/** A FHIR resource as the routes answer it: its own shape, checked by the tests against the profiles. */
+export const Resource = Type.Unsafe<Record<string, unknown>>({
+  type: 'object',
+  additionalProperties: true,
+  description: 'A FHIR R4 resource (application/fhir+json)',
+});
+
+/** Answers in FHIR's media type, by status: `response: fhirResponses(200, 400, 404)`. */
+export function fhirResponses(...statuses: number[]) {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      {
+        description: status < 300 ? 'The resource' : 'An OperationOutcome',
+        content: { 'application/fhir+json': { schema: Resource } },
+      },
+    ]),
+  );
+}
+
+/** The issue code (FHIR's IssueType) an HTTP status reads as. */
+function issueCode(status: number): string {
+  if (status === 401) return 'login';
+  if (status === 403) return 'forbidden';
+  if (status === 404) return 'not-found';
+  if (status === 409) return 'conflict';
+  if (status === 413) return 'too-long';
+  if (status === 429) return 'throttled';
+  if (status === 503) return 'transient';
+  return status < 500 ? 'invalid' : 'exception';
+}
+
+/** An OperationOutcome of one error issue; `details.text` carries Cairn's error code. */
+export function operationOutcome(status: number, code: string, message: string) {
+  return {
+    resourceType: 'OperationOutcome',
+    issue: [{ severity: 'error', code: issueCode(status), details: { text: code }, diagnostics: message }],
+  };
+}
+
+/**
+ * Errors of the FHIR API answer OperationOutcome, never the care-management error array: the
+ * status, headers (Retry-After) and logging are the API's own (wire/errors.ts), the body FHIR's.
+ */
+export function fhirErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const apiError = toApiError(error);
+  logFailure(error, apiError, request);
+  for (const [name, value] of Object.entries(apiError.headers)) reply.header(name, value);
+  const problems = (apiError.details.errors as { path: string; message: string }[] | undefined) ?? [];
+  const message =
+    problems.length > 0 ? problems.map((problem) => `${problem.path}: ${problem.message}`).join('; ') : apiError.message;
+  return reply
+    .code(apiError.status)
+    .type(FHIR_JSON)
+    .send(operationOutcome(apiError.status, apiError.errorCode, message));
+}
