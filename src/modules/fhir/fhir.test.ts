@@ -163,6 +163,8 @@ describe('FHIR R4: Patient', () => {
     for (let i = 0; i < 7; i++) made.push((await createPatient(t, { firstName: `P${i}`, lastName: 'Paged' })).id);
     const client = fhirClient(t);
     const capability = (await client.capabilityStatement()) as any;
+    const nowhere = await t.anonymous.get(`/${t.tenant.name}/no-such-instance/fhir/R4/metadata`);
+    assert.deepEqual([nowhere.status, nowhere.body.issue[0].code], [404, 'not-found']);
     assert.equal(capability.resourceType, 'CapabilityStatement');
     assert.deepEqual(errorsOf(capability), []);
     assert.deepEqual(capability.rest[0].resource[0].searchParam.map((param: { name: string }) => param.name).sort(), [

@@ -40,6 +40,10 @@ const fhirRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => {
+      // Open, but only for an instance there is.
+      const tenant = await services.tenant(request.params.tenantName);
+      const instance = tenant && (await services.instance(tenant.id, request.params.instanceName));
+      if (!instance) throw new ApiError('INSTANCE_NOT_FOUND', { instanceName: request.params.instanceName });
       reply.type(FHIR_JSON);
       return capabilityStatement(baseOf(request), '1.0.0', services.clock.now());
     },
