@@ -41,11 +41,9 @@ export interface AccessEntry {
 /** At most this many record ids are kept on a record: a page names its patients, not every row. */
 const MAX_RECORD_IDS = 20;
 
-/** One statement: the record and a row per patient (for "who saw patient P"). */
-export async function writeAccess(db: Kysely<DB>, entry: AccessEntry): Promise<void> {
-  const patientIds = [...new Set(entry.patientIds)];
+function rowOf(entry: AccessEntry): NewRow<'access_log'> {
   const recordIds = [...new Set(entry.recordIds)].slice(0, MAX_RECORD_IDS);
-  const row: NewRow<'access_log'> = {
+  return {
     tenant_id: entry.tenantId,
     id: uuidv7(),
     occurred_at: entry.at,
@@ -58,25 +56,90 @@ export async function writeAccess(db: Kysely<DB>, entry: AccessEntry): Promise<v
     request_id: entry.requestId,
     operation: entry.operation,
     resource_type: entry.resourceType,
-    patient_ids: patientIds,
+    patient_ids: [...new Set(entry.patientIds)],
     record_ids: recordIds.length > 0 ? recordIds : null,
     outcome: entry.outcome,
   };
-  const logged = db.insertInto('access_log').values(row);
-  if (patientIds.length === 0) {
+}
+
+/** One statement for records of one tenant: the records and a row per patient (for "who saw patient P"). */
+export async function writeAccess(db: Kysely<DB>, entries: AccessEntry | readonly AccessEntry[]): Promise<void> {
+  const rows = (Array.isArray(entries) ? entries : [entries]).map(rowOf);
+  if (rows.length === 0) return;
+  const patients = rows.flatMap((row) =>
+    row.patient_ids.map((patientId) => ({
+      tenant_id: row.tenant_id,
+      patient_id: patientId,
+      occurred_at: row.occurred_at,
+      access_id: row.id,
+    })),
+  );
+  const logged = db.insertInto('access_log').values(rows);
+  if (patients.length === 0) {
     await logged.execute();
     return;
   }
   await db
     .with('logged', () => logged)
     .insertInto('access_log_patients')
-    .values(
-      patientIds.map((patientId) => ({
-        tenant_id: row.tenant_id,
-        patient_id: patientId,
-        occurred_at: entry.at,
-        access_id: row.id,
-      })),
-    )
+    .values(patients)
     .execute();
+}
+
+/** A batch's bounds: within PostgreSQL's 65,535 parameters, and a statement of reasonable size. */
+const BATCH_RECORDS = 200;
+const BATCH_PATIENTS = 10_000;
+
+interface Waiting {
+  entries: AccessEntry[];
+  patients: number;
+  done: { resolve: () => void; reject: (error: unknown) => void }[];
+}
+
+/**
+ * Answers' records, written together (group commit). A record is written at once when its tenant
+ * has no write in flight; records that come while one is (the busy case) wait for it and go
+ * together in the next statement. Each answer still waits for its own record's commit, so none is
+ * sent without its record, but concurrent answers share one statement and one commit instead of
+ * one each. One statement per tenant (on Citus, one shard).
+ */
+export class AccessWriter {
+  private readonly waiting = new Map<string, Waiting[]>();
+  private readonly writing = new Set<string>();
+
+  constructor(private readonly db: Kysely<DB>) {}
+
+  write(entry: AccessEntry): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const queue = this.waiting.get(entry.tenantId) ?? [];
+      this.waiting.set(entry.tenantId, queue);
+      let batch = queue.at(-1);
+      const patients = entry.patientIds.length;
+      if (!batch || batch.entries.length >= BATCH_RECORDS || batch.patients + patients > BATCH_PATIENTS) {
+        batch = { entries: [], patients: 0, done: [] };
+        queue.push(batch);
+      }
+      batch.entries.push(entry);
+      batch.patients += patients;
+      batch.done.push({ resolve, reject });
+      if (!this.writing.has(entry.tenantId)) void this.drain(entry.tenantId);
+    });
+  }
+
+  private async drain(tenantId: string): Promise<void> {
+    this.writing.add(tenantId);
+    try {
+      for (let batch = this.waiting.get(tenantId)?.shift(); batch; batch = this.waiting.get(tenantId)?.shift()) {
+        try {
+          await writeAccess(this.db, batch.entries);
+          for (const waiter of batch.done) waiter.resolve();
+        } catch (error) {
+          for (const waiter of batch.done) waiter.reject(error);
+        }
+      }
+    } finally {
+      this.waiting.delete(tenantId);
+      this.writing.delete(tenantId);
+    }
+  }
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type AccessActor, writeAccess } from '../events/access.ts';
+import type { AccessActor } from '../events/access.ts';
 import type { Caller } from '../tenancy/access.ts';
 import type { Services } from './services.ts';
 
@@ -186,7 +186,7 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
     const patients = found.patients.filter(isId);
     // An answer that names no patient (an empty page) disclosed nothing.
     if (patients.length === 0) return payload;
-    await writeAccess(services.db, {
+    await services.accessLog.write({
       tenantId: attempt.tenantId,
       instanceId: attempt.instanceId,
       actor: attempt.actor,

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { type Config, settingsOf } from '../config.ts';
 import type { Database, DatabaseKind } from '../db/database.ts';
 import type { DB } from '../db/schema.ts';
+import { AccessWriter } from '../events/access.ts';
 import type { PatientDeletion } from '../events/work.ts';
 import type { BlobStore } from '../files/blob-store.ts';
 import { createBlobStore, FileService } from '../files/files.ts';
@@ -98,6 +99,8 @@ export class Services {
   readonly pageTokens: PageTokens;
   readonly clock: Clock;
   readonly files: FileService;
+  /** The access log's writer for answers: concurrent answers' records share a statement (events/access.ts). */
+  readonly accessLog: AccessWriter;
   readonly fileOwners: FileOwners;
   readonly formationShape: FormationShape;
   /** The outside services' drivers (email, SMS, ...) per instance: `await services.providers.for(emailSlot, scope)`. */
@@ -137,6 +140,7 @@ export class Services {
     this.clock = clock;
     this.db = database.db;
     this.dbKind = database.kind;
+    this.accessLog = new AccessWriter(this.db);
     this.files = new FileService(blobs ?? createBlobStore(settingsOf(config, fileStoreSettings)), secret);
     this.fileOwners = fileOwners;
     this.formationShape = formation;
