@@ -89,6 +89,13 @@ export async function writeAccess(db: Kysely<DB>, entries: AccessEntry | readonl
 /** A batch's bounds: within PostgreSQL's 65,535 parameters, and a statement of reasonable size. */
 const BATCH_RECORDS = 200;
 const BATCH_PATIENTS = 10_000;
+/**
+ * How long a record waits at most for its siblings (answers of the same tenant already in flight on
+ * this node) to join its statement, as PostgreSQL's commit_delay waits for commit_siblings. It
+ * stops waiting as soon as they have all written; a record with no sibling in flight is written at
+ * once, so an idle node or a client asking one thing at a time never waits.
+ */
+export const GROUP_WAIT_MS = 5;
 
 interface Waiting {
   entries: AccessEntry[];
@@ -96,40 +103,79 @@ interface Waiting {
   done: { resolve: () => void; reject: (error: unknown) => void }[];
 }
 
+/** A tenant's records on their way: the batches waiting, and whether a write is in flight or lingering. */
+interface Lane {
+  batches: Waiting[];
+  /** Answers in flight that may write a record (`expect`), not yet written. */
+  siblings: Set<symbol>;
+  busy: boolean;
+  /** The siblings a lingering write waits for: those in flight when it began, not later ones. */
+  awaited?: { siblings: Set<symbol>; wake: () => void };
+}
+
 /**
- * Answers' records, written together (group commit). A record is written at once when its tenant
- * has no write in flight; records that come while one is (the busy case) wait for it and go
- * together in the next statement. Each answer still waits for its own record's commit, so none is
- * sent without its record, but concurrent answers share one statement and one commit instead of
- * one each. One statement per tenant (on Citus, one shard).
+ * Answers' records, written together (group commit). Each answer waits for its own record's
+ * commit, so none is sent without its record, but concurrent answers share one statement and one
+ * commit instead of one each: records that come while a write is in flight go together in the
+ * next, and when other answers of the tenant are in flight (`expect`), the first record waits for
+ * those up to GROUP_WAIT_MS. One statement per tenant (on Citus, one shard).
  */
 export class AccessWriter {
-  private readonly waiting = new Map<string, Waiting[]>();
-  private readonly writing = new Set<string>();
+  private readonly lanes = new Map<string, Lane>();
 
   constructor(private readonly db: Kysely<DB>) {}
 
+  private lane(tenantId: string): Lane {
+    let lane = this.lanes.get(tenantId);
+    if (!lane) {
+      lane = { batches: [], siblings: new Set(), busy: false };
+      this.lanes.set(tenantId, lane);
+    }
+    return lane;
+  }
+
+  /**
+   * An answer that may write a record has begun: a record written meanwhile waits for it (briefly).
+   * The returned release is called once it has written or will not (idempotent).
+   */
+  expect(tenantId: string): () => void {
+    const lane = this.lane(tenantId);
+    const sibling = Symbol();
+    lane.siblings.add(sibling);
+    return () => {
+      if (!lane.siblings.delete(sibling)) return;
+      const awaited = lane.awaited;
+      if (awaited?.siblings.delete(sibling) && awaited.siblings.size === 0) awaited.wake();
+      this.forget(tenantId, lane);
+    };
+  }
+
+  /** Answers in flight and tenants with records on their way: 0 when the node is idle. */
+  get inFlight(): number {
+    return this.lanes.size;
+  }
+
   write(entry: AccessEntry): Promise<void> {
     return new Promise((resolve, reject) => {
-      const queue = this.waiting.get(entry.tenantId) ?? [];
-      this.waiting.set(entry.tenantId, queue);
-      let batch = queue.at(-1);
+      const lane = this.lane(entry.tenantId);
+      let batch = lane.batches.at(-1);
       const patients = entry.patientIds.length;
       if (!batch || batch.entries.length >= BATCH_RECORDS || batch.patients + patients > BATCH_PATIENTS) {
         batch = { entries: [], patients: 0, done: [] };
-        queue.push(batch);
+        lane.batches.push(batch);
       }
       batch.entries.push(entry);
       batch.patients += patients;
       batch.done.push({ resolve, reject });
-      if (!this.writing.has(entry.tenantId)) void this.drain(entry.tenantId);
+      if (!lane.busy) void this.drain(entry.tenantId, lane);
     });
   }
 
-  private async drain(tenantId: string): Promise<void> {
-    this.writing.add(tenantId);
+  private async drain(tenantId: string, lane: Lane): Promise<void> {
+    lane.busy = true;
     try {
-      for (let batch = this.waiting.get(tenantId)?.shift(); batch; batch = this.waiting.get(tenantId)?.shift()) {
+      if (lane.siblings.size > 0) await this.linger(lane);
+      for (let batch = lane.batches.shift(); batch; batch = lane.batches.shift()) {
         try {
           await writeAccess(this.db, batch.entries);
           for (const waiter of batch.done) waiter.resolve();
@@ -138,8 +184,25 @@ export class AccessWriter {
         }
       }
     } finally {
-      this.waiting.delete(tenantId);
-      this.writing.delete(tenantId);
+      lane.busy = false;
+      this.forget(tenantId, lane);
     }
+  }
+
+  private linger(lane: Lane): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        lane.awaited = undefined;
+        resolve();
+      };
+      const timer = setTimeout(wake, GROUP_WAIT_MS);
+      lane.awaited = { siblings: new Set(lane.siblings), wake };
+    });
+  }
+
+  /** A tenant with nothing in flight holds no memory. */
+  private forget(tenantId: string, lane: Lane): void {
+    if (!lane.busy && lane.siblings.size === 0 && lane.batches.length === 0) this.lanes.delete(tenantId);
   }
 }

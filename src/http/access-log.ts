@@ -149,6 +149,8 @@ declare module 'fastify' {
     disclosed: { patients: string[]; records: string[] } | null;
     /** What a `named` route's handler says it shows. */
     disclosing: { patients: string[]; records: string[] } | null;
+    /** Ends this answer's place among the records its tenant's next statement waits for. */
+    accessExpected: (() => void) | null;
   }
 }
 
@@ -162,6 +164,17 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
   app.decorateRequest('accessAttempt', null);
   app.decorateRequest('disclosed', null);
   app.decorateRequest('disclosing', null);
+  app.decorateRequest('accessExpected', null);
+
+  // Known to write (caller known, route discloses): records written meanwhile may wait for this one.
+  app.addHook('preHandler', async (request) => {
+    if (request.accessAttempt && disclosureOf(request)) {
+      request.accessExpected = services.accessLog.expect(request.accessAttempt.tenantId);
+    }
+  });
+  const release = async (request: FastifyRequest) => request.accessExpected?.();
+  app.addHook('onResponse', release);
+  app.addHook('onRequestAbort', release);
 
   app.addHook('preSerialization', async (request, reply, payload) => {
     const disclosure = disclosureOf(request);
@@ -176,6 +189,8 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
   app.addHook('onSend', async (request, reply, payload) => {
     const disclosure = disclosureOf(request);
     const attempt = request.accessAttempt;
+    // This answer no longer holds up others' records: from here it writes its own, or none.
+    request.accessExpected?.();
     if (!disclosure || !attempt) return payload;
     const status = reply.statusCode;
     const ok = status < 300;

@@ -69,6 +69,30 @@ describe('the access log: what is written', () => {
     assert.deepEqual([denied!.outcome, denied!.patientIds], [403, [patient.id]]);
     assert.notEqual(denied!.actorId, t.adminClient.id);
   });
+
+  test('answers at once, written together (group commit), each have their own record and leave nothing in flight', async () => {
+    const t = await createTestTenant(app);
+    const patients = [];
+    for (let i = 0; i < 5; i++) patients.push(await createPatient(t, { firstName: 'Ada', lastName: `Burst${i}` }));
+    const outsider = await t.apiWith(['TASK_READ']);
+    const reads = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        i % 10 === 9
+          ? outsider.get(`${t.base}/patients/${patients[i % 5]!.id}`)
+          : t.api.get(`${t.base}/patients/${i % 10 === 8 ? randomUUID() : patients[i % 5]!.id}`),
+      ),
+    );
+    assert.deepEqual(
+      reads.map((read) => read.status),
+      Array.from({ length: 30 }, (_, i) => (i % 10 === 9 ? 403 : i % 10 === 8 ? 404 : 200)),
+    );
+    const records = await accessLog(t);
+    assert.deepEqual(
+      records.map((record) => record.requestId).sort(),
+      reads.map((read) => read.headers['x-request-id']).sort(),
+    );
+    assert.equal(app.services.accessLog.inFlight, 0);
+  });
 });
 
 describe('the access log: files and signed links', () => {

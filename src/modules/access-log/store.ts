@@ -34,7 +34,8 @@ export type AccessQuery = Static<typeof TenantAccessQuery> & { instanceId?: stri
 
 /**
  * A page of the log, newest first. By patient it walks access_log_patients' key (tenant, patient,
- * time) and by caller the actor index (tenant, actor, time): either question is one indexed read.
+ * time) into the log's key (tenant, time, id), and by caller the actor index (tenant, actor, time):
+ * either question is one indexed read.
  */
 export async function accessPage(ctx: TenantContext, q: AccessQuery) {
   const paging = { page: q.page, size: q.size };
@@ -43,15 +44,16 @@ export async function accessPage(ctx: TenantContext, q: AccessQuery) {
   if (q.patientId) {
     query = query.where((eb) =>
       eb(
-        'a.id',
+        eb.refTuple('a.occurred_at', 'a.id'),
         'in',
         eb
           .selectFrom('access_log_patients as p')
-          .select('p.access_id')
+          .select(['p.occurred_at', 'p.access_id'])
           .where('p.tenant_id', '=', tenantId)
           .where('p.patient_id', '=', q.patientId!)
           .$if(Boolean(q.from), (s) => s.where('p.occurred_at', '>=', readInstant(q.from!)))
-          .$if(Boolean(q.to), (s) => s.where('p.occurred_at', '<', readInstant(q.to!))),
+          .$if(Boolean(q.to), (s) => s.where('p.occurred_at', '<', readInstant(q.to!)))
+          .$asTuple('occurred_at', 'access_id'),
       ),
     );
   }
