@@ -87,10 +87,7 @@ describe('the access log: what is written', () => {
       Array.from({ length: 30 }, (_, i) => (i % 10 === 9 ? 403 : i % 10 === 8 ? 404 : 200)),
     );
     const records = await accessLog(t);
-    assert.deepEqual(
-      records.map((record) => record.requestId).sort(),
-      reads.map((read) => read.headers['x-request-id']).sort(),
-    );
+    assert.deepEqual(records.map((record) => record.requestId).sort(), reads.map((read) => read.headers['x-request-id']).sort());
     assert.equal(app.services.accessLog.inFlight, 0);
   });
 });
