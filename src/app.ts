@@ -138,7 +138,8 @@ export async function buildApp({ config, database, clock, blobs, providers, area
   else app.log.warn('access log: off (CAIRN_ACCESS_LOG=false): reads of patient data are not recorded');
   registerIdempotency(app, services);
   registerConsole(app, config.consoleDir);
-  for (const area of areas) if (area.routes) await app.register(area.routes, { services, exports: declarations.exports });
+  const options = { services, exports: declarations.exports, fhir: declarations.fhir };
+  for (const area of areas) if (area.routes) await app.register(area.routes, options);
   return { server: app, services, catalogs, accessTable };
 }
 

@@ -7,6 +7,7 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import type { ExportSource } from './export.ts';
+import type { FhirResource } from './fhir.ts';
 import type { Services } from './services.ts';
 
 /** The Fastify instance every area registers its routes on, typed by its TypeBox schemas. */
@@ -22,6 +23,8 @@ export interface AreaOptions {
   services: Services;
   /** What the areas offer the bulk export, by resource name (PATIENT): the export area serves them. */
   exports: ReadonlyMap<string, ExportSource>;
+  /** The FHIR resources the areas' records are, by type (Patient): the fhir area serves them. */
+  fhir: ReadonlyMap<string, FhirResource>;
 }
 
 /** An area's routes: one plugin per folder under src/modules, registered in src/app.ts. */

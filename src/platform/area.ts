@@ -13,6 +13,7 @@ import { type PermissionCatalog, registerPermissions } from '../formation/permis
 import { platformSections } from '../formation/platform.ts';
 import { type FormationSection, FormationShape } from '../formation/sections.ts';
 import type { ExportSource } from '../http/export.ts';
+import type { FhirResource } from '../http/fhir.ts';
 import { idempotencyErrors } from '../http/idempotency.ts';
 import { removeExpiredKeys } from '../http/idempotency-store.ts';
 import type { AreaPlugin } from '../http/plugin.ts';
@@ -58,6 +59,8 @@ export interface Area {
   patientDeletion?: PatientDeletion;
   /** What it offers the bulk export, by resource name (PATIENT): served at /export/{resourceName}. */
   exports?: Record<string, ExportSource>;
+  /** The FHIR R4 resources its records are (Patient): served read-only at /fhir/R4/{type}. */
+  fhir?: FhirResource[];
   /**
    * Where its route-check fixtures are (its `fixtures.ts`: the records it seeds in a test tenant and
    * the path parameters they fill). Test code: the app never loads it.
@@ -78,6 +81,7 @@ export interface Declarations extends Declared {
   fileOwners: Map<string, FileOwner>;
   channels: Map<ChannelName, ChannelHandlers<Services>>;
   exports: Map<string, ExportSource>;
+  fhir: Map<string, FhirResource>;
   slots: Channel[];
   patientDeletions: PatientDeletion[];
   settings: SettingsSection[];
@@ -145,6 +149,7 @@ export function mergeAreas(areas: readonly Area[]): Merged {
     fileOwners: new Map(),
     channels: new Map(),
     exports: new Map(),
+    fhir: new Map(),
     slots: areas.flatMap((area) => area.providers ?? []),
     patientDeletions: [],
     // Two areas declaring one section or one route name stop the app here.
@@ -175,6 +180,10 @@ export function mergeAreas(areas: readonly Area[]): Merged {
     for (const [name, source] of Object.entries(area.exports ?? {})) {
       claim('export', name, area);
       declarations.exports.set(name, source);
+    }
+    for (const resource of area.fhir ?? []) {
+      claim('FHIR resource', resource.type, area);
+      declarations.fhir.set(resource.type, resource);
     }
     if (area.patientDeletion) declarations.patientDeletions.push(area.patientDeletion);
     for (const [name, handlers] of Object.entries(area.channels ?? {})) {

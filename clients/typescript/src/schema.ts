@@ -48496,7 +48496,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/{tenantName}/{instanceName}/fhir/R4/Patient/{patientId}": {
+    "/{tenantName}/{instanceName}/fhir/R4/Practitioner/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -48504,7 +48504,230 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A Patient (US Core Patient), by id
+         * A Practitioner (us-core-practitioner), by id
+         * @description Needs permission `USER_READ`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/Practitioner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search Practitioner resources: a searchset Bundle, paged by its next link
+         * @description Needs permission `USER_READ`.
+         *
+         *     `name`, `family`, `given`, `identifier`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/Patient/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A Patient (us-core-patient), by id
          * @description Needs permission `PATIENT_READ`.
          */
         get: {
@@ -48514,7 +48737,7 @@ export interface paths {
                 path: {
                     tenantName: string;
                     instanceName: string;
-                    patientId: string;
+                    id: string;
                 };
                 cookie?: never;
             };
@@ -48615,10 +48838,233 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Search Patients: a searchset Bundle, paged by its next link
+         * Search Patient resources: a searchset Bundle, paged by its next link
          * @description Needs permission `PATIENT_READ`.
          *
-         *     `_id`, `identifier` (`system|value`), `name`, `family`, `given`, `birthdate` and `_lastUpdated` (with eq, ne, lt, gt, le, ge), `gender`, `_count` (20 by default, at most 1000), `_summary=count`. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         *     `identifier`, `name`, `family`, `given`, `birthdate`, `gender`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/Task/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A Task, by id
+         * @description Needs permission `TASK_READ`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/Task": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search Task resources: a searchset Bundle, paged by its next link
+         * @description Needs permission `TASK_READ`.
+         *
+         *     `patient`, `subject`, `owner`, `status`, `authored-on`, `modified`, `period`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
          */
         get: {
             parameters: {

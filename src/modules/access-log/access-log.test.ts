@@ -72,7 +72,7 @@ describe('the access log: what is written', () => {
 
   test('answers at once, written together (group commit), each have their own record and leave nothing in flight', async () => {
     const t = await createTestTenant(app);
-    const patients = [];
+    const patients: Awaited<ReturnType<typeof createPatient>>[] = [];
     for (let i = 0; i < 5; i++) patients.push(await createPatient(t, { firstName: 'Ada', lastName: `Burst${i}` }));
     const outsider = await t.apiWith(['TASK_READ']);
     const reads = await Promise.all(

@@ -1,22 +1,13 @@
-import { DEFAULT_COUNT, MAX_COUNT, SEARCH_PARAMS } from './search.ts';
-
-/** What each search parameter is, as the CapabilityStatement declares it. */
-const PARAM_TYPES: Record<(typeof SEARCH_PARAMS)[number], string> = {
-  _id: 'token',
-  identifier: 'token',
-  name: 'string',
-  family: 'string',
-  given: 'string',
-  birthdate: 'date',
-  gender: 'token',
-  _lastUpdated: 'date',
-};
+import type { FhirResource } from '../../http/fhir.ts';
+import { commonParams } from '../../http/fhir.ts';
+import { DEFAULT_COUNT, MAX_COUNT } from './store.ts';
 
 /**
- * The CapabilityStatement at `metadata`: true to what the routes serve, no more. Open without a
- * token, as FHIR clients read it before they have one.
+ * The CapabilityStatement at `metadata`: true to what the routes serve, no more: each resource the
+ * areas declare, its profile and its search parameters. Open without a token, as FHIR clients read
+ * it before they have one.
  */
-export function capabilityStatement(base: string, version: string, at: Date) {
+export function capabilityStatement(resources: FhirResource[], base: string, version: string, at: Date) {
   return {
     resourceType: 'CapabilityStatement',
     status: 'active',
@@ -40,14 +31,15 @@ export function capabilityStatement(base: string, version: string, at: Date) {
           ],
           description: "A bearer token from Cairn's /auth/token; the caller's roles say what it may read.",
         },
-        resource: [
-          {
-            type: 'Patient',
-            supportedProfile: ['http://hl7.org/fhir/us/core/StructureDefinition/us-core-patient'],
-            interaction: [{ code: 'read' }, { code: 'search-type' }],
-            searchParam: SEARCH_PARAMS.map((name) => ({ name, type: PARAM_TYPES[name] })),
-          },
-        ],
+        resource: resources.map((resource) => ({
+          type: resource.type,
+          ...(resource.profile ? { supportedProfile: [resource.profile] } : {}),
+          interaction: [{ code: 'read' }, { code: 'search-type' }],
+          searchParam: Object.entries({ ...resource.params, ...commonParams }).map(([name, param]) => ({
+            name,
+            type: param.type,
+          })),
+        })),
       },
     ],
   };

@@ -167,7 +167,8 @@ describe('FHIR R4: Patient', () => {
     assert.deepEqual([nowhere.status, nowhere.body.issue[0].code], [404, 'not-found']);
     assert.equal(capability.resourceType, 'CapabilityStatement');
     assert.deepEqual(errorsOf(capability), []);
-    assert.deepEqual(capability.rest[0].resource[0].searchParam.map((param: { name: string }) => param.name).sort(), [
+    const patientCapability = capability.rest[0].resource.find((resource: { type: string }) => resource.type === 'Patient');
+    assert.deepEqual(patientCapability.searchParam.map((param: { name: string }) => param.name).sort(), [
       '_id',
       '_lastUpdated',
       'birthdate',

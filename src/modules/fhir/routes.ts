@@ -1,32 +1,47 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { requestOrigin } from '../../files/links.ts';
-import { eachPatient, thePatient } from '../../http/access-log.ts';
+import { type Disclosure, disclose } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
+import { compact, type FhirResource } from '../../http/fhir.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
 import { ApiError } from '../../wire/errors.ts';
 import { InstanceParams } from '../../wire/schemas.ts';
 import { capabilityStatement } from './capability.ts';
 import { FHIR_JSON, fhirErrorHandler, fhirResponses } from './outcome.ts';
-import { fhirPatient } from './patient.ts';
-import { findPatientRow, searchPatients } from './store.ts';
+import { findRow, parseSearch, searchRows } from './store.ts';
 
 const tags = ['FHIR R4'];
 const BASE = '/:tenantName/:instanceName/fhir/R4';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** FHIR ids are up to 64 of [A-Za-z0-9-.]; Cairn's are uuids, so any other names nothing (404). */
-const ReadParams = Type.Object({ ...InstanceParams.properties, patientId: Type.String({ maxLength: 64 }) });
+const ReadParams = Type.Object({ ...InstanceParams.properties, id: Type.String({ maxLength: 64 }) });
 /** Search parameters are FHIR's, read by the search itself: unknown ones are ignored, as FHIR allows. */
 const SearchQuery = Type.Object({}, { additionalProperties: true });
 
+/**
+ * What a resource's answers disclose, for the access log: the patients its rows are about, named
+ * by the handler; a read of a Patient by id names the id asked for even when refused or not found.
+ */
+function disclosureOf(resource: FhirResource): Disclosure | { none: string } {
+  if ('none' in resource.patient) return { none: resource.patient.none };
+  const isPatient = resource.patient.column === 'id';
+  return {
+    resource: resource.logAs,
+    patients: (request) => request.disclosing?.patients ?? (isPatient ? [(request.params as { id?: string }).id ?? ''] : []),
+    records: (request) => request.disclosing?.records ?? [],
+  };
+}
+
 /** The FHIR R4 API of an instance (docs/fhir.md): read-only, over the same store, errors as OperationOutcome. */
-const fhirRoutes: AreaPlugin = async (app, { services }) => {
+const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
   app.setErrorHandler(fhirErrorHandler);
-  const baseOf = (request: { protocol: string; host: string; params: unknown }) => {
+  const baseOf = (request: FastifyRequest) => {
     const { tenantName, instanceName } = request.params as { tenantName: string; instanceName: string };
     return `${requestOrigin(request)}/${tenantName}/${instanceName}/fhir/R4`;
   };
+  const resources = [...fhir.values()];
 
   app.get(
     `${BASE}/metadata`,
@@ -45,49 +60,84 @@ const fhirRoutes: AreaPlugin = async (app, { services }) => {
       const instance = tenant && (await services.instance(tenant.id, request.params.instanceName));
       if (!instance) throw new ApiError('INSTANCE_NOT_FOUND', { instanceName: request.params.instanceName });
       reply.type(FHIR_JSON);
-      return capabilityStatement(baseOf(request), '1.0.0', services.clock.now());
+      return capabilityStatement(resources, baseOf(request), '1.0.0', services.clock.now());
     },
   );
 
-  app.get(
-    `${BASE}/Patient/:patientId`,
-    {
-      config: needs('PATIENT_READ', { discloses: thePatient('PATIENT') }),
-      schema: {
-        tags,
-        summary: 'A Patient (US Core Patient), by id',
-        params: ReadParams,
-        response: fhirResponses(200, 400, 401, 403, 404, 429, 503),
-      },
-    },
-    async (request, reply) => {
-      const { patientId } = request.params;
-      const row = UUID.test(patientId) ? await findPatientRow(contextOf(request), patientId) : undefined;
-      if (!row) throw new ApiError('PATIENT_NOT_FOUND', { id: patientId });
-      reply.type(FHIR_JSON);
-      return fhirPatient(row);
-    },
-  );
+  for (const resource of resources) {
+    const patientColumn = 'column' in resource.patient ? resource.patient.column : undefined;
+    const patientsOf = (rows: Record<string, unknown>[]) => (patientColumn ? rows.map((row) => row[patientColumn]) : []);
+    const discloses = disclosureOf(resource);
 
-  app.get(
-    `${BASE}/Patient`,
-    {
-      config: needs('PATIENT_READ', { discloses: eachPatient('PATIENT', 'entry', 'resource.id') }),
-      schema: {
-        tags,
-        summary: 'Search Patients: a searchset Bundle, paged by its next link',
-        description:
-          '`_id`, `identifier` (`system|value`), `name`, `family`, `given`, `birthdate` and `_lastUpdated` (with eq, ne, lt, gt, le, ge), `gender`, `_count` (20 by default, at most 1000), `_summary=count`. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.',
-        params: InstanceParams,
-        querystring: SearchQuery,
-        response: fhirResponses(200, 400, 401, 403, 404, 429, 503),
+    app.get(
+      `${BASE}/${resource.type}/:id`,
+      {
+        config: needs(resource.permission, { discloses }),
+        schema: {
+          tags,
+          summary: `A ${resource.type}${resource.profile ? ` (${profileName(resource.profile)})` : ''}, by id`,
+          params: ReadParams,
+          response: fhirResponses(200, 400, 401, 403, 404, 429, 503),
+        },
       },
-    },
-    async (request, reply) => {
-      reply.type(FHIR_JSON);
-      return searchPatients(contextOf(request), request.query as Record<string, unknown>, baseOf(request));
-    },
-  );
+      async (request, reply) => {
+        const { id } = request.params;
+        const row = await findRow(contextOf(request), resource, id);
+        if (!row) throw new ApiError(resource.notFound, { id });
+        disclose(request, patientsOf([row]), [row.id]);
+        reply.type(FHIR_JSON);
+        return resource.toFhir(row as never);
+      },
+    );
+
+    app.get(
+      `${BASE}/${resource.type}`,
+      {
+        config: needs(resource.permission, { discloses }),
+        schema: {
+          tags,
+          summary: `Search ${resource.type} resources: a searchset Bundle, paged by its next link`,
+          description: `${Object.keys(resource.params)
+            .map((name) => `\`${name}\``)
+            .join(
+              ', ',
+            )}, \`_id\`, \`_lastUpdated\`, \`_count\` (20 by default, at most 1000), \`_summary=count\`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the \`self\` link.`,
+          params: InstanceParams,
+          querystring: SearchQuery,
+          response: fhirResponses(200, 400, 401, 403, 404, 429, 503),
+        },
+      },
+      async (request, reply) => {
+        const base = baseOf(request);
+        const search = parseSearch(resource, request.query as Record<string, unknown>);
+        const link = (after?: string) => {
+          const params = new URLSearchParams(search.applied);
+          if (after) params.set('_cursor', after);
+          const text = params.toString();
+          return `${base}/${resource.type}${text ? `?${text}` : ''}`;
+        };
+        const self = { relation: 'self', url: link(search.after) };
+        const found = await searchRows(contextOf(request), resource, search);
+        reply.type(FHIR_JSON);
+        if ('total' in found) return { resourceType: 'Bundle', type: 'searchset', total: found.total, link: [self] };
+        disclose(request, patientsOf(found.rows));
+        const last = found.rows.at(-1);
+        return compact({
+          resourceType: 'Bundle',
+          type: 'searchset',
+          link: [self, ...(found.hasNext && last ? [{ relation: 'next', url: link(last.id) }] : [])],
+          entry: found.rows.map((row) => ({
+            fullUrl: `${base}/${resource.type}/${row.id}`,
+            resource: resource.toFhir(row as never),
+            search: { mode: 'match' },
+          })),
+        });
+      },
+    );
+  }
 };
+
+/** `us-core-patient` from its profile's URL. */
+const profileName = (profile: string) => profile.slice(profile.lastIndexOf('/') + 1);
 
 export default fhirRoutes;

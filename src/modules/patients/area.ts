@@ -1,6 +1,7 @@
 import type { Area } from '../../platform/area.ts';
 import { patientsAuditActions, patientsEvents, patientsPermissions } from './catalog.ts';
 import { patientExport } from './export.ts';
+import { fhirPatient } from './fhir.ts';
 import { patientAttributesSection } from './formation.ts';
 import routes from './routes.ts';
 
@@ -12,5 +13,6 @@ export const area: Area = {
   auditActions: patientsAuditActions,
   events: patientsEvents,
   exports: { PATIENT: patientExport },
+  fhir: [fhirPatient],
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

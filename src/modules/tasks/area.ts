@@ -1,6 +1,7 @@
 import type { Area } from '../../platform/area.ts';
 import { tasksAuditActions, tasksErrors, tasksEvents, tasksPermissions } from './catalog.ts';
 import { taskExport } from './export.ts';
+import { fhirTask } from './fhir.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
@@ -11,5 +12,6 @@ export const area: Area = {
   auditActions: tasksAuditActions,
   events: tasksEvents,
   exports: { TASK: taskExport },
+  fhir: [fhirTask],
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -1,5 +1,6 @@
 import type { Area } from '../../platform/area.ts';
 import { usersAuditActions, usersErrors, usersEvents, usersPermissions } from './catalog.ts';
+import { fhirPractitioner } from './fhir.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
@@ -9,5 +10,6 @@ export const area: Area = {
   errors: usersErrors,
   auditActions: usersAuditActions,
   events: usersEvents,
+  fhir: [fhirPractitioner],
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

