@@ -48942,6 +48942,452 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{tenantName}/{instanceName}/fhir/R4/CarePlan/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A CarePlan (us-core-careplan), by id
+         * @description Needs permission `CARE_PLAN_READ`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/CarePlan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search CarePlan resources: a searchset Bundle, paged by its next link
+         * @description Needs permission `CARE_PLAN_READ`.
+         *
+         *     `patient`, `subject`, `category`, `status`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/Goal/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A Goal (us-core-goal), by id
+         * @description Needs permission `CARE_PLAN_READ`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/Goal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search Goal resources: a searchset Bundle, paged by its next link
+         * @description Needs permission `CARE_PLAN_READ`.
+         *
+         *     `patient`, `subject`, `lifecycle-status`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{tenantName}/{instanceName}/fhir/R4/Task/{id}": {
         parameters: {
             query?: never;

@@ -1,6 +1,7 @@
 import type { Area } from '../../platform/area.ts';
 import { carePlanAuditActions, carePlanErrors, carePlanEvents, carePlanPermissions } from './catalog.ts';
 import { carePlanExport } from './export.ts';
+import { fhirCarePlan, fhirGoal } from './fhir.ts';
 import { goalTemplatesSection } from './formation.ts';
 import routes from './routes.ts';
 
@@ -13,5 +14,6 @@ export const area: Area = {
   auditActions: carePlanAuditActions,
   events: carePlanEvents,
   exports: { CARE_PLAN: carePlanExport },
+  fhir: [fhirCarePlan, fhirGoal],
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -12,6 +12,7 @@ export const carePlanPermissions = {
 
 export const carePlanErrors = {
   GOAL_NOT_FOUND: { status: 404, componentType: 'CARE_PLAN', message: 'Goal not found' },
+  CARE_PLAN_NOT_FOUND: { status: 404, componentType: 'CARE_PLAN', message: 'Care plan not found' },
 } as const;
 
 /** The events its records are (DECISIONS §9). */

