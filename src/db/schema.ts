@@ -151,14 +151,6 @@ export interface AccessLogTable {
   outcome: number;
 }
 
-/** The patients of each access record, for "who saw patient P" newest first. */
-export interface AccessLogPatientsTable {
-  tenant_id: string;
-  patient_id: string;
-  occurred_at: Timestamp;
-  access_id: string;
-}
-
 /** The outbox (events/outbox.ts): one row per event, written with the change it reports, deleted once consumed. */
 export interface EventsTable {
   tenant_id: string;
@@ -299,7 +291,6 @@ export interface DB {
   users: UsersTable;
   audit_events: AuditEventsTable;
   access_log: AccessLogTable;
-  access_log_patients: AccessLogPatientsTable;
   events: EventsTable;
   patients: PatientsTable;
   pdt_records: PdtRecordsTable;

@@ -145,8 +145,10 @@ export function callerActor(caller: Caller): AccessActor {
 declare module 'fastify' {
   interface FastifyRequest {
     accessAttempt: AccessAttempt | null;
-    /** The patients and records a 2xx answer carries, read from its body before it is serialized. */
-    disclosed: { patients: string[]; records: string[] } | null;
+    /** Whether this answer's record is written or being written (or it was found to name no patient). */
+    accessWritten: boolean;
+    /** The record of a 2xx answer, written while the answer is serialized. */
+    accessWriting: Promise<void> | null;
     /** What a `named` route's handler says it shows. */
     disclosing: { patients: string[]; records: string[] } | null;
     /** Ends this answer's place among the records its tenant's next statement waits for. */
@@ -162,7 +164,8 @@ const ATTEMPTS = new Set([403, 404]);
 
 export function registerAccessLog(app: FastifyInstance, services: Services): void {
   app.decorateRequest('accessAttempt', null);
-  app.decorateRequest('disclosed', null);
+  app.decorateRequest('accessWritten', false);
+  app.decorateRequest('accessWriting', null);
   app.decorateRequest('disclosing', null);
   app.decorateRequest('accessExpected', null);
 
@@ -176,31 +179,15 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
   app.addHook('onResponse', release);
   app.addHook('onRequestAbort', release);
 
-  app.addHook('preSerialization', async (request, reply, payload) => {
-    const disclosure = disclosureOf(request);
-    if (!disclosure || reply.statusCode >= 300) return payload;
-    request.disclosed = {
-      patients: disclosure.patients(request, payload),
-      records: disclosure.records?.(request, payload) ?? [],
-    };
-    return payload;
-  });
-
-  app.addHook('onSend', async (request, reply, payload) => {
-    const disclosure = disclosureOf(request);
-    const attempt = request.accessAttempt;
+  /** Writes the answer's record (none when it names no patient: an empty page disclosed nothing). */
+  async function record(request: FastifyRequest, status: number, disclosure: Disclosure, body: unknown): Promise<void> {
+    request.accessWritten = true;
     // This answer no longer holds up others' records: from here it writes its own, or none.
     request.accessExpected?.();
-    if (!disclosure || !attempt) return payload;
-    const status = reply.statusCode;
-    const ok = status < 300;
-    if (!ok && !ATTEMPTS.has(status)) return payload;
-    // A 2xx whose body was not an object (a file's bytes) names what its request does.
-    const found =
-      ok && request.disclosed ? request.disclosed : { patients: disclosure.patients(request, undefined), records: [] };
-    const patients = found.patients.filter(isId);
-    // An answer that names no patient (an empty page) disclosed nothing.
-    if (patients.length === 0) return payload;
+    const attempt = request.accessAttempt;
+    if (!attempt) return;
+    const patients = disclosure.patients(request, body).filter(isId);
+    if (patients.length === 0) return;
     await services.accessLog.write({
       tenantId: attempt.tenantId,
       instanceId: attempt.instanceId,
@@ -211,11 +198,42 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
       operation: `${request.method} ${request.routeOptions.url ?? ''}`,
       resourceType: disclosure.resource,
       patientIds: patients,
-      recordIds: [...pathRecords(request), ...found.records.filter(isId)],
+      recordIds: [...pathRecords(request), ...(status < 300 ? (disclosure.records?.(request, body) ?? []) : []).filter(isId)],
       outcome: status,
     });
     // The node that wrote records seals them once they have settled (modules/access-log/jobs.ts).
     services.jobs.signal(ACCESS_SIGNAL);
+  }
+
+  // A 2xx answer's object, read before it is serialized: its record is written while the answer
+  // is serialized (a page can be megabytes), and the answer waits for it just before it is sent.
+  app.addHook('preSerialization', async (request, reply, payload) => {
+    const disclosure = disclosureOf(request);
+    if (disclosure && reply.statusCode < 300) {
+      const written = record(request, reply.statusCode, disclosure, payload);
+      // Awaited in onSend; until then a failure must not count as unhandled.
+      written.catch(() => {});
+      request.accessWriting = written;
+    }
+    return payload;
+  });
+
+  // The rest: refusals on a patient's record (403, 404), and 2xx answers that are not an object (a
+  // file's bytes), which name what their request does.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const disclosure = disclosureOf(request);
+    request.accessExpected?.();
+    if (request.accessWriting) {
+      // The serialized answer becomes bytes before it waits: as text it is a rope of many pieces,
+      // which the wait would hold through collections (promoted, then flattened when sent).
+      const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
+      // None is sent before its record has committed; a record that failed fails the answer.
+      await request.accessWriting;
+      return body;
+    }
+    if (!disclosure || request.accessWritten) return payload;
+    const status = reply.statusCode;
+    if (status < 300 || ATTEMPTS.has(status)) await record(request, status, disclosure, undefined);
     return payload;
   });
 }

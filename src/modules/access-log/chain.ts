@@ -192,22 +192,5 @@ async function checkSeal(db: Kysely<DB>, tenantId: string, seal: Seal, previous:
   }
   if (sealHash(seal.previous_hash, seal.seq, rows) !== seal.hash)
     return 'its records differ from what was sealed (a record was changed)';
-  const indexed = await patientRows(db, tenantId, rows);
-  const expected = rows.reduce((sum, row) => sum + row.patient_ids.length, 0);
-  if (indexed !== expected) return `${expected - indexed} of its records' patient index rows are missing`;
   return null;
-}
-
-/** How many of the records' rows of access_log_patients are there (each looked up by its key). */
-async function patientRows(db: Kysely<DB>, tenantId: string, rows: readonly AccessRow[]): Promise<number> {
-  const first = rows[0];
-  const last = rows.at(-1);
-  if (!first || !last) return 0;
-  const { rows: counted } = await sql<{ count: number }>`
-    SELECT count(*)::int AS count FROM access_log a
-    JOIN access_log_patients p ON p.tenant_id = ${tenantId} AND p.patient_id = ANY(a.patient_ids)
-      AND p.occurred_at = a.occurred_at AND p.access_id = a.id
-    WHERE a.tenant_id = ${tenantId} AND a.id = ANY(${rows.map((row) => row.id)}::uuid[])
-      AND a.occurred_at BETWEEN ${first.occurred_at} AND ${last.occurred_at}`.execute(db);
-  return counted[0]?.count ?? 0;
 }

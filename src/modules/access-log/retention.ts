@@ -38,13 +38,6 @@ export async function removeExpired(services: Services, tenantId: string, retent
       const through = seals.at(-1);
       if (!through) return 0;
       const border = sql<boolean>`(occurred_at, id) <= (${through.through_at}, ${through.through_id})`;
-      await sql`
-        DELETE FROM access_log_patients p USING (
-          SELECT unnest(patient_ids) AS patient_id, occurred_at, id FROM access_log
-          WHERE tenant_id = ${tenantId} AND ${border}) r
-        WHERE p.tenant_id = ${tenantId} AND p.patient_id = r.patient_id AND p.occurred_at = r.occurred_at AND p.access_id = r.id`.execute(
-        w.db,
-      );
       await w.db.deleteFrom('access_log').where('tenant_id', '=', tenantId).where(border).execute();
       await w.db
         .updateTable('access_log_seals')
