@@ -1,4 +1,4 @@
-import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import { type AliasedRawBuilder, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { Permission } from '../formation/permissions.ts';
 import { type ErrorCode, validationError } from '../wire/errors.ts';
@@ -11,10 +11,13 @@ import { type ErrorCode, validationError } from '../wire/errors.ts';
  * conditions on that table (aliased `r`), so every search is one indexed statement.
  */
 
-/** One search parameter: its FHIR type, and one value (a comma's alternatives come one by one) as a condition. */
+/**
+ * One search parameter: its FHIR type, and one value (a comma's alternatives come one by one) as a
+ * condition; one that reads another table names the tenant there too.
+ */
 export interface FhirParam {
   type: 'token' | 'string' | 'date' | 'reference';
-  where(value: string): RawBuilder<SqlBool>;
+  where(value: string, tenantId: string): RawBuilder<SqlBool>;
 }
 
 export interface FhirResource {
@@ -31,10 +34,16 @@ export interface FhirResource {
   /** Conditions every read adds (not deleted). */
   where?: RawBuilder<SqlBool>[];
   /**
-   * The patient a row is about, for the access log: the column (`patient_id`; `id` for Patient
-   * itself), or why its rows carry no patient data.
+   * The patients a row is about, for the access log: the column (`patient_id`; `id` for Patient
+   * itself), a function of the row where they are not one column (an appointment's participants),
+   * or why its rows carry no patient data.
    */
-  patient: { column: string } | { none: string };
+  patient: { column: string } | { of: (row: never) => unknown[] } | { none: string };
+  /**
+   * What its rows need besides `r.*`, composed into the same statement (an appointment's
+   * participants as JSON), each naming the tenant as a parameter.
+   */
+  columns?: (tenantId: string) => AliasedRawBuilder<unknown, string>[];
   /** What the access log calls its records (PATIENT, TASK). */
   logAs: string;
   /** The error a read of an id not there answers, as Cairn's own read does (TASK_NOT_FOUND). */

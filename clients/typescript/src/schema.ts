@@ -49611,6 +49611,229 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{tenantName}/{instanceName}/fhir/R4/Appointment/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A Appointment, by id
+         * @description Needs permission `CALENDAR_READ`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/Appointment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search Appointment resources: a searchset Bundle, paged by its next link
+         * @description Needs permission `CALENDAR_READ`.
+         *
+         *     `patient`, `practitioner`, `date`, `status`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {

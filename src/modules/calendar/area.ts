@@ -1,6 +1,7 @@
 import type { Area } from '../../platform/area.ts';
 import { calendarAuditActions, calendarErrors, calendarEvents, calendarPermissions } from './catalog.ts';
 import { calendarEventExport } from './export.ts';
+import { fhirAppointment } from './fhir.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
@@ -11,5 +12,6 @@ export const area: Area = {
   auditActions: calendarAuditActions,
   events: calendarEvents,
   exports: { CALENDAR_EVENT: calendarEventExport },
+  fhir: [fhirAppointment],
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -263,3 +263,105 @@ describe('FHIR R4: CarePlan and Goal (care plans)', () => {
     assertOutcome(await taskReader.get(`${fhirBase(t)}/CarePlan`), 403, 'ACCESS_DENIED');
   });
 });
+
+describe('FHIR R4: Appointment (calendar events)', () => {
+  async function member(t: TestTenant, name: string) {
+    return (
+      await createUser(t, { firstName: 'Ada', lastName: name, roles: [{ permissionName: 'admin', instanceName: 'sandbox' }] })
+    ).id;
+  }
+  async function createEvent(t: TestTenant, body: Record<string, unknown>) {
+    const response = await t.api.post(`${t.base}/calendar/events`, { eventTitle: 'Check-in', eventType: 'APPOINTMENT', ...body });
+    assert.equal(response.status, 201, response.text);
+    return response.body;
+  }
+
+  test('events validate as base R4 Appointments with their participants, searched by patient, practitioner, date and status', async () => {
+    const t = await createTestTenant(app);
+    const host = await member(t, 'host');
+    const nurse = await member(t, 'nurse');
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
+    const other = await createPatient(t, { firstName: 'Bo', lastName: 'Other' });
+    const visit = await createEvent(t, {
+      startDateTime: '2026-07-01T16:00:00Z',
+      endDateTime: '2026-07-01T17:00:00Z',
+      hostId: host,
+      participants: [
+        { participantId: patient.id, participantRole: 'patient' },
+        { participantId: nurse, participantRole: 'psm' },
+      ],
+    });
+    const cancelled = await createEvent(t, {
+      startDateTime: '2026-07-03T16:00:00Z',
+      endDateTime: '2026-07-03T16:30:00Z',
+      hostId: nurse,
+      eventStatus: 'CANCELED',
+      participants: [{ participantId: other.id, participantRole: 'patient' }],
+    });
+
+    const read = await t.api.get(`${fhirBase(t)}/Appointment/${visit.id}`);
+    assert.equal(read.status, 200, read.text);
+    const appointment = read.body;
+    assert.deepEqual(errorsOf(appointment), []);
+    assert.equal(appointment.status, 'booked');
+    assert.deepEqual(
+      [appointment.start, appointment.end, appointment.minutesDuration],
+      ['2026-07-01T16:00:00.000Z', '2026-07-01T17:00:00.000Z', 60],
+    );
+    assert.deepEqual(
+      appointment.participant.map((p: any) => [p.actor.reference, p.status]),
+      [
+        [`Practitioner/${host}`, 'accepted'],
+        [`Patient/${patient.id}`, 'accepted'],
+        [`Practitioner/${nurse}`, 'accepted'],
+      ],
+    );
+    const statuses = [
+      'proposed',
+      'pending',
+      'booked',
+      'arrived',
+      'fulfilled',
+      'cancelled',
+      'noshow',
+      'entered-in-error',
+      'checked-in',
+      'waitlist',
+    ];
+    const all = (await t.api.get(`${fhirBase(t)}/Appointment`)).body;
+    for (const entry of all.entry) {
+      assert.deepEqual(errorsOf(entry.resource), []);
+      assert.ok(statuses.includes(entry.resource.status), entry.resource.status);
+    }
+    const search = async (query: string) => idsOf((await t.api.get(`${fhirBase(t)}/Appointment?${query}`)).body);
+    assert.deepEqual(await search(`patient=Patient/${patient.id}`), [visit.id]);
+    assert.deepEqual(await search(`practitioner=${nurse}`), [visit.id, cancelled.id].sort());
+    assert.deepEqual(await search(`practitioner=${host}`), [visit.id], 'the host, though not among the participants');
+    assert.deepEqual(await search('date=2026-07-03'), [cancelled.id]);
+    assert.deepEqual(await search('date=ge2026-07-01&date=lt2026-07-02'), [visit.id]);
+    assert.deepEqual(await search('status=cancelled'), [cancelled.id]);
+    assert.deepEqual(await search(`status=booked&patient=${other.id}`), []);
+    assertOutcome(await t.api.get(`${fhirBase(t)}/Appointment?status=done`), 400, 'VALIDATION_ERROR');
+
+    // Each answer names the patients among its participants in the access log.
+    const log = await t.api.get(`${t.admin}/access-log?size=100`);
+    const reads = (log.body.data as any[]).filter((record) => record.operation.endsWith('/Appointment/:id'));
+    assert.deepEqual(
+      [reads[0].resourceType, reads[0].patientIds, reads[0].recordIds],
+      ['CALENDAR_EVENT', [patient.id], [visit.id]],
+    );
+  });
+
+  test("CALENDAR_READ is needed; 404 for a missing or another tenant's event", async () => {
+    const t = await createTestTenant(app);
+    const other = await createTestTenant(app);
+    const theirs = await createEvent(other, {
+      startDateTime: '2026-07-01T16:00:00Z',
+      endDateTime: '2026-07-01T17:00:00Z',
+      hostId: await member(other, 'host'),
+      participants: [],
+    });
+    assertOutcome(await t.api.get(`${fhirBase(t)}/Appointment/${theirs.id}`), 404, 'CALENDAR_EVENT_NOT_FOUND');
+    assertOutcome(await (await t.apiWith(['PATIENT_READ'])).get(`${fhirBase(t)}/Appointment`), 403, 'ACCESS_DENIED');
+  });
+});

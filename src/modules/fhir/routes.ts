@@ -26,7 +26,7 @@ const SearchQuery = Type.Object({}, { additionalProperties: true });
  */
 function disclosureOf(resource: FhirResource): Disclosure | { none: string } {
   if ('none' in resource.patient) return { none: resource.patient.none };
-  const isPatient = resource.patient.column === 'id';
+  const isPatient = 'column' in resource.patient && resource.patient.column === 'id';
   return {
     resource: resource.logAs,
     patients: (request) => request.disclosing?.patients ?? (isPatient ? [(request.params as { id?: string }).id ?? ''] : []),
@@ -65,8 +65,13 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
   );
 
   for (const resource of resources) {
-    const patientColumn = 'column' in resource.patient ? resource.patient.column : undefined;
-    const patientsOf = (rows: Record<string, unknown>[]) => (patientColumn ? rows.map((row) => row[patientColumn]) : []);
+    const shown = resource.patient;
+    const patientsOf = (rows: Record<string, unknown>[]) =>
+      'column' in shown
+        ? rows.map((row) => row[shown.column])
+        : 'of' in shown
+          ? rows.flatMap((row) => shown.of(row as never))
+          : [];
     const discloses = disclosureOf(resource);
 
     app.get(
@@ -109,7 +114,8 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
       },
       async (request, reply) => {
         const base = baseOf(request);
-        const search = parseSearch(resource, request.query as Record<string, unknown>);
+        const ctx = contextOf(request);
+        const search = parseSearch(resource, request.query as Record<string, unknown>, ctx.scope.tenantId);
         const link = (after?: string) => {
           const params = new URLSearchParams(search.applied);
           if (after) params.set('_cursor', after);
@@ -117,7 +123,7 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
           return `${base}/${resource.type}${text ? `?${text}` : ''}`;
         };
         const self = { relation: 'self', url: link(search.after) };
-        const found = await searchRows(contextOf(request), resource, search);
+        const found = await searchRows(ctx, resource, search);
         reply.type(FHIR_JSON);
         if ('total' in found) return { resourceType: 'Bundle', type: 'searchset', total: found.total, link: [self] };
         disclose(request, patientsOf(found.rows));

@@ -23,10 +23,19 @@ function rowsOf(ctx: Context, resource: FhirResource) {
   return select;
 }
 
+/** The columns the resource composes besides its row's. */
+function withColumns<S extends { select: (column: never) => S }>(ctx: Context, resource: FhirResource, select: S): S {
+  let composed = select;
+  for (const column of resource.columns?.(ctx.scope.tenantId) ?? []) composed = composed.select(column as never);
+  return composed;
+}
+
 /** The row of a read by id, or undefined (an id that is not a uuid names nothing). */
 export async function findRow(ctx: Context, resource: FhirResource, id: string): Promise<Row | undefined> {
   if (!isUuid(id)) return undefined;
-  return (await rowsOf(ctx, resource).selectAll('r').where('r.id', '=', id).executeTakeFirst()) as Row | undefined;
+  return (await withColumns(ctx, resource, rowsOf(ctx, resource).selectAll('r')).where('r.id', '=', id).executeTakeFirst()) as
+    | Row
+    | undefined;
 }
 
 export interface Search {
@@ -52,7 +61,7 @@ function valuesOf(query: Record<string, unknown>, name: string): string[] {
  * `_count`, `_summary=count` and `_cursor`. One it does not serve is ignored, as FHIR lets a server
  * do, and left out of the Bundle's `self` link, which lists what was applied.
  */
-export function parseSearch(resource: FhirResource, query: Record<string, unknown>): Search {
+export function parseSearch(resource: FhirResource, query: Record<string, unknown>, tenantId: string): Search {
   const search: Search = { applied: [], where: [], count: DEFAULT_COUNT, summaryCount: false, after: undefined };
   for (const [name, param] of Object.entries({ ...commonParams, ...resource.params })) {
     for (const value of valuesOf(query, name)) {
@@ -60,7 +69,7 @@ export function parseSearch(resource: FhirResource, query: Record<string, unknow
       if (alternatives.some((part) => part === '')) throw invalidParam(name, 'has an empty value');
       search.where.push(
         sql<SqlBool>`(${sql.join(
-          alternatives.map((part) => param.where(part)),
+          alternatives.map((part) => param.where(part, tenantId)),
           sql` OR `,
         )})`,
       );
@@ -96,8 +105,7 @@ export async function searchRows(ctx: Context, resource: FhirResource, search: S
     return { total: Number(total) };
   }
   if (search.after) select = select.where('r.id', '>', search.after);
-  const rows = (await select
-    .selectAll('r')
+  const rows = (await withColumns(ctx, resource, select.selectAll('r'))
     .orderBy('r.id')
     .limit(search.count + 1)
     .execute()) as Row[];
