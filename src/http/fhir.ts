@@ -79,6 +79,16 @@ export function compact<T>(value: T): T {
 /** A reference to a resource Cairn serves, by its id. */
 export const reference = (type: string, id: string | null | undefined) => (id ? { reference: `${type}/${id}` } : undefined);
 
+/** A token's parts: `system|code`, `|code` (no system: '') or `code` (any system: undefined). */
+export function tokenOf(token: string): { system: string | undefined; code: string } {
+  const bar = token.indexOf('|');
+  return bar >= 0 ? { system: token.slice(0, bar), code: token.slice(bar + 1) } : { system: undefined, code: token };
+}
+
+/** The id a reference parameter names: `Type/{id}` or the bare id. */
+export const referencedId = (type: string, value: string) =>
+  value.startsWith(`${type}/`) ? value.slice(type.length + 1) : value;
+
 /** `x%` for a case-insensitive starts-with, LIKE's own characters escaped. */
 const prefix = (value: string) => `${value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -102,7 +112,7 @@ export function tokenParam(name: string, columnName: string, codes: Record<strin
   return {
     type: 'token',
     where: (token) => {
-      const code = token.includes('|') ? token.slice(token.indexOf('|') + 1) : token;
+      const { code } = tokenOf(token);
       const cairn = Object.entries(codes)
         .filter(([, fhir]) => fhir === code)
         .map(([value]) => value);
@@ -117,7 +127,7 @@ export function referenceParam(type: string, columnName: string): FhirParam {
   return {
     type: 'reference',
     where: (value) => {
-      const id = value.startsWith(`${type}/`) ? value.slice(type.length + 1) : value;
+      const id = referencedId(type, value);
       return isUuid(id) ? sql<SqlBool>`${column(columnName)} = ${id}` : nothing;
     },
   };

@@ -1,6 +1,16 @@
 import { type SqlBool, sql } from 'kysely';
 import type { Row } from '../../db/schema.ts';
-import { compact, dateParam, type FhirResource, invalidParam, isUuid, nothing, reference } from '../../http/fhir.ts';
+import {
+  compact,
+  dateParam,
+  type FhirResource,
+  invalidParam,
+  isUuid,
+  nothing,
+  reference,
+  referencedId,
+  tokenOf,
+} from '../../http/fhir.ts';
 
 /**
  * A calendar event as a FHIR R4 Appointment (US Core 5.0.1 has no Appointment profile: base R4),
@@ -86,7 +96,7 @@ function participantParam(type: 'Patient' | 'Practitioner') {
   return {
     type: 'reference' as const,
     where: (value: string, tenantId: string) => {
-      const id = value.startsWith(`${type}/`) ? value.slice(type.length + 1) : value;
+      const id = referencedId(type, value);
       if (!isUuid(id)) return nothing;
       const role = type === 'Patient' ? sql`lower(p.participant_role) = 'patient'` : sql`lower(p.participant_role) <> 'patient'`;
       const host = type === 'Practitioner' ? sql`r.host_id = ${id} OR ` : sql``;
@@ -118,7 +128,7 @@ export const fhirAppointment: FhirResource = {
     status: {
       type: 'token',
       where: (token) => {
-        const code = token.split('|').at(-1)!;
+        const { code } = tokenOf(token);
         if (!STATUSES.includes(code)) throw invalidParam('status', `must be one of ${STATUSES.join(', ')}`);
         return sql<SqlBool>`${statusSql} = ${code}`;
       },

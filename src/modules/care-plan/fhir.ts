@@ -1,6 +1,6 @@
 import { type SqlBool, sql } from 'kysely';
 import type { Row } from '../../db/schema.ts';
-import { compact, type FhirResource, nothing, reference, referenceParam, tokenParam } from '../../http/fhir.ts';
+import { compact, type FhirResource, nothing, reference, referenceParam, tokenOf, tokenParam } from '../../http/fhir.ts';
 
 /**
  * A patient's care plan as a FHIR R4 CarePlan and its goals as Goals, profiled as US Core 5.0.1
@@ -55,9 +55,9 @@ export const fhirCarePlan: FhirResource = {
     // Every plan is assess-plan and active: another code matches none.
     category: {
       type: 'token',
-      where: (token) => (token.split('|').at(-1) === ASSESS_PLAN.code ? sql<SqlBool>`true` : nothing),
+      where: (token) => (tokenOf(token).code === ASSESS_PLAN.code ? sql<SqlBool>`true` : nothing),
     },
-    status: { type: 'token', where: (token) => (token.split('|').at(-1) === 'active' ? sql<SqlBool>`true` : nothing) },
+    status: { type: 'token', where: (token) => (tokenOf(token).code === 'active' ? sql<SqlBool>`true` : nothing) },
   },
   toFhir: (row: CarePlanRow) => compact(carePlanOf(row)),
 };

@@ -1,6 +1,6 @@
 import { type SqlBool, sql } from 'kysely';
 import type { Row } from '../../db/schema.ts';
-import { compact, dateParam, type FhirResource, invalidParam, isUuid, nothing, stringParam } from '../../http/fhir.ts';
+import { compact, dateParam, type FhirResource, invalidParam, isUuid, nothing, stringParam, tokenOf } from '../../http/fhir.ts';
 
 /**
  * A Cairn patient as a FHIR R4 Patient, profiled as US Core 5.0.1 Patient: the table's row, no
@@ -98,9 +98,7 @@ function phoneUse(label: string | null): { use?: string } {
 
 /** `system|value`, `|value` (no system) or `value` (any of Cairn's keys). */
 function identifier(token: string) {
-  const bar = token.indexOf('|');
-  const system = bar >= 0 ? token.slice(0, bar) : undefined;
-  const value = bar >= 0 ? token.slice(bar + 1) : token;
+  const { system, code: value } = tokenOf(token);
   // A system Cairn does not issue names nothing here.
   if (system !== undefined && system !== '' && !(system in IDENTIFIER_COLUMNS)) return nothing;
   const columns = system ? [IDENTIFIER_COLUMNS[system as keyof typeof IDENTIFIER_COLUMNS]] : Object.values(IDENTIFIER_COLUMNS);

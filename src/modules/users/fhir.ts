@@ -1,6 +1,6 @@
 import { type SqlBool, sql } from 'kysely';
 import type { Row } from '../../db/schema.ts';
-import { compact, type FhirResource, isUuid, nothing, stringParam } from '../../http/fhir.ts';
+import { compact, type FhirResource, isUuid, nothing, stringParam, tokenOf } from '../../http/fhir.ts';
 
 /**
  * A Cairn user (a member of the care team) as a FHIR R4 Practitioner, profiled as US Core 5.0.1
@@ -43,11 +43,9 @@ function practitionerOf(row: UserRow) {
 
 /** `system|value`, `|value` or `value`: the user's id or username. */
 function identifier(token: string) {
-  const bar = token.indexOf('|');
-  const system = bar >= 0 ? token.slice(0, bar) : '';
-  const value = bar >= 0 ? token.slice(bar + 1) : token;
-  const byId = (system === '' || system === USER_ID_SYSTEM) && isUuid(value);
-  const byName = system === '' || system === USERNAME_SYSTEM;
+  const { system, code: value } = tokenOf(token);
+  const byId = (!system || system === USER_ID_SYSTEM) && isUuid(value);
+  const byName = !system || system === USERNAME_SYSTEM;
   if (byId && byName) return sql<SqlBool>`(r.id = ${value} OR lower(r.username) = ${value.toLowerCase()})`;
   if (byId) return sql<SqlBool>`r.id = ${value}`;
   if (byName) return sql<SqlBool>`lower(r.username) = ${value.toLowerCase()}`;
