@@ -52,6 +52,8 @@ export interface ApiClientsTable {
   client_key: string;
   secret_hash: string;
   enabled: Generated<boolean>;
+  /** The public keys it signs SMART Backend Services assertions with (a JWK Set), if it registered any. */
+  jwks: ColumnType<{ keys: Record<string, unknown>[] } | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -11,7 +11,12 @@ import type { FileRow } from './store.ts';
  * the end is a 416 naming the size; a malformed header, or several ranges, get the whole file
  * (RFC 9110 lets a server ignore Range).
  */
-export async function sendFile(request: FastifyRequest, reply: FastifyReply, blobs: BlobStore, file: FileRow) {
+export async function sendFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  blobs: BlobStore,
+  file: Pick<FileRow, 'size' | 'content_type' | 'sha256' | 'original_name' | 'storage_key'>,
+) {
   const size = Number(file.size);
   reply
     .header('content-type', file.content_type)

@@ -4,6 +4,7 @@ import { ApiError } from '../wire/errors.ts';
 import { callerActor } from './access-log.ts';
 import { requestContext } from './context.ts';
 import type { AccessTable } from './route-access.ts';
+import { scopesAllow } from './scopes.ts';
 import type { Services } from './services.ts';
 
 const TENANT_ROUTE = /^\/:tenantName\//;
@@ -65,8 +66,18 @@ export function registerAccessControl(app: FastifyInstance, services: Services, 
             'This API is for API clients only',
           );
     }
+    if (caller.scopes && !scopesAllow(caller.scopes, rule.scope)) {
+      throw new ApiError(
+        'ACCESS_DENIED',
+        { scope: rule.scope ?? null },
+        rule.scope ? `The token's scopes do not include ${rule.scope}` : 'A token with SMART scopes is for the FHIR API only',
+      );
+    }
     if (rule.permission && !access.permissions.has(rule.permission)) {
       throw new ApiError('ACCESS_DENIED', { permission: rule.permission }, `The caller lacks the permission ${rule.permission}`);
+    }
+    if (rule.anyOf && !rule.anyOf.some((permission) => access.permissions.has(permission))) {
+      throw new ApiError('ACCESS_DENIED', { permissions: rule.anyOf }, `The caller lacks every one of ${rule.anyOf.join(', ')}`);
     }
     request.context = requestContext(services, request, caller, access, tenant, instance);
   });

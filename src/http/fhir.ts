@@ -50,8 +50,23 @@ export interface FhirResource {
   notFound: ErrorCode;
   /** Its own search parameters; `_id` and `_lastUpdated` every resource has. */
   params: Record<string, FhirParam>;
-  /** A row as the resource, elements without a value left out. */
-  toFhir(row: never): Record<string, unknown>;
+  /** The column `_lastUpdated` reads: `updated_at` unless said (a chat message never changes: `created_at`). */
+  updatedColumn?: string;
+  /**
+   * Types its resources link to that its area serves by a read route of its own, with no search
+   * (a DocumentReference's files as `Binary/{id}`): the CapabilityStatement lists them, read only.
+   */
+  linkedReads?: string[];
+  /** A row as the resource, elements without a value left out; `at`, where it is served. */
+  toFhir(row: never, at?: FhirAt): Record<string, unknown>;
+}
+
+/**
+ * Where a resource is served: the instance's FHIR base URL, for links to what Cairn serves
+ * (`{base}/Binary/{id}`); links are relative to the base without it.
+ */
+export interface FhirAt {
+  base: string;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -100,23 +115,42 @@ export const referencedId = (type: string, value: string) =>
 /** `x%` for a case-insensitive starts-with, LIKE's own characters escaped. */
 const prefix = (value: string) => `${value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** A string parameter: the value starts any of the columns, in any case (an index on `lower(column)` serves each). */
-export function stringParam(...columns: string[]): FhirParam {
+/** PostgreSQL takes no NUL in text, and no name holds a control character. */
+const hasControl = (value: string) => [...value].some((c) => c.charCodeAt(0) < 0x20);
+
+/**
+ * A string parameter: the value starts any of the columns, in any case (an index on `lower(column)`
+ * serves each). The pattern goes into the statement as a literal (Kysely quotes it), not as a
+ * parameter: the server plans statements generically (`plan_cache_mode`, db/database.ts), and a
+ * LIKE on a parameter can use no index, so a rare prefix would walk the whole table in id order.
+ * On a literal the planner knows the prefix: the name index for a rare one, the id order for a
+ * common one.
+ */
+export function stringParam(param: string, ...columns: string[]): FhirParam {
   return {
     type: 'string',
-    where: (value) =>
-      sql<SqlBool>`(${sql.join(
-        columns.map((name) => sql`lower(${column(name)}) LIKE ${prefix(value)}`),
+    where: (value) => {
+      if (hasControl(value)) throw invalidParam(param, 'has a control character');
+      const pattern = sql.lit(prefix(value));
+      return sql<SqlBool>`(${sql.join(
+        columns.map((name) => sql`lower(${column(name)}) LIKE ${pattern}`),
         sql` OR `,
-      )})`,
+      )})`;
+    },
   };
 }
 
 /**
- * A token parameter over one column: `code` or `system|code`, the code mapped to Cairn's value
- * (`toCairn` answers undefined for a code FHIR does not define here: 400, naming the codes).
+ * A token parameter over one column: `code` or `system|code`, the code mapped to Cairn's values
+ * (`codes`: Cairn's value → FHIR's code). A code of the value set (`known`, by default the codes
+ * mapped) that no value maps to matches nothing; any other is a 400 naming the codes.
  */
-export function tokenParam(name: string, columnName: string, codes: Record<string, string>): FhirParam {
+export function tokenParam(
+  name: string,
+  columnName: string,
+  codes: Record<string, string>,
+  known: readonly string[] = Object.values(codes),
+): FhirParam {
   return {
     type: 'token',
     where: (token) => {
@@ -124,8 +158,26 @@ export function tokenParam(name: string, columnName: string, codes: Record<strin
       const cairn = Object.entries(codes)
         .filter(([, fhir]) => fhir === code)
         .map(([value]) => value);
-      if (cairn.length === 0) throw invalidParam(name, `must be one of ${[...new Set(Object.values(codes))].join(', ')}`);
-      return sql<SqlBool>`${column(columnName)} IN (${sql.join(cairn)})`;
+      if (cairn.length > 0) return sql<SqlBool>`${column(columnName)} IN (${sql.join(cairn)})`;
+      if (known.includes(code)) return nothing;
+      throw invalidParam(name, `must be one of ${[...new Set(known)].join(', ')}`);
+    },
+  };
+}
+
+/**
+ * A token every row has the same value of (every chat message is `completed`): its code (and its
+ * system, when the value names one) matches every row, any other code none; given `known` (a
+ * required binding's codes), a code outside them is a 400.
+ */
+export function fixedToken(name: string, coding: { system?: string; code: string }, known?: readonly string[]): FhirParam {
+  return {
+    type: 'token',
+    where: (token) => {
+      const { system, code } = tokenOf(token);
+      if (known && !known.includes(code)) throw invalidParam(name, `must be one of ${known.join(', ')}`);
+      const sameSystem = system === undefined || system === (coding.system ?? '');
+      return sameSystem && code === coding.code ? sql<SqlBool>`true` : nothing;
     },
   };
 }
@@ -198,3 +250,91 @@ export const commonParams: Record<string, FhirParam> = {
   _id: { type: 'token', where: (value) => (isUuid(value) ? sql<SqlBool>`r.id = ${value}` : nothing) },
   _lastUpdated: dateParam('_lastUpdated', 'updated_at', 'instant'),
 };
+
+/** A resource's search parameters: the common ones (`_lastUpdated` on its own column), then its own. */
+export function paramsOf(resource: FhirResource): Record<string, FhirParam> {
+  const updated = resource.updatedColumn ?? 'updated_at';
+  return { ...commonParams, _lastUpdated: dateParam('_lastUpdated', updated, 'instant'), ...resource.params };
+}
+
+/**
+ * The user a record names (its author: the first of `columns` set) as a composed column `as`, when
+ * the user is one Cairn serves as a Practitioner; null for an API client, which has no FHIR resource.
+ */
+export const practitionerColumn =
+  (columns: string[], as: string) =>
+  (tenantId: string): AliasedRawBuilder<unknown, string> =>
+    sql`(SELECT u.id FROM users u WHERE u.tenant_id = ${tenantId} AND u.deleted_at IS NULL
+         AND u.id = coalesce(${sql.join(columns.map(column))}))`.as(as);
+
+/** A file as a composed column carries it (`filesColumn`). */
+export interface FileJson {
+  id: string;
+  contentType: string;
+  size: number;
+  title: string;
+  creation: string;
+}
+
+/** A record's files (owner kind `ownerKind`), oldest first, as a composed JSON column `as` (the files' owner index serves it). */
+export const filesColumn =
+  (ownerKind: string, as: string) =>
+  (tenantId: string): AliasedRawBuilder<unknown, string> =>
+    sql`(SELECT coalesce(json_agg(json_build_object('id', f.id, 'contentType', f.content_type, 'size', f.size,
+          'title', f.original_name, 'creation', f.created_at) ORDER BY f.created_at, f.id), '[]')
+         FROM files f WHERE f.tenant_id = ${tenantId} AND f.owner_kind = ${ownerKind} AND f.owner_id = r.id
+           AND f.instance_id = r.instance_id)`.as(as);
+
+/** A file as an Attachment; `url` where Cairn serves its bytes to FHIR clients (`Binary/{id}`). */
+export const attachmentOf = (file: FileJson, url?: string) => ({
+  contentType: file.contentType,
+  url,
+  size: Number(file.size),
+  title: file.title,
+  creation: new Date(file.creation).toISOString(),
+});
+
+/**
+ * Who took part in a record (its sender, its receiver) by Cairn's kind of party: a user is a
+ * Practitioner, a patient a Patient; anyone else (a contact, an API client, the care team) by
+ * name only, as Cairn serves no resource of them.
+ */
+export function partyOf(kind: string | null, id: string | null, name: string | null) {
+  if (kind === 'USER' && id) return reference('Practitioner', id);
+  if (kind === 'PATIENT' && id) return reference('Patient', id);
+  return name ? { display: name } : undefined;
+}
+
+/** FHIR's EventStatus (Communication.status, a required binding): every code a status parameter takes. */
+export const eventStatuses = [
+  'preparation',
+  'in-progress',
+  'not-done',
+  'on-hold',
+  'stopped',
+  'completed',
+  'entered-in-error',
+  'unknown',
+] as const;
+
+/** Cairn's CodeSystem of the channels a Communication went by (chat, sms, email): its `category`. */
+export const CHANNEL_SYSTEM = 'https://cairn.health/fhir/CodeSystem/communication-channel';
+const PARTICIPATION_MODE = 'http://terminology.hl7.org/CodeSystem/v3-ParticipationMode';
+
+/**
+ * A Communication's channel, as every area serving one declares it: the category (Cairn's
+ * channel code) and the medium (v3 ParticipationMode: SMSWRIT, EMAILWRIT, MSGWRIT), each element
+ * and its search parameter, which matches all of the area's rows or none.
+ */
+export function communicationChannel(channel: { code: string; display: string }, medium: { code: string; display: string }) {
+  return {
+    elements: {
+      category: [{ coding: [{ system: CHANNEL_SYSTEM, ...channel }] }],
+      medium: [{ coding: [{ system: PARTICIPATION_MODE, ...medium }] }],
+    },
+    params: {
+      category: fixedToken('category', { system: CHANNEL_SYSTEM, code: channel.code }),
+      medium: fixedToken('medium', { system: PARTICIPATION_MODE, code: medium.code }),
+    },
+  };
+}

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { DOCS_CSP } from './browser-security.ts';
 import { idempotencyHeaders, takesIdempotencyKey } from './idempotency.ts';
 import type { RequestBodies } from './request-bodies.ts';
-import type { AccessTable } from './route-access.ts';
+import type { AccessTable, RouteAccess } from './route-access.ts';
 import { isOptionalObject } from './validation.ts';
 
 /** What the docs list of the areas' catalogs (platform/area.ts merges them). */
@@ -44,7 +44,8 @@ mid-write (a node died) frees its key after 5 minutes; one that committed but lo
 409 \`IDEMPOTENCY_KEY_ANSWER_LOST\`: read the record rather than write again.
 
 **Permissions** are granted by security policies, which roles group; both live in each instance's
-formation. Each operation below names the one permission it needs (\`x-permission\`).
+formation. Each operation below names the one permission it needs (\`x-permission\`), or the
+permissions any one of which opens it (\`x-permission-any-of\`: it answers what those the caller holds read).
 
 | Permission | Grants |
 |---|---|
@@ -57,7 +58,7 @@ ${Object.entries(catalogs.permissions)
 ${[...accessTable]
   .map(
     ([route, rule]) =>
-      `| \`${route.replace(/:(\w+)/g, '{$1}')}\` | ${rule.public ? 'none (token route)' : `\`${rule.permission}\``}${rule.alsoNeeds ? `, and \`${rule.alsoNeeds.permission}\` when ${rule.alsoNeeds.when}` : ''}${rule.callers ? ` (${rule.callers} only)` : ''} |`,
+      `| \`${route.replace(/:(\w+)/g, '{$1}')}\` | ${rule.public ? 'none (token route)' : permissionsOf(rule)}${rule.alsoNeeds ? `, and \`${rule.alsoNeeds.permission}\` when ${rule.alsoNeeds.when}` : ''}${rule.callers ? ` (${rule.callers} only)` : ''} |`,
   )
   .join('\n')}
 
@@ -176,15 +177,23 @@ function withOptionalDefaults(document: OpenApiDocument): OpenApiDocument {
   return document;
 }
 
+/** A rule's permission as the docs name it: `PATIENT_READ`, or any of `CHAT_READ`, `SMS_READ`. */
+const permissionsOf = (rule: RouteAccess) =>
+  rule.anyOf ? `any of ${rule.anyOf.map((name) => `\`${name}\``).join(', ')}` : `\`${rule.permission}\``;
+
 function withPermissions(document: OpenApiDocument, accessTable: AccessTable): OpenApiDocument {
   for (const [path, operations] of Object.entries(document.paths ?? {})) {
     const route = path.replace(/\{(\w+)\}/g, ':$1');
     for (const [method, operation] of Object.entries(operations)) {
       const rule = accessTable.get(`${method.toUpperCase()} ${route}`);
-      if (!rule?.permission) continue;
-      operation['x-permission'] = rule.permission;
+      if (!rule?.permission && !rule?.anyOf) continue;
+      if (rule.permission) operation['x-permission'] = rule.permission;
+      if (rule.anyOf) operation['x-permission-any-of'] = rule.anyOf;
       const also = rule.alsoNeeds ? `; also \`${rule.alsoNeeds.permission}\` when ${rule.alsoNeeds.when}` : '';
-      const note = `Needs permission \`${rule.permission}\`${also}${rule.callers ? `; ${rule.callers} callers only` : ''}.`;
+      const needed = rule.anyOf
+        ? `Needs ${permissionsOf(rule)} (it answers what those the caller holds read)`
+        : `Needs permission ${permissionsOf(rule)}`;
+      const note = `${needed}${also}${rule.callers ? `; ${rule.callers} callers only` : ''}.`;
       operation.description = operation.description ? `${note}\n\n${operation.description}` : note;
     }
   }

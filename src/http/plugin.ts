@@ -23,8 +23,8 @@ export interface AreaOptions {
   services: Services;
   /** What the areas offer the bulk export, by resource name (PATIENT): the export area serves them. */
   exports: ReadonlyMap<string, ExportSource>;
-  /** The FHIR resources the areas' records are, by type (Patient): the fhir area serves them. */
-  fhir: ReadonlyMap<string, FhirResource>;
+  /** The FHIR resources the areas' records are, by type (Patient; Communication from chat, SMS and email): the fhir area serves them. */
+  fhir: ReadonlyMap<string, readonly FhirResource[]>;
 }
 
 /** An area's routes: one plugin per folder under src/modules, registered in src/app.ts. */

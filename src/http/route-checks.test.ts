@@ -349,7 +349,8 @@ function undocumented(op: Operation, answer: Answer): string | undefined {
   }
   const media = documented.content[type];
   if (!media) return `content type "${type}" is not documented for ${answer.status} (${Object.keys(documented.content)})`;
-  if (!type.endsWith('json') || !media.schema) return undefined;
+  // NDJSON (a FHIR bulk export's files) is a JSON document per line, not one document.
+  if (!type.endsWith('json') || type.endsWith('ndjson') || !media.schema) return undefined;
   let body: unknown;
   try {
     body = JSON.parse(answer.text);

@@ -33,7 +33,8 @@ export class TokenService {
   async issue(caller: Caller): Promise<IssuedToken> {
     const issuedAt = Math.floor(this.clock.now().getTime() / 1000);
     const expiresAt = issuedAt + TOKEN_LIFETIME_SECONDS;
-    const token = await new SignJWT({ tid: caller.tenantId, typ: caller.type, nam: caller.name })
+    const claims = { tid: caller.tenantId, typ: caller.type, nam: caller.name };
+    const token = await new SignJWT(caller.scopes ? { ...claims, scope: caller.scopes.join(' ') } : claims)
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(caller.id)
       .setIssuer(ISSUER)
@@ -56,11 +57,13 @@ export class TokenService {
         algorithms: ['HS256'],
         currentDate: now,
       });
-      const { sub, tid, typ, nam } = payload;
+      const { sub, tid, typ, nam, scope } = payload;
       if (typeof sub !== 'string' || typeof tid !== 'string' || (typ !== 'API_CLIENT' && typ !== 'USER')) {
         throw new ApiError('NOT_VALID_JSON_WEB_TOKEN');
       }
       const caller: Caller = { id: sub, tenantId: tid, type: typ, name: typeof nam === 'string' ? nam : '' };
+      // A SMART token's scopes (http/scopes.ts): they narrow what the caller's roles allow.
+      if (typeof scope === 'string') caller.scopes = scope.split(' ').filter(Boolean);
       // Kept until the token's own expiry, after which the cache forgets it and jose says TOKEN_EXPIRED.
       const expiresAt = typeof payload.exp === 'number' ? payload.exp * 1000 : 0;
       const ttl = expiresAt - now.getTime();

@@ -81,7 +81,8 @@ export interface Declarations extends Declared {
   fileOwners: Map<string, FileOwner>;
   channels: Map<ChannelName, ChannelHandlers<Services>>;
   exports: Map<string, ExportSource>;
-  fhir: Map<string, FhirResource>;
+  /** By type: several areas may serve one, each from its own table (Communication: chat, SMS, email). */
+  fhir: Map<string, FhirResource[]>;
   slots: Channel[];
   patientDeletions: PatientDeletion[];
   settings: SettingsSection[];
@@ -182,8 +183,8 @@ export function mergeAreas(areas: readonly Area[]): Merged {
       declarations.exports.set(name, source);
     }
     for (const resource of area.fhir ?? []) {
-      claim('FHIR resource', resource.type, area);
-      declarations.fhir.set(resource.type, resource);
+      claim('FHIR resource', `${resource.type} from ${resource.table}`, area);
+      declarations.fhir.set(resource.type, [...(declarations.fhir.get(resource.type) ?? []), resource]);
     }
     if (area.patientDeletion) declarations.patientDeletions.push(area.patientDeletion);
     for (const [name, handlers] of Object.entries(area.channels ?? {})) {

@@ -12,6 +12,11 @@ export interface Caller {
   tenantId: string;
   /** What records show as createdByName: `API_CLIENT:<name>` for clients (prod), the full name for users. */
   name: string;
+  /**
+   * The SMART system scopes its token was granted (`system/Patient.rs`; http/scopes.ts), which
+   * narrow what its roles allow; absent for Cairn's own tokens, which are not narrowed.
+   */
+  scopes?: readonly string[];
 }
 
 /** What a caller may do: in one instance, or (for tenant admin routes) across all of them. */

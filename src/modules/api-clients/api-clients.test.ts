@@ -70,6 +70,7 @@ describe('API clients', () => {
       'createdAt',
       'enabled',
       'id',
+      'jwks',
       'name',
       'roles',
       'secret',

@@ -7,6 +7,7 @@ import { type GrantInput, replaceGrants } from '../../tenancy/store.ts';
 import { listInstances } from '../../tenancy/tenancy.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
 import { write } from '../../work/write.ts';
+import { checkedJwks } from './jwks.ts';
 import { refuseSelfLockOut } from './lock-out.ts';
 import type { ApiClientFilter, ApiClientInputBody, ApiClientPatchBody, RoleInputBody } from './schemas.ts';
 import {
@@ -83,13 +84,14 @@ async function readBack(w: Work, ctx: TenantContext, id: string): Promise<ApiCli
  */
 export async function createClient(ctx: TenantContext, body: ApiClientInputBody) {
   const grants = await checkedRoles(ctx, body.roles);
+  const jwks = body.jwks && (await checkedJwks(body.jwks));
   const secret = newSecret();
   // scrypt takes ~60 ms on the thread pool: done before the transaction opens, not inside it.
   const secretHash = await hashSecret(secret);
   const row = await write(ctx, async (w) => {
     await requireFreeName(w, ctx, body.name);
     const id = uuidv7();
-    await insertClient(w, { tenantId: ctx.tenant.id, id, name: body.name, clientKey: newClientKey(), secretHash });
+    await insertClient(w, { tenantId: ctx.tenant.id, id, name: body.name, clientKey: newClientKey(), secretHash, jwks });
     await replaceGrants(w, ctx.tenant.id, { type: 'API_CLIENT', id }, grants, ['SECURITY_ROLE']);
     w.changed({ action: 'API_CLIENT_CREATED', entityType: 'API_CLIENT', entityId: id });
     return readBack(w, ctx, id);
@@ -98,14 +100,15 @@ export async function createClient(ctx: TenantContext, body: ApiClientInputBody)
 }
 
 /**
- * PATCH: the keys given. Roles are replaced as a whole; disabling refuses new tokens and ends the
+ * PATCH: the keys given. Roles and the key set (`jwks`) are each replaced as a whole; disabling refuses new tokens and ends the
  * client's tokens at once (the access hook checks `active` on every request). A client may not
  * lock itself out (lock-out.ts).
  */
 export async function updateClient(ctx: TenantContext, id: string, body: ApiClientPatchBody) {
   const grants = body.roles !== undefined ? await checkedRoles(ctx, body.roles) : undefined;
+  const jwks = body.jwks && (await checkedJwks(body.jwks));
   await refuseSelfLockOut(ctx, id, { enabled: body.enabled, grants });
-  const changedFields = (['name', 'enabled', 'roles'] as const).filter((key) => body[key] !== undefined);
+  const changedFields = (['name', 'enabled', 'roles', 'jwks'] as const).filter((key) => body[key] !== undefined);
   const row = await write(ctx, async (w) => {
     const existing = await lockClient(w.db, ctx.tenant.id, id);
     if (!existing) throw new ApiError('API_CLIENT_NOT_FOUND', { clientId: id });
@@ -115,6 +118,7 @@ export async function updateClient(ctx: TenantContext, id: string, body: ApiClie
     await updateClientRow(w, existing, {
       ...(body.name !== undefined ? { name: body.name } : {}),
       ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
+      ...(body.jwks !== undefined ? { jwks: jwks ? JSON.stringify(jwks) : null } : {}),
     });
     if (grants) await replaceGrants(w, ctx.tenant.id, { type: 'API_CLIENT', id }, grants, ['SECURITY_ROLE']);
     w.changed({ action: 'API_CLIENT_UPDATED', entityType: 'API_CLIENT', entityId: id, changedFields: [...changedFields] });

@@ -21,9 +21,36 @@ const Roles = Type.Array(RoleInput, {
   description: 'The roles the client holds, per instance: the whole list, replacing the one it had',
 });
 
-export const ApiClientInput = Type.Object({ name: Name, roles: Roles });
+/**
+ * A public key for SMART Backend Services (RFC 7517): RSA or EC P-384, signing RS384 or ES384, named
+ * by its `kid` as the assertions' header names it. Its other members (n and e, or crv, x and y) are
+ * the key's own; a private part (d) is refused.
+ */
+const Jwk = Type.Object(
+  {
+    kty: Type.Union([Type.Literal('RSA'), Type.Literal('EC')]),
+    kid: Type.String({ minLength: 1, maxLength: 200 }),
+    alg: Type.Optional(Type.Union([Type.Literal('RS384'), Type.Literal('ES384')])),
+    use: Type.Optional(Type.Literal('sig')),
+  },
+  { additionalProperties: true },
+);
+
+/** A client's key set: at most a few keys, so a new one can be added before the old one is dropped. */
+export const MAX_KEYS = 10;
+export const Jwks = Type.Object(
+  { keys: Type.Array(Jwk, { minItems: 1, maxItems: MAX_KEYS }) },
+  {
+    description:
+      'Public keys (a JWK Set) the client signs SMART Backend Services assertions with, to get a FHIR token at `POST /auth/smart/token` (docs/fhir.md)',
+  },
+);
+export type JwksBody = Static<typeof Jwks>;
+
+export const ApiClientInput = Type.Object({ name: Name, roles: Roles, jwks: Type.Optional(Jwks) });
 export const ApiClientPatch = Type.Object({
   name: Type.Optional(Name),
+  jwks: Type.Optional(Nullable(Jwks)),
   enabled: Type.Optional(
     Type.Boolean({ description: 'false: the client gets no new tokens and its tokens stop working at once' }),
   ),
@@ -50,6 +77,7 @@ export const ApiClient = Type.Object({
   clientKey: Type.String({ description: 'What it signs in with (`apiClient` at /auth/token), with its secret' }),
   enabled: Type.Boolean(),
   roles: Type.Array(Role),
+  jwks: Nullable(Jwks),
   createdAt: DateTime,
   updatedAt: DateTime,
 });

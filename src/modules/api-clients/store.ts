@@ -100,7 +100,7 @@ export async function nameTaken(db: Kysely<DB>, tenantId: string, name: string, 
 /** The client and its server-wide key (/auth/token names no tenant: the key leads to it). */
 export async function insertClient(
   w: Writing,
-  client: { tenantId: string; id: string; name: string; clientKey: string; secretHash: string },
+  client: { tenantId: string; id: string; name: string; clientKey: string; secretHash: string; jwks?: unknown },
 ): Promise<void> {
   await w.db
     .insertInto('api_clients')
@@ -110,6 +110,7 @@ export async function insertClient(
       name: client.name,
       client_key: client.clientKey,
       secret_hash: client.secretHash,
+      jwks: client.jwks ? JSON.stringify(client.jwks) : null,
       created_at: w.now,
       updated_at: w.now,
     })
@@ -123,7 +124,7 @@ export async function insertClient(
 export async function updateClient(
   w: Writing,
   row: ApiClientRow,
-  set: { name?: string; enabled?: boolean; secret_hash?: string },
+  set: { name?: string; enabled?: boolean; secret_hash?: string; jwks?: string | null },
 ): Promise<void> {
   await w.db
     .updateTable('api_clients')

@@ -25,6 +25,7 @@ export function clientView(row: ApiClientReadRow): ApiClientView {
     clientKey: row.client_key,
     enabled: row.enabled,
     roles: row.roles.map(roleView),
+    jwks: (row.jwks as ApiClientView['jwks']) ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

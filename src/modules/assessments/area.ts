@@ -1,6 +1,7 @@
 import type { Area } from '../../platform/area.ts';
 import { assessmentsAuditActions, assessmentsErrors, assessmentsEvents, assessmentsPermissions } from './catalog.ts';
 import { assessmentExport, pfaExport } from './export.ts';
+import { fhirQuestionnaireResponse } from './fhir.ts';
 import { assessmentsSection } from './formation.ts';
 import routes from './routes.ts';
 
@@ -13,5 +14,6 @@ export const area: Area = {
   auditActions: assessmentsAuditActions,
   events: assessmentsEvents,
   exports: { ASSESSMENT: assessmentExport, PFA: pfaExport },
+  fhir: [fhirQuestionnaireResponse],
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

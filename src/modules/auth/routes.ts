@@ -5,14 +5,9 @@ import { spendVerificationTime, verifySecret } from '../../tenancy/secrets.ts';
 import { ApiError, badField, ErrorBody } from '../../wire/errors.ts';
 import { DateTime } from '../../wire/schemas.ts';
 import { tokenLimitSettings } from './settings.ts';
+import smartRoutes from './smart.ts';
 import { type ClientForLogin, findClientByKey, findClientInTenant, findUserForLogin } from './store.ts';
-import {
-  assertSourceNotBlocked,
-  consumeTokenRequest,
-  recordWrongSecret,
-  type TokenSubject,
-  UNKNOWN_SUBJECT,
-} from './token-limit.ts';
+import { checkedAttempt, type TokenSubject } from './token-limit.ts';
 
 const TokenRequest = Type.Object(
   {
@@ -39,24 +34,15 @@ const limits =
  * The two token routes of DECISIONS §4. Neither ever answers with the two "refresh" codes:
  * a wrong secret is INVALID_CLIENT_CREDENTIALS, so a client does not loop refreshing.
  */
-const authRoutes: AreaPlugin = async (app, { services }) => {
+const authRoutes: AreaPlugin = async (app, options) => {
+  const { services } = options;
+  // Its own scope: OAuth's form bodies and error format stay there.
+  await app.register(smartRoutes, options);
   const { db, tokens } = services;
   const limit = settingsOf(services.config, tokenLimitSettings);
 
-  /**
-   * The order that keeps both limits honest: a source blocked for this caller is refused before
-   * any secret is checked; a wrong secret counts against that source only; a right one counts
-   * against the caller's own limit of 000.
-   */
-  async function checked(subject: TokenSubject | undefined, source: string, matches: () => Promise<boolean>): Promise<boolean> {
-    await assertSourceNotBlocked(db, subject ?? UNKNOWN_SUBJECT, source, services.clock.now());
-    if (!(await matches())) {
-      await recordWrongSecret(db, subject ?? UNKNOWN_SUBJECT, source, limit, services.clock.now());
-      return false;
-    }
-    if (subject) await consumeTokenRequest(db, subject, limit, services.clock.now());
-    return true;
-  }
+  const checked = (subject: TokenSubject | undefined, source: string, matches: () => Promise<boolean>) =>
+    checkedAttempt(db, limit, services.clock.now(), { subject, source, matches });
 
   async function clientToken(client: ClientForLogin | undefined, secret: string, source: string) {
     const subject = client && { tenantId: client.tenantId, principalId: client.id };

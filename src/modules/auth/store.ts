@@ -1,12 +1,29 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
+import type { DB, Row } from '../../db/schema.ts';
 
 export interface ClientForLogin {
   tenantId: string;
   id: string;
   name: string;
+  clientKey: string;
   secretHash: string;
   enabled: boolean;
+  /** The public keys it registered for SMART Backend Services, if any. */
+  jwks: { keys: Record<string, unknown>[] } | null;
+}
+
+function clientForLogin(
+  row: Pick<Row<'api_clients'>, 'tenant_id' | 'id' | 'name' | 'client_key' | 'secret_hash' | 'enabled' | 'jwks'>,
+) {
+  return {
+    tenantId: row.tenant_id,
+    id: row.id,
+    name: row.name,
+    clientKey: row.client_key,
+    secretHash: row.secret_hash,
+    enabled: row.enabled,
+    jwks: row.jwks,
+  };
 }
 
 /**
@@ -23,11 +40,11 @@ export async function findClientByKey(db: Kysely<DB>, clientKey: string): Promis
   if (!key) return undefined;
   const row = await db
     .selectFrom('api_clients')
-    .select(['tenant_id', 'id', 'name', 'secret_hash', 'enabled'])
+    .select(['tenant_id', 'id', 'name', 'client_key', 'secret_hash', 'enabled', 'jwks'])
     .where('tenant_id', '=', key.tenant_id)
     .where('id', '=', key.client_id)
     .executeTakeFirst();
-  return row && { tenantId: row.tenant_id, id: row.id, name: row.name, secretHash: row.secret_hash, enabled: row.enabled };
+  return row && clientForLogin(row);
 }
 
 /**
@@ -41,13 +58,13 @@ export async function findClientInTenant(
 ): Promise<ClientForLogin | undefined> {
   const row = await db
     .selectFrom('api_clients')
-    .select(['tenant_id', 'id', 'name', 'secret_hash', 'enabled'])
+    .select(['tenant_id', 'id', 'name', 'client_key', 'secret_hash', 'enabled', 'jwks'])
     .where('tenant_id', '=', tenantId)
     .where((eb) => eb.or([eb('client_key', '=', keyOrName), eb('name', '=', keyOrName)]))
     .orderBy((eb) => eb('client_key', '=', keyOrName), 'desc')
     .limit(1)
     .executeTakeFirst();
-  return row && { tenantId: row.tenant_id, id: row.id, name: row.name, secretHash: row.secret_hash, enabled: row.enabled };
+  return row && clientForLogin(row);
 }
 
 export interface UserForLogin {

@@ -11,8 +11,17 @@ export interface TokenLimitsTable {
   blocked_until: Date | null;
 }
 
+/** A SMART Backend Services assertion's `jti`, kept until the assertion expires: each is good once. */
+export interface ClientAssertionsTable {
+  tenant_id: string;
+  client_id: string;
+  jti: string;
+  expires_at: Date;
+}
+
 declare module '../../db/schema.ts' {
   interface DB {
     token_limits: TokenLimitsTable;
+    client_assertions: ClientAssertionsTable;
   }
 }

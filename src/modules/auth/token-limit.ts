@@ -11,7 +11,7 @@ export interface TokenSubject {
 
 const NIL = '00000000-0000-0000-0000-000000000000';
 /** Keys and usernames that name nobody: their failures are still counted, per source address. */
-export const UNKNOWN_SUBJECT: TokenSubject = { tenantId: NIL, principalId: NIL };
+const UNKNOWN_SUBJECT: TokenSubject = { tenantId: NIL, principalId: NIL };
 
 /**
  * Two limits, each a sliding window in one database row updated by a single statement, so they
@@ -23,13 +23,13 @@ export const UNKNOWN_SUBJECT: TokenSubject = { tenantId: NIL, principalId: NIL }
  *   that address is blocked for that caller for the block time. Guessing stays slow, and someone
  *   who knows a client's key cannot lock the real client out from elsewhere.
  */
-export async function consumeTokenRequest(db: Kysely<DB>, subject: TokenSubject, limit: TokenLimit, now: Date): Promise<void> {
+async function consumeTokenRequest(db: Kysely<DB>, subject: TokenSubject, limit: TokenLimit, now: Date): Promise<void> {
   const retryAfter = await consume(db, subject, '', limit.max, limit, now);
   if (retryAfter > 0) throw tooManyRequests(retryAfter, 'Too many token requests');
 }
 
 /** Refuses, before any secret is checked, a source blocked for this caller by its wrong secrets. */
-export async function assertSourceNotBlocked(db: Kysely<DB>, subject: TokenSubject, source: string, now: Date): Promise<void> {
+async function assertSourceNotBlocked(db: Kysely<DB>, subject: TokenSubject, source: string, now: Date): Promise<void> {
   const row = await db
     .selectFrom('token_limits')
     .select(sql<number>`ceil(extract(epoch FROM blocked_until - ${now}::timestamptz))::int`.as('retry_after'))
@@ -42,7 +42,7 @@ export async function assertSourceNotBlocked(db: Kysely<DB>, subject: TokenSubje
 }
 
 /** Counts one wrong secret from `source`; the attempt that reaches the limit starts the block. */
-export async function recordWrongSecret(
+async function recordWrongSecret(
   db: Kysely<DB>,
   subject: TokenSubject,
   source: string,
@@ -59,6 +59,28 @@ export async function recordWrongSecret(
     .where((eb) => eb.or([eb('blocked_until', 'is', null), eb('blocked_until', '<', now)]))
     .where(sql<boolean>`cardinality(cairn_times_after(recent, ${windowStart(now, limit)}::timestamptz)) = 0`)
     .execute();
+}
+
+/**
+ * One sign-in attempt, in the order that keeps both limits honest: a source blocked for this caller
+ * is refused before any secret is checked; a wrong secret (or signature) counts against that
+ * source only; a right one counts against the caller's own limit of 000. An unknown caller's
+ * failures count against the source, under UNKNOWN_SUBJECT.
+ */
+export async function checkedAttempt(
+  db: Kysely<DB>,
+  limit: TokenLimit,
+  now: Date,
+  attempt: { subject: TokenSubject | undefined; source: string; matches: () => Promise<boolean> },
+): Promise<boolean> {
+  const { subject, source, matches } = attempt;
+  await assertSourceNotBlocked(db, subject ?? UNKNOWN_SUBJECT, source, now);
+  if (!(await matches())) {
+    await recordWrongSecret(db, subject ?? UNKNOWN_SUBJECT, source, limit, now);
+    return false;
+  }
+  if (subject) await consumeTokenRequest(db, subject, limit, now);
+  return true;
 }
 
 /** Adds one request to the window; answers the seconds left of a block (0 when not blocked). */

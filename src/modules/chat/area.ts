@@ -1,6 +1,7 @@
 import type { Area } from '../../platform/area.ts';
 import { chatAuditActions, chatErrors, chatEvents, chatFiles, chatPermissions } from './catalog.ts';
 import { chatExport, messagingAppExport } from './export.ts';
+import { fhirChatCommunication } from './fhir.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
@@ -12,5 +13,6 @@ export const area: Area = {
   events: chatEvents,
   files: chatFiles,
   exports: { CHAT: chatExport, MESSAGING_APP: messagingAppExport },
+  fhir: [fhirChatCommunication],
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -15,6 +15,8 @@ export const chatPermissions = {
 
 export const chatErrors = {
   EMPTY_MESSAGE: { status: 400, componentType: 'CHAT', message: 'A chat message needs text or a file' },
+  // FHIR's Communication/{id} of a chat message not there (Cairn's chat has no read by id of its own).
+  CHAT_MESSAGE_NOT_FOUND: { status: 404, componentType: 'CHAT', message: 'Chat message not found' },
 } as const;
 
 /** 000: chat attachments are jpg, mp3, pdf, png, jpeg, wav or ogg; the sizes are Cairn's (000 shows none). */

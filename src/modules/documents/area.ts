@@ -1,5 +1,6 @@
 import type { Area } from '../../platform/area.ts';
 import { documentFiles, documentsAuditActions, documentsPermissions } from './catalog.ts';
+import { fhirDocumentReference } from './fhir.ts';
 import { documentTypesSection } from './formation.ts';
 import routes from './routes.ts';
 
@@ -10,5 +11,6 @@ export const area: Area = {
   permissions: documentsPermissions,
   auditActions: documentsAuditActions,
   files: documentFiles,
+  fhir: [fhirDocumentReference],
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

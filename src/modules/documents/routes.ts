@@ -9,6 +9,7 @@ import { CdtRecord } from '../../records/cdt-view.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody } from '../../wire/schemas.ts';
 import { fileBytes } from '../files/index.ts';
+import binaryRoutes from './binary-fhir.ts';
 import { documentFiles } from './catalog.ts';
 import { addFiles, createSummary, deleteSummary, downloadFile, getSummary, listSummaries, updateSummary } from './operations.ts';
 import {
@@ -33,7 +34,9 @@ const DocumentBytes = fileBytes(documentFiles.DOCUMENT_SUMMARY.rules.extensions.
 const path = '/:tenantName/:instanceName/patients/:patientId/document-summary';
 
 /** 001 "Documents" and DECISIONS §7: a patient's document summaries, their files and type records. */
-const documentRoutes: AreaPlugin = async (app) => {
+const documentRoutes: AreaPlugin = async (app, options) => {
+  // Their files as FHIR's Binary: a plugin of its own, under the FHIR API's error handler.
+  await app.register(binaryRoutes, options);
   app.get(
     path,
     {

@@ -2,6 +2,7 @@ import type { Area } from '../../platform/area.ts';
 import { emailSlot } from '../../providers/email/email.ts';
 import { emailAuditActions, emailErrors, emailEvents, emailFiles, emailPermissions } from './catalog.ts';
 import { emailExport } from './export.ts';
+import { fhirEmailCommunication } from './fhir.ts';
 import { receiveEmail } from './inbound.ts';
 import routes from './routes.ts';
 import { emailSandboxOutcomes, reportEmailStatus, runSendEmail, SEND_ATTEMPTS, SEND_BACKOFF, SEND_EMAIL } from './send.ts';
@@ -15,6 +16,7 @@ export const area: Area = {
   events: emailEvents,
   files: emailFiles,
   exports: { EMAIL: emailExport },
+  fhir: [fhirEmailCommunication],
   providers: [emailSlot],
   channels: { EMAIL: { slot: emailSlot, receive: receiveEmail, report: reportEmailStatus, sandbox: emailSandboxOutcomes } },
   jobs: {

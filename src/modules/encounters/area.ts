@@ -1,6 +1,7 @@
 import type { Area } from '../../platform/area.ts';
 import { encountersAuditActions, encountersErrors, encountersEvents, encountersPermissions } from './catalog.ts';
 import { encounterCommentExport, encounterDispositionExport, encounterExport } from './export.ts';
+import { fhirEncounter } from './fhir.ts';
 import { encounterSections } from './formation.ts';
 import routes from './routes.ts';
 
@@ -16,6 +17,7 @@ export const area: Area = {
     ENCOUNTER_COMMENT: encounterCommentExport,
     ENCOUNTER_DISPOSITION: encounterDispositionExport,
   },
+  fhir: [fhirEncounter],
   formation: encounterSections,
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

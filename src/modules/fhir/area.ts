@@ -1,8 +1,24 @@
+import type { AreaPlugin } from '../../http/plugin.ts';
 import type { Area } from '../../platform/area.ts';
+import { bulkExportErrors, bulkExportPermissions } from './bulk/catalog.ts';
+import { bulkExportJobs } from './bulk/job.ts';
+import bulkExportRoutes from './bulk/routes.ts';
+import { bulkExportSettings } from './bulk/settings.ts';
 import routes from './routes.ts';
+
+/** Read and search, and the bulk export (docs/fhir-bulk-export.md): each its own plugin, with its own error handler. */
+const fhirRoutes: AreaPlugin = async (app, options) => {
+  await app.register(routes, options);
+  await app.register(bulkExportRoutes, options);
+};
 
 /** FHIR R4 over the same store (docs/fhir.md): each instance's records as US Core resources, read-only. */
 export const area: Area = {
   name: 'fhir',
-  routes,
+  routes: fhirRoutes,
+  permissions: bulkExportPermissions,
+  errors: bulkExportErrors,
+  jobs: bulkExportJobs,
+  settings: bulkExportSettings,
+  fixtures: new URL('./bulk/fixtures.ts', import.meta.url),
 };

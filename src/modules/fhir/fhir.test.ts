@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { Client } from 'fhir-kit-client';
+import { errorsOf, fhirBase, profile } from '../../test/fhir.ts';
 import { assertCode, createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
-import { errorsOf, fhirBase, profile } from './testing.ts';
 
 /**
  * The FHIR R4 API, checked by outside implementations: every Patient the routes answer validates

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
+import { assertOutcome, createUser, errorsOf, fhirBase, idsOf, usCoreErrors } from '../../test/fhir.ts';
 import { createPatient, createTestTenant, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
-import { assertOutcome, createUser, errorsOf, fhirBase, idsOf, usCoreErrors } from './testing.ts';
 
 /**
  * The FHIR resources beyond Patient, each as its area declares it (docs/fhir.md): what the routes

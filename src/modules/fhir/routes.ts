@@ -2,15 +2,16 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { requestOrigin } from '../../files/links.ts';
 import { type Disclosure, disclose } from '../../http/access-log.ts';
-import { contextOf } from '../../http/context.ts';
-import { compact, type FhirResource } from '../../http/fhir.ts';
+import { type Context, contextOf } from '../../http/context.ts';
+import { compact, type FhirResource, paramsOf } from '../../http/fhir.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
-import { needs } from '../../http/route-access.ts';
+import { heldOf, needs, needsAnyOf } from '../../http/route-access.ts';
+import { smartTokenEndpoint } from '../../http/scopes.ts';
 import { ApiError } from '../../wire/errors.ts';
 import { InstanceParams } from '../../wire/schemas.ts';
 import { capabilityStatement } from './capability.ts';
 import { FHIR_JSON, fhirErrorHandler, fhirResponses } from './outcome.ts';
-import { findRow, parseSearch, searchRows } from './store.ts';
+import { type Found, findInSources, parseTypeSearch, searchSources } from './store.ts';
 
 const tags = ['FHIR R4'];
 const BASE = '/:tenantName/:instanceName/fhir/R4';
@@ -21,14 +22,45 @@ const ReadParams = Type.Object({ ...InstanceParams.properties, id: Type.String({
 const SearchQuery = Type.Object({}, { additionalProperties: true });
 
 /**
- * What a resource's answers disclose, for the access log: the patients its rows are about, named
- * by the handler; a read of a Patient by id names the id asked for even when refused or not found.
+ * Several areas may serve one type, each from its own table with its own permission and mapping
+ * (Communication: chat, SMS, email); they must show it alike: one profile, one name in the access
+ * log, whether it carries patients' data, each parameter of one FHIR type. Checked at start-up.
  */
-function disclosureOf(resource: FhirResource): Disclosure | { none: string } {
-  if ('none' in resource.patient) return { none: resource.patient.none };
-  const isPatient = 'column' in resource.patient && resource.patient.column === 'id';
+function checkSources(type: string, sources: readonly FhirResource[]): void {
+  const [first] = sources as [FhirResource];
+  const params = new Map<string, string>();
+  for (const source of sources) {
+    if (
+      source.profile !== first.profile ||
+      source.logAs !== first.logAs ||
+      'none' in source.patient !== 'none' in first.patient
+    ) {
+      throw new Error(`FHIR ${type}: its sources differ in profile, logAs or whether they carry patients' data`);
+    }
+    for (const [name, param] of Object.entries(paramsOf(source))) {
+      if ((params.get(name) ?? param.type) !== param.type) throw new Error(`FHIR ${type}: parameter ${name} has two types`);
+      params.set(name, param.type);
+    }
+  }
+}
+
+/** The patients a source's rows are about, for the access log. */
+function patientsOf(found: readonly Found[]): unknown[] {
+  return found.flatMap(({ source, row }) => {
+    const shown = source.patient;
+    return 'column' in shown ? [row[shown.column]] : 'of' in shown ? shown.of(row as never) : [];
+  });
+}
+
+/**
+ * What a type's answers disclose, for the access log: the patients its rows are about, named by
+ * the handler; a read of a Patient by id names the id asked for even when refused or not found.
+ */
+function disclosureOf(source: FhirResource): Disclosure | { none: string } {
+  if ('none' in source.patient) return { none: source.patient.none };
+  const isPatient = 'column' in source.patient && source.patient.column === 'id';
   return {
-    resource: resource.logAs,
+    resource: source.logAs,
     patients: (request) => request.disclosing?.patients ?? (isPatient ? [(request.params as { id?: string }).id ?? ''] : []),
     records: (request) => request.disclosing?.records ?? [],
   };
@@ -41,7 +73,6 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
     const { tenantName, instanceName } = request.params as { tenantName: string; instanceName: string };
     return `${requestOrigin(request)}/${tenantName}/${instanceName}/fhir/R4`;
   };
-  const resources = [...fhir.values()];
 
   app.get(
     `${BASE}/metadata`,
@@ -60,49 +91,60 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
       const instance = tenant && (await services.instance(tenant.id, request.params.instanceName));
       if (!instance) throw new ApiError('INSTANCE_NOT_FOUND', { instanceName: request.params.instanceName });
       reply.type(FHIR_JSON);
-      return capabilityStatement(resources, baseOf(request), '1.0.0', services.clock.now());
+      return capabilityStatement(
+        fhir,
+        { base: baseOf(request), token: smartTokenEndpoint(services, request) },
+        '1.0.0',
+        services.clock.now(),
+      );
     },
   );
 
-  for (const resource of resources) {
-    const shown = resource.patient;
-    const patientsOf = (rows: Record<string, unknown>[]) =>
-      'column' in shown
-        ? rows.map((row) => row[shown.column])
-        : 'of' in shown
-          ? rows.flatMap((row) => shown.of(row as never))
-          : [];
-    const discloses = disclosureOf(resource);
+  for (const [type, sources] of fhir) {
+    checkSources(type, sources);
+    const [first] = sources as [FhirResource];
+    const permissions = [...new Set(sources.map((source) => source.permission))];
+    const discloses = disclosureOf(first);
+    // One permission is checked before the handler; of several, the caller is served the sources it may read.
+    const access = (scope: `${string}.${'r' | 's'}`) =>
+      permissions.length === 1 ? needs(first.permission, { discloses, scope }) : needsAnyOf(permissions, { discloses, scope });
+    const readable = (ctx: Context) => {
+      const held = heldOf(ctx.can, permissions);
+      return sources.filter((source) => held.includes(source.permission));
+    };
 
     app.get(
-      `${BASE}/${resource.type}/:id`,
+      `${BASE}/${type}/:id`,
       {
-        config: needs(resource.permission, { discloses }),
+        config: access(`${type}.r`),
         schema: {
           tags,
-          summary: `A ${resource.type}${resource.profile ? ` (${profileName(resource.profile)})` : ''}, by id`,
+          summary: `A ${type}${first.profile ? ` (${profileName(first.profile)})` : ''}, by id`,
           params: ReadParams,
           response: fhirResponses(200, 400, 401, 403, 404, 429, 503),
         },
       },
       async (request, reply) => {
         const { id } = request.params;
-        const row = await findRow(contextOf(request), resource, id);
-        if (!row) throw new ApiError(resource.notFound, { id });
-        disclose(request, patientsOf([row]), [row.id]);
+        const ctx = contextOf(request);
+        const from = readable(ctx);
+        const found = await findInSources(ctx, from, id);
+        // Not in any source the caller reads: the first one's code (TASK_NOT_FOUND, as Cairn's own read answers).
+        if (!found) throw new ApiError(from[0]!.notFound, { id });
+        disclose(request, patientsOf([found]), [found.row.id]);
         reply.type(FHIR_JSON);
-        return resource.toFhir(row as never);
+        return found.source.toFhir(found.row as never, { base: baseOf(request) });
       },
     );
 
     app.get(
-      `${BASE}/${resource.type}`,
+      `${BASE}/${type}`,
       {
-        config: needs(resource.permission, { discloses }),
+        config: access(`${type}.s`),
         schema: {
           tags,
-          summary: `Search ${resource.type} resources: a searchset Bundle, paged by its next link`,
-          description: `${Object.keys(resource.params)
+          summary: `Search ${type} resources: a searchset Bundle, paged by its next link`,
+          description: `${[...new Set(sources.flatMap((source) => Object.keys(source.params)))]
             .map((name) => `\`${name}\``)
             .join(
               ', ',
@@ -115,26 +157,29 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
       async (request, reply) => {
         const base = baseOf(request);
         const ctx = contextOf(request);
-        const search = parseSearch(resource, request.query as Record<string, unknown>, ctx.scope.tenantId);
+        const from = readable(ctx);
+        const searches = parseTypeSearch(sources, request.query as Record<string, unknown>, ctx.scope.tenantId);
+        // The sources' searches differ only in their conditions: the links are any one's.
+        const search = searches.get(first)!;
         const link = (after?: string) => {
           const params = new URLSearchParams(search.applied);
           if (after) params.set('_cursor', after);
           const text = params.toString();
-          return `${base}/${resource.type}${text ? `?${text}` : ''}`;
+          return `${base}/${type}${text ? `?${text}` : ''}`;
         };
         const self = { relation: 'self', url: link(search.after) };
-        const found = await searchRows(ctx, resource, search);
+        const page = await searchSources(ctx, new Map(from.map((source) => [source, searches.get(source)!])));
         reply.type(FHIR_JSON);
-        if ('total' in found) return { resourceType: 'Bundle', type: 'searchset', total: found.total, link: [self] };
-        disclose(request, patientsOf(found.rows));
-        const last = found.rows.at(-1);
+        if ('total' in page) return { resourceType: 'Bundle', type: 'searchset', total: page.total, link: [self] };
+        disclose(request, patientsOf(page.found));
+        const last = page.found.at(-1);
         return compact({
           resourceType: 'Bundle',
           type: 'searchset',
-          link: [self, ...(found.hasNext && last ? [{ relation: 'next', url: link(last.id) }] : [])],
-          entry: found.rows.map((row) => ({
-            fullUrl: `${base}/${resource.type}/${row.id}`,
-            resource: resource.toFhir(row as never),
+          link: [self, ...(page.hasNext && last ? [{ relation: 'next', url: link(last.row.id) }] : [])],
+          entry: page.found.map(({ source, row }) => ({
+            fullUrl: `${base}/${type}/${row.id}`,
+            resource: source.toFhir(row as never, { base }),
             search: { mode: 'match' },
           })),
         });

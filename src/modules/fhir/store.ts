@@ -1,15 +1,25 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Context } from '../../http/context.ts';
-import { commonParams, type FhirResource, invalidParam, isUuid } from '../../http/fhir.ts';
+import { type FhirResource, invalidParam, isUuid, nothing, paramsOf } from '../../http/fhir.ts';
 
 /**
  * A resource's reads: one statement each, on the table the area declared, in the tenant (and the
  * instance, for an instance's records). Searches page in id order from a cursor (`_cursor`, from a
  * `next` link), on the table's key (tenant, id) or an index leading with tenant, instance and id,
  * so page 1,000 costs what page 1 does; one row more than the page is read to know there is a next.
+ *
+ * A type several areas serve (Communication: chat, SMS, email) is read from each of its sources the
+ * caller may read: one statement per source, their pages merged by id, so its page costs what each
+ * source's page does. Ids are uuids, unique across tables: one id names one record in one source.
  */
 
 type Row = Record<string, unknown> & { id: string };
+
+/** A row and the source it came from, which maps it. */
+export interface Found {
+  source: FhirResource;
+  row: Row;
+}
 
 export const DEFAULT_COUNT = 20;
 export const MAX_COUNT = 1000;
@@ -38,6 +48,13 @@ export async function findRow(ctx: Context, resource: FhirResource, id: string):
     | undefined;
 }
 
+/** The record of a read by id in whichever of the sources holds it (each looked in at once). */
+export async function findInSources(ctx: Context, sources: readonly FhirResource[], id: string): Promise<Found | undefined> {
+  const rows = await Promise.all(sources.map((source) => findRow(ctx, source, id)));
+  const index = rows.findIndex((row) => row !== undefined);
+  return index < 0 ? undefined : { source: sources[index]!, row: rows[index]! };
+}
+
 export interface Search {
   /** The parameters applied, as given, for the `self` link. */
   applied: [string, string][];
@@ -59,19 +76,30 @@ function valuesOf(query: Record<string, unknown>, name: string): string[] {
 /**
  * A search's parameters: each the resource serves (a repeated one is AND, a comma within one OR),
  * `_count`, `_summary=count` and `_cursor`. One it does not serve is ignored, as FHIR lets a server
- * do, and left out of the Bundle's `self` link, which lists what was applied.
+ * do, and left out of the Bundle's `self` link, which lists what was applied. `names` are the
+ * parameters of its type when other sources serve it too: one of them this source does not serve
+ * makes it match nothing.
  */
-export function parseSearch(resource: FhirResource, query: Record<string, unknown>, tenantId: string): Search {
+export function parseSearch(
+  resource: FhirResource,
+  query: Record<string, unknown>,
+  tenantId: string,
+  names: Iterable<string> = Object.keys(paramsOf(resource)),
+): Search {
   const search: Search = { applied: [], where: [], count: DEFAULT_COUNT, summaryCount: false, after: undefined };
-  for (const [name, param] of Object.entries({ ...commonParams, ...resource.params })) {
+  const params = paramsOf(resource);
+  for (const name of names) {
+    const param = params[name];
     for (const value of valuesOf(query, name)) {
       const alternatives = value.split(',').map((part) => part.trim());
       if (alternatives.some((part) => part === '')) throw invalidParam(name, 'has an empty value');
       search.where.push(
-        sql<SqlBool>`(${sql.join(
-          alternatives.map((part) => param.where(part, tenantId)),
-          sql` OR `,
-        )})`,
+        param
+          ? sql<SqlBool>`(${sql.join(
+              alternatives.map((part) => param.where(part, tenantId)),
+              sql` OR `,
+            )})`
+          : nothing,
       );
       search.applied.push([name, value]);
     }
@@ -96,8 +124,25 @@ export function parseSearch(resource: FhirResource, query: Record<string, unknow
   return search;
 }
 
+/**
+ * A type's search, each of its sources' own over the parameters any of them serves: every source
+ * reads every value, so a bad one is a 400 whichever sources the caller may read.
+ */
+export function parseTypeSearch(
+  sources: readonly FhirResource[],
+  query: Record<string, unknown>,
+  tenantId: string,
+): Map<FhirResource, Search> {
+  const names = new Set(sources.flatMap((source) => Object.keys(paramsOf(source))));
+  return new Map(sources.map((source) => [source, parseSearch(source, query, tenantId, names)]));
+}
+
 /** The rows of a search's page (and whether there is a next), or its total for `_summary=count`. */
-export async function searchRows(ctx: Context, resource: FhirResource, search: Search) {
+export async function searchRows(
+  ctx: Context,
+  resource: FhirResource,
+  search: Search,
+): Promise<{ total: number } | { rows: Row[]; hasNext: boolean }> {
   let select = rowsOf(ctx, resource);
   for (const condition of search.where) select = select.where(condition);
   if (search.summaryCount) {
@@ -110,4 +155,33 @@ export async function searchRows(ctx: Context, resource: FhirResource, search: S
     .limit(search.count + 1)
     .execute()) as Row[];
   return { rows: rows.slice(0, search.count), hasNext: rows.length > search.count };
+}
+
+/**
+ * A page of a type over its sources (their searches alike but for their conditions): each source's
+ * page after the cursor, one statement each, merged in id order and cut to the count; there is a
+ * next when rows were left over, here or in a source. Or the sum of their totals, for `_summary=count`.
+ */
+export async function searchSources(
+  ctx: Context,
+  searches: ReadonlyMap<FhirResource, Search>,
+): Promise<{ total: number } | { found: Found[]; hasNext: boolean }> {
+  const pages = await Promise.all(
+    [...searches].map(async ([source, search]) => ({ source, page: await searchRows(ctx, source, search) })),
+  );
+  const found: Found[] = [];
+  let total = 0;
+  let more = false;
+  for (const { source, page } of pages) {
+    if ('total' in page) total += page.total;
+    else {
+      found.push(...page.rows.map((row) => ({ source, row })));
+      more ||= page.hasNext;
+    }
+  }
+  const { count, summaryCount } = searches.values().next().value as Search;
+  if (summaryCount) return { total };
+  // Uuids in PostgreSQL's order: their lower-case text's.
+  found.sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
+  return { found: found.slice(0, count), hasNext: more || found.length > count };
 }

@@ -1,4 +1,5 @@
 import type { Area } from '../../platform/area.ts';
+import { fhirCareTeam } from './care-team-fhir.ts';
 import { patientsAuditActions, patientsEvents, patientsPermissions } from './catalog.ts';
 import { patientExport } from './export.ts';
 import { fhirPatient } from './fhir.ts';
@@ -13,6 +14,6 @@ export const area: Area = {
   auditActions: patientsAuditActions,
   events: patientsEvents,
   exports: { PATIENT: patientExport },
-  fhir: [fhirPatient],
+  fhir: [fhirPatient, fhirCareTeam],
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

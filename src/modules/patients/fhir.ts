@@ -134,9 +134,9 @@ export const fhirPatient: FhirResource = {
   notFound: 'PATIENT_NOT_FOUND',
   params: {
     identifier: { type: 'token', where: identifier },
-    name: stringParam('last_name', 'first_name', 'middle_name'),
-    family: stringParam('last_name'),
-    given: stringParam('first_name', 'middle_name'),
+    name: stringParam('name', 'last_name', 'first_name', 'middle_name'),
+    family: stringParam('family', 'last_name'),
+    given: stringParam('given', 'first_name', 'middle_name'),
     birthdate: dateParam('birthdate', 'birth_date', 'date'),
     gender: { type: 'token', where: gender },
   },

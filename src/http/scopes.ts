@@ -1,0 +1,72 @@
+/**
+ * SMART App Launch 2.0 system scopes (docs/fhir.md, "SMART Backend Services"). A token from the
+ * backend-services token route carries the scopes granted, each naming one resource type and what
+ * may be done with it: `system/Patient.rs` reads (r) and searches (s) Patient. Cairn's FHIR API is
+ * read-only, so r and s are all a scope ever grants. Such a token narrows its client's roles: a
+ * route is open to it only where the route names a scope it holds, and the roles still decide.
+ * Tokens without scopes (Cairn's own `/auth/token`) are not narrowed.
+ */
+
+import { requestOrigin } from '../files/links.ts';
+import { publicUrl } from './provider-callbacks.ts';
+import type { Services } from './services.ts';
+
+/** Where a backend service trades its signed assertion for a token (modules/auth/smart.ts). */
+export const SMART_TOKEN_PATH = '/auth/smart/token';
+
+/**
+ * The token endpoint as the discovery document and the CapabilityStatement tell it: under
+ * CAIRN_PUBLIC_URL when that is set, otherwise as the request reached this server.
+ */
+export const smartTokenEndpoint = (services: Services, request: { protocol: string; host: string }) =>
+  publicUrl(services, SMART_TOKEN_PATH) ?? `${requestOrigin(request)}${SMART_TOKEN_PATH}`;
+
+export type Interaction = 'r' | 's';
+
+/**
+ * What a route asks of a scoped token: a type and an interaction (`Patient.r` to read one, `Patient.s`
+ * to search), or `*` for a route whose handler narrows by type itself (the bulk export).
+ */
+export type RouteScope = `${string}.${Interaction}` | '*';
+
+/** `system/{type}.{cruds}` in SMART v2, or v1's `system/{type}.read|write|*`; `*` as the type is every type. */
+const SCOPE = /^system\/([A-Za-z]+|\*)\.(c?r?u?d?s?|read|write|\*)$/;
+
+export interface RequestedScope {
+  /** A resource type, or `*`. */
+  type: string;
+  /** What of r and s it asks for (v1's `read` and `*` are both). */
+  interactions: Interaction[];
+}
+
+/** A scope as asked for, or undefined for one that is not a system scope Cairn knows (a launch or user scope). */
+export function parseScope(text: string): RequestedScope | undefined {
+  const match = SCOPE.exec(text);
+  if (!match || match[2] === '') return undefined;
+  const [, type, permissions] = match as unknown as [string, string, string];
+  const interactions: Interaction[] =
+    permissions === 'read' || permissions === '*'
+      ? ['r', 's']
+      : permissions === 'write'
+        ? []
+        : (['r', 's'] as const).filter((letter) => permissions.includes(letter));
+  return { type, interactions };
+}
+
+/** The scope granting these interactions on a type: `system/Patient.rs`. */
+export const scopeOf = (type: string, interactions: Interaction[]) => `system/${type}.${interactions.join('')}`;
+
+/** Whether scopes as granted (each one type, no wildcard) let a token use a route that names this scope. */
+export function scopesAllow(scopes: readonly string[], needed: RouteScope | undefined): boolean {
+  if (needed === undefined) return false;
+  if (needed === '*') return scopes.length > 0;
+  const [type, interaction] = needed.split('.') as [string, Interaction];
+  return scopes.some((scope) => {
+    const parsed = parseScope(scope);
+    return parsed?.type === type && parsed.interactions.includes(interaction);
+  });
+}
+
+/** Whether scopes let a token read resources of a type (the bulk export's filter); no scopes, no narrowing. */
+export const mayReadType = (scopes: readonly string[] | undefined, type: string) =>
+  scopes === undefined || scopesAllow(scopes, `${type}.r`);

@@ -1,0 +1,25 @@
+import type { AreaFixtures } from '../../../test/route-fixtures.ts';
+import { created } from '../../../test/route-fixtures.ts';
+import { RUN_EXPORT } from './job.ts';
+
+/** A completed bulk export of the seeded tenant, and its first file. */
+export const fixtures: AreaFixtures = {
+  async seed(f) {
+    const { t } = f;
+    const base = `${t.base}/fhir/R4`;
+    const kickOff = await t.api.request('GET', `${base}/$export`, undefined, {
+      prefer: 'respond-async',
+      accept: 'application/fhir+json',
+    });
+    if (kickOff.status !== 202) throw new Error(`FHIR $export kick-off: ${kickOff.status} ${kickOff.text}`);
+    const exportId = String(kickOff.headers['content-location']).split('/').at(-1)!;
+    await t.app.services.jobs.drain({ tenants: [t.tenant.id], kinds: [RUN_EXPORT] });
+    const manifest = created(await t.api.get(`${base}/$export-status/${exportId}`), 'FHIR $export status');
+    f.ids.fhirExport = exportId;
+    f.ids.fhirExportFile = String(manifest.output[0].url).split('/').at(-1)!;
+  },
+  params: {
+    exportId: (f) => f.ids.fhirExport,
+    exportFileId: (f) => f.ids.fhirExportFile,
+  },
+};
