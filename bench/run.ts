@@ -19,8 +19,9 @@
  * large tenant it walks the PATIENT and TASK exports to their end (bench/export.ts). Last, the
  * Citus bench (bench/citus.ts): two Cairn nodes on a Citus cluster against two on PostgreSQL; then the
  * access-log bench (bench/access-log.ts) on the large tenant: reads with the log on against off, its
- * size per 1,000 records, and its two questions over 10M records. Absolute figures depend on the
- * machine; the ratios are what carry over.
+ * size per 1,000 records, and its two questions over 10M records; and the FHIR bench (bench/fhir.ts)
+ * on the same tenant: FHIR Patient read and search against Cairn's own, and the bulk $export's
+ * resources per second. Absolute figures depend on the machine; the ratios are what carry over.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -34,6 +35,7 @@ import { benchCitus } from './citus.ts';
 import { benchClient, load, log, median, quick, root, tunedPostgres, waitFor } from './common.ts';
 import { benchEvents } from './events.ts';
 import { benchExportWalks } from './export.ts';
+import { benchFhir } from './fhir.ts';
 import { benchFiles } from './files.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
 import { describeHeapSettings, heapSettings, peakMemory, rssMb, workerPids, workersRss } from './memory.ts';
@@ -291,6 +293,14 @@ async function main() {
     // Last, on the run's own large tenant (its servers gone): the access log on against off, its
     // size, and its two questions over 10M records.
     report.text += await benchAccessLog({
+      databaseUrl,
+      tenant: tenants.large,
+      clientKey: `${clientKey}-large`,
+      clientSecret,
+    });
+    // Then, on the same tenant (the access log's servers gone): FHIR read and search against
+    // Cairn's own, and the bulk $export's throughput.
+    report.text += await benchFhir({
       databaseUrl,
       tenant: tenants.large,
       clientKey: `${clientKey}-large`,
