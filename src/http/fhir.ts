@@ -18,6 +18,23 @@ import { type ErrorCode, validationError } from '../wire/errors.ts';
 export interface FhirParam {
   type: 'token' | 'string' | 'date' | 'reference';
   where(value: string, tenantId: string): RawBuilder<SqlBool>;
+  /**
+   * A reference parameter's targets in a row: what `_include={Type}:{param}` adds to a search's
+   * page. `referenceParam` has it from its column; the others say where theirs are.
+   */
+  includes?: Includes;
+}
+
+/** A resource a row refers to. */
+export interface Referenced {
+  type: string;
+  id: string;
+}
+
+export interface Includes {
+  /** The types it may refer to, for the CapabilityStatement's `searchInclude`. */
+  targets: string[];
+  refersTo(row: never): Referenced[];
 }
 
 export interface FhirResource {
@@ -189,6 +206,13 @@ export function referenceParam(type: string, columnName: string): FhirParam {
     where: (value) => {
       const id = referencedId(type, value);
       return isUuid(id) ? sql<SqlBool>`${column(columnName)} = ${id}` : nothing;
+    },
+    includes: {
+      targets: [type],
+      refersTo: (row: Record<string, unknown>) => {
+        const id = row[columnName];
+        return typeof id === 'string' ? [{ type, id }] : [];
+      },
     },
   };
 }

@@ -31,6 +31,7 @@ import {
   type Tenant,
 } from '../tenancy/tenancy.ts';
 import { ReadThroughCache } from './cache.ts';
+import type { FhirResource } from './fhir.ts';
 import { PageTokens } from './pagination.ts';
 import { TokenService } from './tokens.ts';
 
@@ -71,6 +72,8 @@ export interface Declared {
   slots: readonly Channel[];
   /** What each area does in a patient's delete, beyond what foreign keys cascade. */
   patientDeletions: readonly PatientDeletion[];
+  /** The FHIR resources the areas' records are, by type (the bulk export's job walks them). */
+  fhir: ReadonlyMap<string, readonly FhirResource[]>;
 }
 
 const noop = () => {};
@@ -113,6 +116,8 @@ export class Services {
   readonly slots: readonly Channel[];
   /** What the areas do in a patient's delete (their `patientDeletion`), run by the delete's write. */
   readonly patientDeletions: readonly PatientDeletion[];
+  /** The FHIR resources the areas' records are, by type (Patient; Communication from chat, SMS and email). */
+  readonly fhir: ReadonlyMap<string, readonly FhirResource[]>;
   /** Call after a change to a provider configuration (this node sees it at once, others within the cache's time). */
   readonly forgetProviderConfigs: () => void;
   readonly log: FastifyBaseLogger;
@@ -133,6 +138,7 @@ export class Services {
       channels = new Map(),
       slots = [],
       patientDeletions = [],
+      fhir = new Map(),
     } = declared;
     this.config = config;
     this.tokens = new TokenService(secret, clock);
@@ -147,6 +153,7 @@ export class Services {
     this.channels = channels;
     this.slots = slots;
     this.patientDeletions = patientDeletions;
+    this.fhir = fhir;
     this.sealer = new Sealer(secret);
     // A channel's configuration for an instance, its tenant's, or none, read once per node every CAIRN_CACHE_TTL_MS.
     const providerConfigs = new ReadThroughCache<{ config: StoredConfig | null }>(config.cacheTtlMs, async (key) => {

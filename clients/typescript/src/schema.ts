@@ -49069,7 +49069,7 @@ export interface paths {
          * Search Practitioner resources: a searchset Bundle, paged by its next link
          * @description Needs permission `USER_READ`.
          *
-         *     `name`, `family`, `given`, `identifier`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         *     `name`, `family`, `given`, `identifier`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (none). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
          */
         get: {
             parameters: {
@@ -49292,7 +49292,7 @@ export interface paths {
          * Search Patient resources: a searchset Bundle, paged by its next link
          * @description Needs permission `PATIENT_READ`.
          *
-         *     `identifier`, `name`, `family`, `given`, `birthdate`, `gender`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         *     `identifier`, `name`, `family`, `given`, `birthdate`, `gender`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (none). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
          */
         get: {
             parameters: {
@@ -49515,7 +49515,7 @@ export interface paths {
          * Search CareTeam resources: a searchset Bundle, paged by its next link
          * @description Needs permission `PATIENT_READ`.
          *
-         *     `patient`, `subject`, `status`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         *     `patient`, `subject`, `status`, `participant`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (CareTeam:patient, CareTeam:subject, CareTeam:participant). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
          */
         get: {
             parameters: {
@@ -49738,7 +49738,7 @@ export interface paths {
          * Search CarePlan resources: a searchset Bundle, paged by its next link
          * @description Needs permission `CARE_PLAN_READ`.
          *
-         *     `patient`, `subject`, `category`, `status`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         *     `patient`, `subject`, `category`, `status`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (CarePlan:patient, CarePlan:subject). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
          */
         get: {
             parameters: {
@@ -49961,7 +49961,7 @@ export interface paths {
          * Search Goal resources: a searchset Bundle, paged by its next link
          * @description Needs permission `CARE_PLAN_READ`.
          *
-         *     `patient`, `subject`, `lifecycle-status`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         *     `patient`, `subject`, `lifecycle-status`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (Goal:patient, Goal:subject). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
          */
         get: {
             parameters: {
@@ -50184,7 +50184,7 @@ export interface paths {
          * Search Task resources: a searchset Bundle, paged by its next link
          * @description Needs permission `TASK_READ`.
          *
-         *     `patient`, `subject`, `owner`, `status`, `authored-on`, `modified`, `period`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         *     `patient`, `subject`, `owner`, `status`, `authored-on`, `modified`, `period`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (Task:patient, Task:subject, Task:owner). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
          */
         get: {
             parameters: {
@@ -50407,7 +50407,7 @@ export interface paths {
          * Search DocumentReference resources: a searchset Bundle, paged by its next link
          * @description Needs permission `DOCUMENT_READ`.
          *
-         *     `patient`, `subject`, `category`, `type`, `date`, `status`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         *     `patient`, `subject`, `category`, `type`, `date`, `status`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (DocumentReference:patient, DocumentReference:subject). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
          */
         get: {
             parameters: {
@@ -50630,7 +50630,7 @@ export interface paths {
          * Search QuestionnaireResponse resources: a searchset Bundle, paged by its next link
          * @description Needs permission `ASSESSMENT_READ`.
          *
-         *     `patient`, `subject`, `status`, `authored`, `questionnaire`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         *     `patient`, `subject`, `status`, `authored`, `questionnaire`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (QuestionnaireResponse:patient, QuestionnaireResponse:subject). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
          */
         get: {
             parameters: {
@@ -50853,7 +50853,7 @@ export interface paths {
          * Search Appointment resources: a searchset Bundle, paged by its next link
          * @description Needs permission `CALENDAR_READ`.
          *
-         *     `patient`, `practitioner`, `date`, `status`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         *     `patient`, `practitioner`, `date`, `status`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (none). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
          */
         get: {
             parameters: {
@@ -51076,7 +51076,7 @@ export interface paths {
          * Search Encounter resources: a searchset Bundle, paged by its next link
          * @description Needs permission `ENCOUNTER_READ`.
          *
-         *     `patient`, `subject`, `date`, `status`, `type`, `identifier`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         *     `patient`, `subject`, `date`, `status`, `type`, `identifier`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (Encounter:patient, Encounter:subject). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
          */
         get: {
             parameters: {
@@ -51299,7 +51299,7 @@ export interface paths {
          * Search Communication resources: a searchset Bundle, paged by its next link
          * @description Needs any of `CHAT_READ`, `EMAIL_READ`, `SMS_READ` (it answers what those the caller holds read).
          *
-         *     `patient`, `subject`, `sent`, `status`, `category`, `medium`, `received`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         *     `patient`, `subject`, `sent`, `status`, `category`, `medium`, `received`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (Communication:patient, Communication:subject). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
          */
         get: {
             parameters: {

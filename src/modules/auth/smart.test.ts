@@ -147,13 +147,21 @@ describe('SMART Backend Services', () => {
       app.server.inject({
         method: 'GET',
         url: `${t.base}/fhir/R4/$export?_type=${type}`,
-        headers: { authorization: `Bearer ${issued.body.access_token}`, prefer: 'respond-async', accept: 'application/fhir+json' },
+        headers: {
+          authorization: `Bearer ${issued.body.access_token}`,
+          prefer: 'respond-async',
+          accept: 'application/fhir+json',
+        },
       });
     assert.equal((await kickOff('Task')).statusCode, 403);
     const started = await kickOff('Patient');
     assert.equal(started.statusCode, 202, started.body);
     const status = new URL(String(started.headers['content-location'])).pathname;
-    const polled = await app.server.inject({ method: 'GET', url: status, headers: { authorization: `Bearer ${issued.body.access_token}` } });
+    const polled = await app.server.inject({
+      method: 'GET',
+      url: status,
+      headers: { authorization: `Bearer ${issued.body.access_token}` },
+    });
     assert.equal(polled.statusCode, 202);
   });
 

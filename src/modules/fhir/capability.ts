@@ -1,4 +1,5 @@
 import { type FhirResource, paramsOf } from '../../http/fhir.ts';
+import { includeNames } from './include.ts';
 import { DEFAULT_COUNT, MAX_COUNT } from './store.ts';
 
 /**
@@ -57,6 +58,7 @@ export function capabilityStatement(
             type,
             ...(sources[0]?.profile ? { supportedProfile: [sources[0].profile] } : {}),
             interaction: [{ code: 'read' }, { code: 'search-type' }],
+            ...(includeNames(type, sources).length > 0 ? { searchInclude: includeNames(type, sources) } : {}),
             searchParam: searchParamsOf(sources),
             ...(type === 'Patient' ? { operation: [BULK_OPERATIONS.patient] } : {}),
           })),

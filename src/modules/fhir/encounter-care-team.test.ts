@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { assertOutcome, createUser, fhirBase, idsOf, usCoreErrors } from '../../test/fhir.ts';
+import { assertOutcome, createUser, errorsOf, fhirBase, idsOf, usCoreErrors } from '../../test/fhir.ts';
 import { type Api, createPatient, createTestTenant, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
 
 /**
@@ -419,5 +419,71 @@ describe('FHIR R4: CareTeam (US Core 5.0.1 CareTeam)', () => {
     assert.deepEqual([read.resourceType, read.patientIds, read.recordIds], ['CARE_TEAM', [team.id], [team.id]]);
     const refused = records.find((record) => record.operation.endsWith('/CareTeam/:id') && record.patientIds[0] === theirs.id);
     assert.ok(refused, 'a read of a CareTeam not found is an attempt on that patient, as Patient/{id} is');
+  });
+});
+
+describe('FHIR R4: _include', () => {
+  test('CareTeam:participant adds the members and the patient once, as include entries; the self and next links keep it', async () => {
+    const t = await createTestTenant(app);
+    const coach = await createUser(t, { firstName: 'Cy', lastName: 'Coach' });
+    const nurse = await createUser(t, { firstName: 'Nia', lastName: 'Nurse' });
+    const first = await createPatient(t, { firstName: 'Ada', lastName: 'Quill', careTeam: [{ id: coach.id }, { id: nurse.id }] });
+    const second = await createPatient(t, { firstName: 'Bo', lastName: 'Quill', careTeam: [{ id: nurse.id }] });
+    const bundle = (await t.api.get(`${fhirBase(t)}/CareTeam?status=active&_include=CareTeam:participant:Practitioner&_count=1`))
+      .body;
+    const modes = (mode: string) =>
+      (bundle.entry as { search: { mode: string }; resource: { resourceType: string; id: string } }[])
+        .filter((entry) => entry.search.mode === mode)
+        .map((entry) => `${entry.resource.resourceType}/${entry.resource.id}`)
+        .sort();
+    const [shown] = modes('match');
+    const members = shown === `CareTeam/${first.id}` ? [coach.id, nurse.id] : [nurse.id];
+    assert.deepEqual(modes('include'), members.map((id) => `Practitioner/${id}`).sort());
+    for (const entry of bundle.entry) assert.deepEqual(errorsOf(entry.resource), []);
+    const links = Object.fromEntries(bundle.link.map((link: { relation: string; url: string }) => [link.relation, link.url]));
+    assert.match(links.self, /_include=CareTeam%3Aparticipant%3APractitioner/);
+    assert.match(links.next, /_include=CareTeam%3Aparticipant%3APractitioner/);
+
+    const both = (await t.api.get(`${fhirBase(t)}/CareTeam?patient=${second.id}&_include=CareTeam:participant`)).body;
+    assert.deepEqual(
+      both.entry.map(
+        (entry: { resource: { resourceType: string; id: string } }) => `${entry.resource.resourceType}/${entry.resource.id}`,
+      ),
+      [`CareTeam/${second.id}`, `Practitioner/${nurse.id}`, `Patient/${second.id}`],
+    );
+    const metadata = (await t.anonymous.get(`${fhirBase(t)}/metadata`)).body;
+    const careTeam = metadata.rest[0].resource.find((resource: { type: string }) => resource.type === 'CareTeam');
+    assert.ok(careTeam.searchInclude.includes('CareTeam:participant'));
+  });
+
+  test("a Task's patient and owner; what the caller may not read is left out; an unknown include is ignored", async () => {
+    const t = await createTestTenant(app);
+    const owner = await createUser(t, { firstName: 'Oz', lastName: 'Owner' });
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
+    const task = await t.api.post(`${t.base}/tasks`, {
+      name: 'Call',
+      status: 'TODO',
+      priority: 'LOW',
+      assignee: { id: owner.id },
+      patient: { id: patient.id },
+    });
+    assert.equal(task.status, 201, task.text);
+    const entriesOf = async (api: Api, include: string) =>
+      (await api.get(`${fhirBase(t)}/Task?patient=${patient.id}&${include}`)).body.entry.map(
+        (entry: { resource: { resourceType: string; id: string } }) => `${entry.resource.resourceType}/${entry.resource.id}`,
+      );
+    assert.deepEqual(await entriesOf(t.api, '_include=Task:patient&_include=Task:owner'), [
+      `Task/${task.body.id}`,
+      `Patient/${patient.id}`,
+      `Practitioner/${owner.id}`,
+    ]);
+    const taskReader = await t.apiWith(['TASK_READ', 'PATIENT_READ']);
+    assert.deepEqual(await entriesOf(taskReader, '_include=Task:patient&_include=Task:owner'), [
+      `Task/${task.body.id}`,
+      `Patient/${patient.id}`,
+    ]);
+    const ignored = await t.api.get(`${fhirBase(t)}/Task?patient=${patient.id}&_include=Task:nothing&_include=Goal:patient`);
+    assert.equal(ignored.body.entry.length, 1);
+    assert.doesNotMatch(ignored.body.link[0].url, /_include/);
   });
 });

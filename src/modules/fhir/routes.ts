@@ -10,6 +10,7 @@ import { smartTokenEndpoint } from '../../http/scopes.ts';
 import { ApiError } from '../../wire/errors.ts';
 import { InstanceParams } from '../../wire/schemas.ts';
 import { capabilityStatement } from './capability.ts';
+import { included, includeNames, parseIncludes } from './include.ts';
 import { FHIR_JSON, fhirErrorHandler, fhirResponses } from './outcome.ts';
 import { type Found, findInSources, parseTypeSearch, searchSources } from './store.ts';
 
@@ -148,7 +149,7 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
             .map((name) => `\`${name}\``)
             .join(
               ', ',
-            )}, \`_id\`, \`_lastUpdated\`, \`_count\` (20 by default, at most 1000), \`_summary=count\`. Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the \`self\` link.`,
+            )}, \`_id\`, \`_lastUpdated\`, \`_count\` (20 by default, at most 1000), \`_summary=count\`, \`_include\` (${includeNames(type, sources).join(', ') || 'none'}). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the \`self\` link.`,
           params: InstanceParams,
           querystring: SearchQuery,
           response: fhirResponses(200, 400, 401, 403, 404, 429, 503),
@@ -158,11 +159,16 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
         const base = baseOf(request);
         const ctx = contextOf(request);
         const from = readable(ctx);
-        const searches = parseTypeSearch(sources, request.query as Record<string, unknown>, ctx.scope.tenantId);
+        const query = request.query as Record<string, unknown>;
+        const searches = parseTypeSearch(sources, query, ctx.scope.tenantId);
+        const includes = parseIncludes(type, sources, [query._include ?? []].flat().map(String));
         // The sources' searches differ only in their conditions: the links are any one's.
         const search = searches.get(first)!;
         const link = (after?: string) => {
-          const params = new URLSearchParams(search.applied);
+          const params = new URLSearchParams([
+            ...search.applied,
+            ...includes.map(({ value }): [string, string] => ['_include', value]),
+          ]);
           if (after) params.set('_cursor', after);
           const text = params.toString();
           return `${base}/${type}${text ? `?${text}` : ''}`;
@@ -171,17 +177,19 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
         const page = await searchSources(ctx, new Map(from.map((source) => [source, searches.get(source)!])));
         reply.type(FHIR_JSON);
         if ('total' in page) return { resourceType: 'Bundle', type: 'searchset', total: page.total, link: [self] };
-        disclose(request, patientsOf(page.found));
+        const extra = await included(ctx, fhir, includes, page.found);
+        disclose(request, patientsOf([...page.found, ...extra]));
         const last = page.found.at(-1);
+        const entry = (mode: 'match' | 'include') => (found: Found) => ({
+          fullUrl: `${base}/${found.source.type}/${found.row.id}`,
+          resource: found.source.toFhir(found.row as never, { base }),
+          search: { mode },
+        });
         return compact({
           resourceType: 'Bundle',
           type: 'searchset',
           link: [self, ...(page.hasNext && last ? [{ relation: 'next', url: link(last.row.id) }] : [])],
-          entry: page.found.map(({ source, row }) => ({
-            fullUrl: `${base}/${type}/${row.id}`,
-            resource: source.toFhir(row as never, { base }),
-            search: { mode: 'match' },
-          })),
+          entry: [...page.found.map(entry('match')), ...extra.map(entry('include'))],
         });
       },
     );

@@ -48,6 +48,13 @@ export async function findRow(ctx: Context, resource: FhirResource, id: string):
     | undefined;
 }
 
+/** The rows of these ids (an `_include`'s), in one statement; ids that are not uuids name nothing. */
+export async function findRows(ctx: Context, resource: FhirResource, ids: readonly string[]): Promise<Row[]> {
+  const wanted = ids.filter(isUuid);
+  if (wanted.length === 0) return [];
+  return (await withColumns(ctx, resource, rowsOf(ctx, resource).selectAll('r')).where('r.id', 'in', wanted).execute()) as Row[];
+}
+
 /** The record of a read by id in whichever of the sources holds it (each looked in at once). */
 export async function findInSources(ctx: Context, sources: readonly FhirResource[], id: string): Promise<Found | undefined> {
   const rows = await Promise.all(sources.map((source) => findRow(ctx, source, id)));

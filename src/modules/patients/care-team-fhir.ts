@@ -5,8 +5,10 @@ import {
   type FhirParam,
   type FhirResource,
   invalidParam,
+  isUuid,
   nothing,
   reference,
+  referencedId,
   referenceParam,
   tokenOf,
 } from '../../http/fhir.ts';
@@ -77,6 +79,29 @@ const statusParam: FhirParam = {
   },
 };
 
+/**
+ * `participant`: a member (`Practitioner/{userId}`, on the care team's user index) or the patient
+ * (`Patient/{id}`); what `_include=CareTeam:participant` adds, as US Core asks.
+ */
+const participantParam: FhirParam = {
+  type: 'reference',
+  where: (value, tenantId) => {
+    const patient = referencedId('Patient', value);
+    if (value.startsWith('Patient/')) return isUuid(patient) ? sql<SqlBool>`r.id = ${patient}` : nothing;
+    const user = referencedId('Practitioner', value);
+    if (!isUuid(user)) return nothing;
+    return sql<SqlBool>`EXISTS (SELECT 1 FROM patient_care_team ct
+      WHERE ct.tenant_id = ${tenantId} AND ct.user_id = ${user} AND ct.patient_id = r.id)`;
+  },
+  includes: {
+    targets: ['Practitioner', 'Patient'],
+    refersTo: (row: CareTeamRow) => [
+      ...row.care_team.map((member) => ({ type: 'Practitioner', id: member.userId })),
+      { type: 'Patient', id: row.id },
+    ],
+  },
+};
+
 /** CareTeam: a patient's care team, read as the patient is (PATIENT_READ), by the patient's id. */
 export const fhirCareTeam: FhirResource = {
   type: 'CareTeam',
@@ -96,6 +121,7 @@ export const fhirCareTeam: FhirResource = {
     patient: referenceParam('Patient', 'id'),
     subject: referenceParam('Patient', 'id'),
     status: statusParam,
+    participant: participantParam,
   },
   toFhir: (row: CareTeamRow) => compact(careTeamOf(row)),
 };

@@ -11,7 +11,7 @@ import { instanceJobContext } from '../../../work/job-context.ts';
 import { write } from '../../../work/write.ts';
 import { MAX_COUNT, parseSearch, type Search, searchRows } from '../store.ts';
 import { type BulkExportSettings, bulkExportSettings } from './settings.ts';
-import { type Source, sourcesFor } from './sources.ts';
+import { type Source, sourcesOf } from './sources.ts';
 import {
   blobKey,
   blobRecorded,
@@ -180,9 +180,7 @@ export async function runExport(job: ClaimedJob, services: Services): Promise<nu
       );
       return written;
     }
-    const sources = sourcesFor(services);
-    if (!sources) throw new Error('the FHIR resources are not known yet: the app has not registered its routes');
-    const source = sources.find((candidate) => candidate.key === key);
+    const source = sourcesOf(services.fhir).find((candidate) => candidate.key === key);
     if (!source) {
       // A resource no area declares any more (a release removed it): the export cannot be finished.
       const error = `${key} is no longer served`;

@@ -15,7 +15,7 @@ import { write } from '../../../work/write.ts';
 import { FHIR_JSON, fhirErrorHandler, fhirResponses, Resource } from '../outcome.ts';
 import { NDJSON, RUN_EXPORT } from './job.ts';
 import { type KickOffQuery, planExport, startExport } from './kickoff.ts';
-import { keepSources, sourcesOf, typeOfKey } from './sources.ts';
+import { sourcesOf, typeOfKey } from './sources.ts';
 import { deadJobOf, type ExportRow, filesOfExport, findExport, findExportFile, lockExport, removeExport } from './store.ts';
 import type { ExportLevel } from './tables.ts';
 
@@ -93,7 +93,6 @@ function progressOf(row: ExportRow): string {
 const bulkExportRoutes: AreaPlugin = async (app, { services, fhir }) => {
   app.setErrorHandler(fhirErrorHandler);
   const sources = sourcesOf(fhir);
-  keepSources(services, sources);
 
   const kickOff = (level: ExportLevel) => async (request: FastifyRequest, reply: FastifyReply) => {
     const ctx = contextOf(request);

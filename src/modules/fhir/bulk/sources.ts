@@ -1,6 +1,4 @@
 import type { FhirResource } from '../../../http/fhir.ts';
-import type { AreaOptions } from '../../../http/plugin.ts';
-import type { Services } from '../../../http/services.ts';
 
 /**
  * What an export walks: each FHIR resource an area declares is one source, read from its own table
@@ -13,14 +11,10 @@ export interface Source {
   resource: FhirResource;
 }
 
-/**
- * The areas' declarations as sources, in their order; whatever shape the merge hands them in (one
- * resource per type, or several), each declaration is one source.
- */
-export function sourcesOf(fhir: AreaOptions['fhir']): Source[] {
-  const declared = [...(fhir as { values(): Iterable<FhirResource | readonly FhirResource[]> }).values()].flat();
+/** The areas' declarations as sources, in their order: each declaration is one source. */
+export function sourcesOf(fhir: ReadonlyMap<string, readonly FhirResource[]>): Source[] {
   const seen = new Map<string, number>();
-  return declared.map((resource) => {
+  return [...fhir.values()].flat().map((resource) => {
     const key = `${resource.type}/${resource.table}/${resource.logAs}`;
     const count = (seen.get(key) ?? 0) + 1;
     seen.set(key, count);
@@ -33,17 +27,3 @@ export const typeOfKey = (key: string) => key.slice(0, key.indexOf('/'));
 
 /** Whether a source's records belong to patients: a Patient-level export walks only those. */
 export const belongsToPatients = (resource: FhirResource) => !('none' in resource.patient);
-
-/**
- * The sources of each app, for its export job. The areas' FHIR declarations reach the routes
- * (their plugins' `fhir` option), not the services a job runs with; the routes plugin keeps them
- * here, keyed by the app's services, so apps side by side (tests) each see their own.
- */
-const appSources = new WeakMap<Services, readonly Source[]>();
-
-export function keepSources(services: Services, sources: readonly Source[]): void {
-  appSources.set(services, sources);
-}
-
-/** The app's sources; undefined before its routes are registered (the job then fails and is retried). */
-export const sourcesFor = (services: Services): readonly Source[] | undefined => appSources.get(services);
