@@ -146,7 +146,8 @@ const operations: Operation[] = Object.entries(document.paths)
         queryParams: parameters.filter((p) => p.in === 'query'),
         bodySchema: operation.requestBody?.content['application/json']?.schema,
         responses: operation.responses,
-        permission: rule?.permission,
+        // An any-of route (FHIR's Communication) is checked with a token holding none of them.
+        permission: rule?.permission ?? rule?.anyOf?.join(' or '),
         public: rule?.public === true,
         callers: rule?.callers,
       };
