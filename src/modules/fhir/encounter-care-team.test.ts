@@ -184,7 +184,7 @@ describe('FHIR R4: Encounter (US Core 5.0.1 Encounter)', () => {
 
   test('searches by patient, subject, date, status, type, identifier, _id and _lastUpdated; AND, OR, counts and pages', async () => {
     const t = await createTestTenant(app, formation());
-    const since = new Date().toISOString();
+    const since = app.services.clock.now().toISOString();
     const { patient, other, visit, video, cancelled, bare } = await encounters(t);
     const search = (query: string) => found(t.api, t, `Encounter?${query}`);
     const mine = [visit.id, video.id, cancelled.id].sort();
@@ -378,7 +378,7 @@ describe('FHIR R4: CareTeam (US Core 5.0.1 CareTeam)', () => {
     assert.deepEqual(await search(`_id=${emptied.id}`), [emptied.id]);
 
     // A change to the team is the team's last update (it stamps the patient).
-    const before = new Date().toISOString();
+    const before = app.services.clock.now().toISOString();
     const added = await t.api.patch(`${t.base}/patients/${alone.id}`, { careTeam: [{ id: nurse }] });
     assert.equal(added.status, 200, added.text);
     assert.deepEqual(await search(`_lastUpdated=ge${before}`), [alone.id]);
