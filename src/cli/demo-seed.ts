@@ -24,7 +24,12 @@ export const DEMO_PASSWORD = 'demo-password-123';
  */
 export async function seedDemo(services: Services): Promise<string[]> {
   const { tenant, instance } = await demoInstanceOf(services);
-  const ctx = systemContext(services, tenant, instance);
+  return seedInstance(systemContext(services, tenant, instance));
+}
+
+/** The demo's records in an instance of the demo formation (the demo's own, or a test's). */
+export async function seedInstance(ctx: Context): Promise<string[]> {
+  const { instance } = ctx;
   const coordinators = [];
   for (const [index, name] of [
     ['Casey', 'Morgan', 'west'],
