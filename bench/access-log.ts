@@ -29,7 +29,21 @@ import type { DB } from '../src/db/schema.ts';
 import type { TenantContext } from '../src/http/context.ts';
 import { type AccessQuery, accessPage } from '../src/modules/access-log/store.ts';
 import { type Cluster, freePort, startCluster } from '../src/test/postgres-cluster.ts';
-import { benchClient, load, log, median, percentile, quick, root, standalone, tunedPostgres, waitFor } from './common.ts';
+import {
+  benchClient,
+  cli,
+  load,
+  log,
+  median,
+  percentile,
+  query,
+  quick,
+  root,
+  standalone,
+  token,
+  tunedPostgres,
+  waitFor,
+} from './common.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
 
 const PATIENTS = quick ? 100_000 : 1_000_000;
@@ -74,30 +88,6 @@ interface Servers {
   bases: Record<Side, string>;
   tokens: Record<Side, string>;
   processes: Record<Side, ChildProcess>;
-}
-
-async function query<R extends pg.QueryResultRow = pg.QueryResultRow>(url: string, text: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-function cli(args: string[], env: NodeJS.ProcessEnv) {
-  execFileSync(process.execPath, ['dist/cli.js', ...args], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
-}
-
-async function token(base: string, key: string, secret: string): Promise<string> {
-  const response = await fetch(`${base}/auth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ apiClient: key, secret }),
-  });
-  if (!response.ok) throw new Error(`token: ${response.status} ${await response.text()}`);
-  return ((await response.json()) as { token: string }).token;
 }
 
 /** The same build twice on the same database: the access log on, and off. */

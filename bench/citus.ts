@@ -22,7 +22,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { type Cluster, freePort, startCluster } from '../src/test/postgres-cluster.ts';
-import { benchClient, load, log, median, quick, root, standalone, waitFor } from './common.ts';
+import { benchClient, cli, load, log, median, query, quick, root, standalone, waitFor } from './common.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
 
 const PATIENTS = quick ? 10_000 : 100_000;
@@ -97,20 +97,6 @@ async function startEngines(): Promise<Engines> {
       destroy();
     },
   };
-}
-
-async function query<R extends pg.QueryResultRow = pg.QueryResultRow>(url: string, text: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-function cli(args: string[], env: NodeJS.ProcessEnv) {
-  execFileSync(process.execPath, ['dist/cli.js', ...args], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 /** Two Cairn nodes on one engine, API only. */

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import type { LoadPlan, LoadResult } from './load.ts';
 
 export const root = path.resolve(import.meta.dirname, '..');
@@ -107,4 +108,31 @@ export function tunedPostgres(): Record<string, string> {
 /** The arguments of `cairn client create` for the bench's client: an administrator of the tenant's sandbox. */
 export function benchClient(tenant: string, key: string, secret: string): string[] {
   return ['client', 'create', tenant, '--name', 'bench', '--role', 'sandbox:administrator', '--key', key, '--secret', secret];
+}
+
+/** One statement on its own connection, for the bench's setup and its readings. */
+export async function query<R extends pg.QueryResultRow = pg.QueryResultRow>(url: string, text: string, values: unknown[] = []) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** `cairn <args>` from the build, its output left out but for errors. */
+export function cli(args: string[], env: NodeJS.ProcessEnv) {
+  execFileSync(process.execPath, ['dist/cli.js', ...args], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+/** A bearer token for an API client. */
+export async function token(base: string, key: string, secret: string): Promise<string> {
+  const response = await fetch(`${base}/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ apiClient: key, secret }),
+  });
+  if (!response.ok) throw new Error(`token: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { token: string }).token;
 }

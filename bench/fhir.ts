@@ -37,7 +37,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { type Cluster, freePort, startCluster } from '../src/test/postgres-cluster.ts';
 import type { SharedTenant } from './access-log.ts';
-import { benchClient, load, log, median, quick, root, standalone, tunedPostgres, waitFor } from './common.ts';
+import { benchClient, cli, load, log, median, query, quick, root, standalone, token, tunedPostgres, waitFor } from './common.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
 import { workerPids } from './memory.ts';
 
@@ -60,30 +60,6 @@ const instanceName = 'sandbox';
 const children: ChildProcess[] = [];
 
 type Api = 'fhir' | 'cairn';
-
-async function query<R extends pg.QueryResultRow = pg.QueryResultRow>(url: string, text: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-function cli(args: string[], env: NodeJS.ProcessEnv) {
-  execFileSync(process.execPath, ['dist/cli.js', ...args], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
-}
-
-async function token(base: string, key: string, secret: string): Promise<string> {
-  const response = await fetch(`${base}/auth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ apiClient: key, secret }),
-  });
-  if (!response.ok) throw new Error(`token: ${response.status} ${await response.text()}`);
-  return ((await response.json()) as { token: string }).token;
-}
 
 // ---- Servers ----
 

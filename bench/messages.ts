@@ -13,14 +13,14 @@
  * The server is `cairn serve --workers 2` from the build, job workers on, with PostgreSQL on the
  * same machine; the chat load comes from a separate process (bench/load.ts).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 import { freePort, startCluster } from '../src/test/postgres-cluster.ts';
-import { benchClient, load, log, median, quick, root, settle, standalone } from './common.ts';
+import { benchClient, cli, load, log, median, quick, root, settle, standalone } from './common.ts';
 import type { LoadPlan } from './load.ts';
 
 const MESSAGES = 100_000;
@@ -34,10 +34,6 @@ const tenant = 'messages';
 const clientKey = 'messages-bench';
 const clientSecret = 'messages-bench-secret-0123';
 const children: ChildProcess[] = [];
-
-function cli(args: string[], env: NodeJS.ProcessEnv) {
-  execFileSync(process.execPath, ['dist/cli.js', ...args], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
-}
 
 /** An SMTP server that takes everything (no TLS on loopback) and counts what arrived, and when. */
 async function startRelay() {
