@@ -16,6 +16,7 @@ import { findInstanceByName, findTenantByName } from '../tenancy/tenancy.ts';
 import { ApiError } from '../wire/errors.ts';
 import { cliServices, ensureDemoTenant, openMigrated } from './bootstrap.ts';
 import { DEMO_PASSWORD, seedDemo } from './demo-seed.ts';
+import { runOperatingCommand } from './operating/commands.ts';
 import { seedBulk } from './seed-bulk.ts';
 import { serve } from './serve.ts';
 
@@ -41,6 +42,11 @@ Usage:
                                                 Make a message come in through the sandbox
   cairn access-log verify <tenant>              Check the tenant's access log against its hash chain; names the
                                                 first broken link (exit 1) or prints the newest seal's hash
+  cairn backup <file> [--files-only]            A consistent backup (database and files) while the server serves
+  cairn restore <file> [--data-dir D]           Restore into an empty installation (D, or DATABASE_URL) and verify it
+  cairn copy --to postgres://… [--files-to s3://bucket?region=R&endpoint=E&forcePathStyle=true]
+                                                Copy a stopped installation to PostgreSQL or Citus (and S3);
+                                                resumable, verified
   cairn seed demo                               Demo tenant plus sample users and patients
   cairn seed bulk --tenant T [--instance sandbox] --patients N [--tasks M] [--events E] [--users U] [--batch 10000]
                   [--keep-indexes]              Scale data: coordinators, patients with care teams and programs, tasks,
@@ -110,6 +116,9 @@ async function main(argv: string[]): Promise<void> {
       subject: { type: 'string' },
       message: { type: 'string' },
       recorded: { type: 'boolean' },
+      'files-only': { type: 'boolean' },
+      'data-dir': { type: 'string' },
+      'files-to': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -125,6 +134,13 @@ async function main(argv: string[]): Promise<void> {
     await serve(config, workers);
     return;
   }
+  const operatingOptions = {
+    filesOnly: options['files-only'] === true,
+    dataDir: options['data-dir'],
+    to: options.to,
+    filesTo: options['files-to'],
+  };
+  if (await runOperatingCommand(command, positionals.slice(1), operatingOptions, config, settingsSections(areas), fail)) return;
 
   const database = await openMigrated(config);
   const services = cliServices(config, database);

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import { SingleBar } from 'cli-progress';
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { systemContext } from '../http/context.ts';
@@ -9,6 +8,7 @@ import { applyFormation } from '../modules/formation/index.ts';
 import { createInstance, createTenant } from '../tenancy/store.ts';
 import { findInstanceByName, findTenantByName, type Instance, type Tenant } from '../tenancy/tenancy.ts';
 import { demoFormationPath } from './bootstrap.ts';
+import { progressBar } from './progress.ts';
 import { firstNames, lastNames, places } from './seed-names.ts';
 
 /**
@@ -99,18 +99,6 @@ async function existingPatientCount(db: Kysely<DB>, tenantId: string, instanceId
     .where('instance_id', '=', instanceId)
     .executeTakeFirstOrThrow();
   return Number(count);
-}
-
-function progressBar(format: string): SingleBar {
-  // Without a terminal (CI, logs), it prints a line every few seconds instead of redrawing.
-  return new SingleBar({
-    format,
-    barsize: 30,
-    hideCursor: true,
-    stream: process.stderr,
-    noTTYOutput: true,
-    notTTYSchedule: 5000,
-  });
 }
 
 /**

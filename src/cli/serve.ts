@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import { serveMetricsForWorkers } from '../http/metrics.ts';
 import { ensureDemoTenant, openMigrated, tokenHowTo } from './bootstrap.ts';
 import { heapFlags } from './heap.ts';
+import { listenForOperators } from './operating/operator-socket.ts';
 
 /**
  * `cairn serve [--workers N]`. The primary migrates and bootstraps once; with N > 1 it then
@@ -21,7 +22,10 @@ export async function serve(config: Config, workers: number): Promise<void> {
   if (workers <= 1) {
     const { buildApp } = await import('../app.ts');
     const { server, services } = await buildApp({ config, database });
+    // The embedded database is this process's alone: a backup asks it through its operator socket.
+    const operators = database.kind === 'pglite' ? await listenForOperators(config.dataDir, database) : undefined;
     stopOnSignals(async () => {
+      operators?.close();
       await server.close();
       await database.close();
     });

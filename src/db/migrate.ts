@@ -47,6 +47,33 @@ export async function migrateToLatest<DB>(db: Kysely<DB>): Promise<string[]> {
 }
 
 /**
+ * Brings the schema to exactly the migration named (a restore builds the schema its backup was
+ * taken at, fills it, then migrates to the latest). Refuses a name this code does not have.
+ */
+export async function migrateTo<DB>(db: Kysely<DB>, name: string): Promise<void> {
+  if (!(await migrationNames()).includes(name)) {
+    throw new Error(`migration ${name} is not one of this release's: use the Cairn release that made it, then upgrade`);
+  }
+  await withMigrator(db, async (migrator, connection, citus) => {
+    const { error } = await migrator.migrateTo(name);
+    if (error) throw error;
+    if (citus) for (const table of [MIGRATIONS, MIGRATIONS_LOCK]) await referenceOnce(connection, table);
+  });
+}
+
+/** The last migration the database holds, or undefined for a database Cairn never migrated. */
+export async function lastMigration<DB>(db: Kysely<DB>): Promise<string | undefined> {
+  const schema = await currentSchema(db);
+  const { rows: tables } = await sql`SELECT 1 FROM pg_tables WHERE schemaname = ${schema} AND tablename = ${MIGRATIONS}`.execute(
+    db,
+  );
+  if (tables.length === 0) return undefined;
+  const table = schema ? sql.id(schema, MIGRATIONS) : sql.id(MIGRATIONS);
+  const { rows } = await sql<{ name: string }>`SELECT max(name) AS name FROM ${table}`.execute(db);
+  return rows[0]?.name ?? undefined;
+}
+
+/**
  * Runs `work` with a Migrator of this code's migrations on one connection, so a Citus session
  * setting holds for every migration (and `cairn migrate` and a test migrating down run alike).
  *

@@ -14,6 +14,8 @@ export interface BlobStore {
   put(key: string, body: Readable, contentType: string): Promise<void>;
   /** The bytes, or the inclusive byte range of them. */
   get(key: string, range?: ByteRange): Promise<Readable>;
+  /** The blob's size in bytes, or undefined when the store has none under the key (a backup's, a copy's check). */
+  size(key: string): Promise<number | undefined>;
   /** Removes the keys; a key that is already gone is not an error. */
   remove(keys: readonly string[]): Promise<void>;
 }

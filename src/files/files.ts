@@ -1,4 +1,8 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { JobDeferred } from '../jobs/kinds.ts';
 import type { BlobStore } from './blob-store.ts';
+import { blobsHeldUntil } from './holds.ts';
 import { FileLinks, type LinkIssue, type LinkTarget } from './links.ts';
 import { LocalBlobStore } from './local-store.ts';
 import { S3BlobStore } from './s3-store.ts';
@@ -68,7 +72,15 @@ export class FileService {
   }
 }
 
-/** The `files.remove` job: the blob of a file whose row is gone. Removing one already gone is no error. */
-export async function removeBlob(blobs: BlobStore, payload: Record<string, unknown>): Promise<void> {
-  if (typeof payload.storageKey === 'string') await blobs.remove([payload.storageKey]);
+/**
+ * The `files.remove` job: the blob of a file whose row is gone. Removing one already gone is no
+ * error; while a backup holds removals (holds.ts), it waits for the hold to end.
+ */
+export async function removeBlob(
+  services: { db: Kysely<DB>; files: FileService; clock: { now(): Date } },
+  payload: Record<string, unknown>,
+): Promise<void> {
+  const heldUntil = await blobsHeldUntil(services.db, services.clock.now());
+  if (heldUntil) throw new JobDeferred(heldUntil);
+  if (typeof payload.storageKey === 'string') await services.files.blobs.remove([payload.storageKey]);
 }

@@ -55,6 +55,14 @@ export class LocalBlobStore implements BlobStore {
     return stream;
   }
 
+  async size(key: string): Promise<number | undefined> {
+    const stat = await fs.stat(this.pathOf(key)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    return stat?.size;
+  }
+
   async remove(keys: readonly string[]): Promise<void> {
     await Promise.all(keys.map((key) => fs.rm(this.pathOf(key), { force: true })));
   }

@@ -10,11 +10,11 @@ const DELETE_BATCH = 1000;
 
 /** The AWS SDK's parts this store uses, loaded together on first use. */
 async function loadSdk() {
-  const [{ DeleteObjectsCommand, GetObjectCommand, S3Client }, { Upload }] = await Promise.all([
+  const [{ DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, S3Client }, { Upload }] = await Promise.all([
     import('@aws-sdk/client-s3'),
     import('@aws-sdk/lib-storage'),
   ]);
-  return { DeleteObjectsCommand, GetObjectCommand, S3Client, Upload };
+  return { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, S3Client, Upload };
 }
 
 /**
@@ -88,6 +88,17 @@ export class S3BlobStore implements BlobStore {
       }),
     );
     return output.Body as Readable;
+  }
+
+  async size(key: string): Promise<number | undefined> {
+    const { sdk, client } = await this.connect();
+    try {
+      const output = await client.send(new sdk.HeadObjectCommand({ Bucket: this.settings.bucket, Key: key }));
+      return output.ContentLength;
+    } catch (error) {
+      if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return undefined;
+      throw error;
+    }
   }
 
   async remove(keys: readonly string[]): Promise<void> {

@@ -44,6 +44,16 @@ export interface ClaimedJob {
   key: string | null;
 }
 
+/**
+ * Thrown by a run that must wait for something outside it (a backup's hold on blob removals): the
+ * job runs again at `until`, the attempt not counted, so a long wait never makes it DEAD.
+ */
+export class JobDeferred extends Error {
+  constructor(readonly until: Date) {
+    super('JOB_DEFERRED');
+  }
+}
+
 /** Default backoff: 10 s doubling to an hour. */
 const DEFAULT_BACKOFF = { baseMs: 10_000, maxMs: 60 * 60_000 };
 

@@ -172,6 +172,13 @@ export async function retryJob(db: Kysely<DB>, job: JobRow, runAt: Date, error: 
   await taken(db, job).set({ state: 'QUEUED', run_at: runAt, locked_by: null, last_error: error, updated_at: now }).execute();
 }
 
+/** The job waits for something outside it (JobDeferred): it runs again at `runAt`, this attempt not counted. */
+export async function deferJob(db: Kysely<DB>, job: JobRow, runAt: Date, now: Date): Promise<void> {
+  await taken(db, job)
+    .set({ state: 'QUEUED', run_at: runAt, locked_by: null, attempts: job.attempts - 1, updated_at: now })
+    .execute();
+}
+
 /** Periodic work is never dead: it runs again at `runAt`, its attempts counted afresh. */
 export async function rescheduleJob(db: Kysely<DB>, job: JobRow, runAt: Date, error: string | null, now: Date): Promise<void> {
   await taken(db, job)
@@ -317,4 +324,28 @@ export async function ensurePeriodicJobs(db: Kysely<DB>, kinds: readonly string[
       conflict.columns(['tenant_id', 'kind', 'dedupe_key']).where('dedupe_key', 'is not', null).doNothing(),
     )
     .execute();
+}
+
+/**
+ * A purged patient's jobs go, whatever their state: their payload or their key names the patient
+ * (a job that follows an event carries its patient; a webhook delivery is keyed by its record),
+ * and their work is about data the purge removes. Each ends as a job does (`cairn_end_job`), so
+ * the next of its key still runs. The kinds `except` stay: a blob's removal is the purge's own work.
+ */
+export async function forgetJobsNaming(
+  db: Kysely<DB>,
+  tenantId: string,
+  patientId: string,
+  except: readonly string[],
+  now: Date,
+): Promise<void> {
+  const jobs = await db
+    .selectFrom('jobs')
+    .select(['id', 'attempts'])
+    .where('tenant_id', '=', tenantId)
+    .where('kind', 'not in', except)
+    .where(sql<boolean>`(strpos(payload::text, ${patientId}) > 0 OR strpos(coalesce(queue_key, ''), ${patientId}) > 0)`)
+    .orderBy('seq')
+    .execute();
+  for (const job of jobs) await endJob({ tenantId, id: job.id, attempt: job.attempts }, now).execute(db);
 }

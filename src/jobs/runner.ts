@@ -3,11 +3,12 @@ import os from 'node:os';
 import type { Kysely } from 'kysely';
 import type { DatabaseKind } from '../db/database.ts';
 import type { DB } from '../db/schema.ts';
-import { type ClaimedJob, type JobKind, retryDelay } from './kinds.ts';
+import { type ClaimedJob, JobDeferred, type JobKind, retryDelay } from './kinds.ts';
 import {
   buryJob,
   claimJobs,
   completeJob,
+  deferJob,
   ensurePeriodicJobs,
   type JobRow,
   PLATFORM_TENANT,
@@ -22,7 +23,7 @@ interface Log {
 }
 
 /** How a run of a job ended: done, failed (to be retried or run again), buried, or its end not written. */
-export type JobOutcome = 'succeeded' | 'failed' | 'buried' | 'unrecorded';
+export type JobOutcome = 'succeeded' | 'failed' | 'deferred' | 'buried' | 'unrecorded';
 
 export interface RunnerOptions<Env> {
   db: Kysely<DB>;
@@ -278,6 +279,11 @@ export class JobRunner<Env> {
       try {
         done = await this.perform(row.kind, claimed(row));
       } catch (error) {
+        if (error instanceof JobDeferred) {
+          await deferJob(db, row, error.until, clock.now());
+          this.count(row.kind, 'deferred');
+          return 1;
+        }
         const code = codeOf(error);
         log.warn({ kind: row.kind, job: row.id, attempt: row.attempts, code }, 'job failed');
         const now = clock.now();

@@ -107,7 +107,7 @@ export const platform: Area = {
   jobs: {
     [REMOVE_BLOB]: {
       description: "Removes a deleted file's blob from the store (queued by the write that deleted its row)",
-      run: (job, services) => removeBlob(services.files.blobs, job.payload),
+      run: (job, services) => removeBlob(services, job.payload),
       // A store that is down for a while: retried for about a day before an administrator must look.
       maxAttempts: 12,
       backoff: { baseMs: 30_000, maxMs: 4 * 60 * 60_000 },

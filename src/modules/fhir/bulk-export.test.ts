@@ -37,6 +37,9 @@ class DyingBlobs implements BlobStore {
   get(key: string, range?: ByteRange): Promise<Readable> {
     return this.local.get(key, range);
   }
+  size(key: string): Promise<number | undefined> {
+    return this.local.size(key);
+  }
   remove(keys: readonly string[]): Promise<void> {
     return this.local.remove(keys);
   }

@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+import tar from 'tar-stream';
+
+/**
+ * A backup is one tar file (gzipped when its name ends in .gz or .tgz), written and read as a
+ * stream: tables and blobs pass through, none is held whole in memory. Written under a temporary
+ * name and renamed once complete, so a file under the name asked for is always a whole backup.
+ */
+const gzipped = (file: string) => /\.(gz|tgz)$/.test(file);
+
+export class ArchiveWriter {
+  private readonly pack = tar.pack();
+  private readonly partial: string;
+  private readonly written: Promise<void>;
+
+  constructor(private readonly file: string) {
+    this.partial = `${file}.partial`;
+    const out = fs.createWriteStream(this.partial, { flags: 'w', mode: 0o600 });
+    this.written = gzipped(file) ? pipeline(this.pack, zlib.createGzip({ level: 1 }), out) : pipeline(this.pack, out);
+    // Seen by finish() or abort(); unhandled meanwhile it would end the process.
+    this.written.catch(() => {});
+  }
+
+  async addJson(name: string, value: unknown): Promise<void> {
+    const text = Buffer.from(`${JSON.stringify(value, null, 1)}\n`);
+    await new Promise<void>((resolve, reject) =>
+      this.pack.entry({ name, size: text.length }, text, (error) => (error ? reject(error) : resolve())),
+    );
+  }
+
+  /** An entry of `size` bytes from the stream (the stream must give exactly that many). */
+  async addStream(name: string, size: number, stream: Readable): Promise<void> {
+    await pipeline(stream, this.pack.entry({ name, size }));
+  }
+
+  async finish(): Promise<void> {
+    this.pack.finalize();
+    await this.written;
+    await fs.promises.rename(this.partial, this.file);
+  }
+
+  async abort(): Promise<void> {
+    this.pack.destroy();
+    await this.written.catch(() => {});
+    fs.rmSync(this.partial, { force: true });
+  }
+}
+
+export interface ArchiveEntry {
+  name: string;
+  size: number;
+  /** The entry's bytes: read it to its end before the next entry comes. */
+  stream: Readable;
+}
+
+/** The archive's entries in order. */
+export async function* archiveEntries(file: string): AsyncGenerator<ArchiveEntry> {
+  const extract = tar.extract();
+  const input = fs.createReadStream(file);
+  (gzipped(file) ? input.pipe(zlib.createGunzip()) : input).pipe(extract);
+  input.on('error', (error) => extract.destroy(error));
+  for await (const entry of extract as unknown as AsyncIterable<Readable & { header: tar.Header }>) {
+    yield { name: entry.header.name, size: entry.header.size ?? 0, stream: entry };
+    entry.resume(); // whatever the reader left of it
+  }
+}
+
+/** An entry's JSON. */
+export async function readJson<T>(entry: ArchiveEntry): Promise<T> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of entry.stream) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
+}

@@ -1,0 +1,161 @@
+import { type Kysely, sql } from 'kysely';
+import type { Config } from '../../config.ts';
+import { openDatabase } from '../../db/database.ts';
+import { lastMigration, migrateTo, migrateToLatest } from '../../db/migrate.ts';
+import type { DB } from '../../db/schema.ts';
+import type { BlobStore } from '../../files/blob-store.ts';
+import { S3BlobStore } from '../../files/s3-store.ts';
+import { progressBar } from '../progress.ts';
+import { blobsNamed, sha256Of } from './blobs.ts';
+import { advanceIdentities, digestOf, lastKey, readingSession, readRows, writeRows } from './rows.ts';
+import { readInstallation, type Source } from './source.ts';
+import { quoted, type TableShape, tableShapes } from './tables.ts';
+
+/**
+ * `cairn copy --to postgres://… [--files-to s3://bucket?…]`: the whole installation into a
+ * PostgreSQL server (plain or a Citus coordinator) and, if asked, its blobs into S3. The source
+ * must be quiet (a server on it would go on writing to the old database). Each table is copied
+ * parents first, in key order, so an interrupted copy resumes after the greatest key the target
+ * holds, and blobs already in the target store are skipped; a table `cairn_copy` marks the target
+ * as a copy under way until the end. Verified at the end: every table's rows and SHA-256 read
+ * from both sides, every blob's SHA-256 read back from the target store.
+ */
+export interface CopySummary {
+  tables: number;
+  rows: number;
+  files: number;
+  resumed: boolean;
+}
+
+const MARK = 'cairn_copy';
+
+export async function copy(config: Config, to: string, filesTo: string | undefined): Promise<CopySummary> {
+  if (!/^postgres(ql)?:\/\//.test(to)) throw new Error('--to takes a PostgreSQL URL (postgres://user@host:port/database)');
+  const targetBlobs = filesTo ? s3StoreOf(filesTo, config) : undefined;
+  return readInstallation(config, 'refuse', async (source) => {
+    const target = await openDatabase({ databaseUrl: to, dataDir: '', poolSize: 1, waitSeconds: 10 });
+    try {
+      return await target.db.connection().execute(async (db) => {
+        await readingSession(db);
+        const resumed = await prepareTarget(source, db);
+        const shapes = await tableShapes(source.db);
+        const rows = await copyTables(source, db, shapes);
+        const files = targetBlobs ? await copyBlobs(source, targetBlobs, shapes) : 0;
+        await verify(source, db, shapes, targetBlobs);
+        await sql`DROP TABLE ${sql.raw(MARK)}`.execute(db);
+        await migrateToLatest(db);
+        return { tables: shapes.length, rows, files, resumed };
+      });
+    } finally {
+      await target.close();
+    }
+  });
+}
+
+/** A new target gets the source's schema and the mark; one marked is a copy to resume; anything else is refused. */
+async function prepareTarget(source: Source, db: Kysely<DB>): Promise<boolean> {
+  const migration = (await lastMigration(source.db))!;
+  const { rows: marked } = await sql`SELECT 1 FROM pg_tables WHERE tablename = ${MARK} AND schemaname = current_schema()`.execute(
+    db,
+  );
+  if (marked.length > 0) {
+    const at = await lastMigration(db);
+    if (at !== migration) throw new Error(`the copy under way in the target is at ${at}, the source at ${migration}`);
+    return true;
+  }
+  if (await lastMigration(db)) throw new Error('the target already holds a Cairn installation: copy into a new, empty database');
+  await migrateTo(db, migration);
+  await sql`CREATE TABLE ${sql.raw(MARK)} (started_at timestamptz NOT NULL DEFAULT now())`.execute(db);
+  return false;
+}
+
+async function copyTables(source: Source, db: Kysely<DB>, shapes: readonly TableShape[]): Promise<number> {
+  let total = 0;
+  let done = 0;
+  for (const shape of shapes) {
+    total += await countOf(source.db, shape);
+    done += await countOf(db, shape);
+  }
+  const bar = progressBar('rows  [{bar}] {percentage}% | {value}/{total} | {table}');
+  bar.start(total, done, { table: '' });
+  try {
+    for (const shape of shapes) {
+      bar.update({ table: shape.name });
+      for await (const page of readRows(source.db, shape, await lastKey(db, shape))) {
+        await writeRows(db, shape, page.rows);
+        bar.increment(page.rows.length);
+      }
+      await advanceIdentities(db, shape);
+    }
+  } finally {
+    bar.stop();
+  }
+  return total;
+}
+
+async function countOf(db: Kysely<DB>, shape: TableShape): Promise<number> {
+  const { rows } = await sql<{ count: number }>`SELECT count(*)::int AS count FROM ${sql.raw(quoted(shape.name))}`.execute(db);
+  return rows[0]!.count;
+}
+
+async function copyBlobs(source: Source, target: BlobStore, shapes: readonly TableShape[]): Promise<number> {
+  const blobs = await blobsNamed(source.db, shapes);
+  const bar = progressBar('files [{bar}] {percentage}% | {value}/{total}');
+  bar.start(blobs.length, 0);
+  try {
+    for (const blob of blobs) {
+      const size = await source.blobs.size(blob.key);
+      if (size === undefined) throw new Error(`the file store has no blob under ${blob.key}, which the database names`);
+      // Copied already (an interrupted run): the check at the end reads it back anyway.
+      if ((await target.size(blob.key)) !== size) await target.put(blob.key, await source.blobs.get(blob.key), blob.contentType);
+      bar.increment();
+    }
+  } finally {
+    bar.stop();
+  }
+  return blobs.length;
+}
+
+async function verify(
+  source: Source,
+  db: Kysely<DB>,
+  shapes: readonly TableShape[],
+  targetBlobs: BlobStore | undefined,
+): Promise<void> {
+  const problems: string[] = [];
+  for (const shape of shapes) {
+    const [from, to] = [await digestOf(source.db, shape), await digestOf(db, shape)];
+    if (from.rows !== to.rows || from.sha256 !== to.sha256) {
+      problems.push(`${shape.name}: ${to.rows} rows of ${from.rows}${from.rows === to.rows ? ', contents differ' : ''}`);
+    }
+  }
+  if (targetBlobs) {
+    for (const blob of await blobsNamed(source.db, shapes)) {
+      const [from, to] = [await sha256Of(await source.blobs.get(blob.key)), await sha256Of(await targetBlobs.get(blob.key))];
+      if (from !== to) problems.push(`file ${blob.key}: the copy differs`);
+    }
+  }
+  if (problems.length > 0)
+    throw new Error(`the copy does not match its source:\n  ${problems.join('\n  ')}\nRun the copy again to resume it.`);
+}
+
+/**
+ * `s3://bucket?region=…&endpoint=…&forcePathStyle=true`: the target store; its credentials are
+ * CAIRN_S3_ACCESS_KEY_ID and CAIRN_S3_SECRET_ACCESS_KEY when set, else the AWS SDK's own chain.
+ */
+function s3StoreOf(url: string, config: Config): S3BlobStore {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 's3:' || !parsed.hostname || (parsed.pathname !== '' && parsed.pathname !== '/')) {
+    throw new Error('--files-to takes s3://<bucket>[?region=R&endpoint=URL&forcePathStyle=true]');
+  }
+  const q = parsed.searchParams;
+  return new S3BlobStore({
+    driver: 's3',
+    bucket: parsed.hostname,
+    region: q.get('region') ?? 'us-east-1',
+    endpoint: q.get('endpoint') ?? '',
+    accessKeyId: config.env.CAIRN_S3_ACCESS_KEY_ID ?? '',
+    secretAccessKey: config.env.CAIRN_S3_SECRET_ACCESS_KEY ?? '',
+    forcePathStyle: q.get('forcePathStyle') === 'true',
+  });
+}
