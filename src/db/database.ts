@@ -77,10 +77,12 @@ function openPostgres(
   // A connection attempt gives up after 5 s, so a request fails (503) instead of hanging when the
   // server is unreachable.
   const planCacheMode = kind === 'citus' ? 'auto' : 'force_generic_plan';
+  // The URL's own `options` (`?options=-c search_path=…`) are kept: pg would drop them for ours.
+  const urlOptions = new URL(connectionString).searchParams.get('options');
   const pool = new pg.Pool({
     connectionString,
     max: poolSize,
-    options: `-c jit=off -c plan_cache_mode=${planCacheMode}`,
+    options: `${urlOptions ? `${urlOptions} ` : ''}-c jit=off -c plan_cache_mode=${planCacheMode}`,
     connectionTimeoutMillis: 5000,
   });
   // A client that loses its server (a restart, a failover) emits 'error'. Unheard, that event kills

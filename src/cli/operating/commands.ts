@@ -42,9 +42,9 @@ export async function runOperatingCommand(
     }
     case 'restore': {
       const file = args[0] ?? usage('restore <file> [--data-dir D]');
-      // --data-dir: a new embedded installation there (its files under it too, for the local store).
+      // --data-dir: the installation's directory (its embedded database unless DATABASE_URL, its local files).
       const target = options.dataDir
-        ? loadConfig({ ...config.env, CAIRN_DATA_DIR: path.resolve(options.dataDir), DATABASE_URL: '' }, sections)
+        ? loadConfig({ ...config.env, CAIRN_DATA_DIR: path.resolve(options.dataDir) }, sections)
         : config;
       const summary = await restore(target, file);
       console.log(
