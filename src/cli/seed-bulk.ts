@@ -71,7 +71,7 @@ export async function seedBulk(services: Services, options: BulkOptions): Promis
   const dropped = rebuild ? await dropSecondaryIndexes(db) : [];
   try {
     const offset = await existingPatientCount(db, tenant.id, instance.id);
-    rows.users = await seedUsers(db, tenant, instance, userCount, offset);
+    rows.users = await seedUsers(db, tenant, instance, userCount);
     rows.patients = await inBatches(db, 'patients', options.patients, options.batchSize, (lane, from, to) =>
       insertPatients(lane, tenant, instance, offset + from, offset + to, userCount),
     );
@@ -174,8 +174,15 @@ const territoryRegions = territoryNames.map((territory) => places.find((place) =
  */
 const supervisors = territoryNames.length * 2;
 
-async function seedUsers(db: Kysely<DB>, tenant: Tenant, instance: Instance, count: number, offset: number): Promise<number> {
-  if (offset > 0) return 0;
+async function seedUsers(db: Kysely<DB>, tenant: Tenant, instance: Instance, count: number): Promise<number> {
+  // Made by an earlier bulk load of the tenant: their territories would otherwise be doubled. Asked
+  // of the coordinators themselves, not of the patients: a tenant with patients of its own (the
+  // demo's) still needs them, or its care teams would name users that do not exist.
+  const { rows: made } =
+    await sql`SELECT 1 FROM users WHERE tenant_id = ${tenant.id}::uuid AND id = (SELECT ${userId(tenant, 'u')} FROM (SELECT 0 AS u) AS first)`.execute(
+      db,
+    );
+  if (made.length > 0) return 0;
   await sql`
     INSERT INTO users (tenant_id, id, username, email, first_name, last_name, timezone, seats, application_access_id, user_state)
     SELECT ${tenant.id}::uuid, ${userId(tenant, 'u')}, 'coordinator' || u, 'coordinator' || u || '@care.example',

@@ -16,3 +16,12 @@ export async function tryLockKey<DB>(trx: Kysely<DB>, key: string): Promise<bool
   }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) AS locked`.execute(trx);
   return rows[0]?.locked === true;
 }
+
+/**
+ * Holds the key for the rest of the session (a connection of its own, not a transaction): an
+ * operator's long command (a copy) against others of its kind. A process that dies lets go once
+ * its server notices, after the statement it had in flight.
+ */
+export async function lockSession<DB>(connection: Kysely<DB>, key: string): Promise<void> {
+  await sql`SELECT pg_advisory_lock(hashtextextended(${key}, 0))`.execute(connection);
+}

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Config } from '../../config.ts';
 import { openDatabase } from '../../db/database.ts';
+import { lockSession } from '../../db/locks.ts';
 import { lastMigration, migrateTo, migrateToLatest } from '../../db/migrate.ts';
 import type { DB } from '../../db/schema.ts';
 import type { BlobStore } from '../../files/blob-store.ts';
@@ -37,6 +38,9 @@ export async function copy(config: Config, to: string, filesTo: string | undefin
     try {
       return await target.db.connection().execute(async (db) => {
         await readingSession(db);
+        // One copy at a time into a target; a copy killed part way still has its last statement
+        // running on the server, which must end before a resumed copy reads where it stopped.
+        await lockSession(db, 'cairn copy');
         const resumed = await prepareTarget(source, db);
         const shapes = await tableShapes(source.db);
         const rows = await copyTables(source, db, shapes);
