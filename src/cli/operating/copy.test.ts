@@ -108,7 +108,7 @@ describe('cairn copy', { skip, timeout: 600_000 }, () => {
     const env = { ...process.env, ...sourceEnv, ...s3Env, LOG_LEVEL: 'warn' };
     await cairn(['seed', 'bulk', '--tenant', t.tenant.name, '--patients', '3000', '--tasks', '3000', '--events', '3000'], env);
 
-    // The first copy is killed once it has written rows; the second goes on from there.
+    // The first copy is killed once it has written rows (named in its schema: `public` may have a patients table too); the second goes on from there.
     const args = [
       '--import',
       'tsx',
@@ -124,7 +124,7 @@ describe('cairn copy', { skip, timeout: 600_000 }, () => {
     const target = await openDatabase({ databaseUrl: targetUrl, dataDir: '', poolSize: 1 });
     try {
       for (;;) {
-        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM patients`
+        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(`${schema}.patients`)}`
           .execute(target.db)
           .catch(() => ({ rows: [{ n: 0 }] }));
         if (rows[0]!.n > 0 || first.exitCode !== null) break;
