@@ -22,8 +22,13 @@ function offenders(pattern: RegExp, allowed: (file: string) => boolean): string[
 }
 
 test('only the unit of work (src/work) and the job queue (src/jobs) open transactions', () => {
+  // And a backup's snapshot: read-only, so it writes nothing beside the unit of work.
+  const snapshot = 'cli/operating/source.ts';
   assert.deepEqual(
-    offenders(/\.transaction\(\)|startTransaction\(/, (file) => file.startsWith('work/') || file.startsWith('jobs/')),
+    offenders(
+      /\.transaction\(\)|startTransaction\(/,
+      (file) => file.startsWith('work/') || file.startsWith('jobs/') || file === snapshot,
+    ),
     [],
   );
 });

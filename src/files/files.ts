@@ -80,7 +80,9 @@ export async function removeBlob(
   services: { db: Kysely<DB>; files: FileService; clock: { now(): Date } },
   payload: Record<string, unknown>,
 ): Promise<void> {
-  const heldUntil = await blobsHeldUntil(services.db, services.clock.now());
-  if (heldUntil) throw new JobDeferred(heldUntil);
+  const now = services.clock.now();
+  const heldUntil = await blobsHeldUntil(services.db, now);
+  // Asked again each minute: a backup that ends early releases its hold long before it would expire.
+  if (heldUntil) throw new JobDeferred(new Date(Math.min(heldUntil.getTime(), now.getTime() + 60_000)));
   if (typeof payload.storageKey === 'string') await services.files.blobs.remove([payload.storageKey]);
 }
