@@ -21,7 +21,9 @@
  * access-log bench (bench/access-log.ts) on the large tenant: reads with the log on against off, its
  * size per 1,000 records, and its two questions over 10M records; and the FHIR bench (bench/fhir.ts)
  * on the same tenant: FHIR Patient read and search against Cairn's own, and the bulk $export's
- * resources per second. Absolute figures depend on the machine; the ratios are what carry over.
+ * resources per second; then the operating bench (bench/operating.ts) on a PostgreSQL of its own:
+ * backup, restore and copy at the large size against pg_dump and pg_restore. Absolute figures
+ * depend on the machine; the ratios are what carry over.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -40,6 +42,7 @@ import { benchFiles } from './files.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
 import { describeHeapSettings, heapSettings, peakMemory, rssMb, workerPids, workersRss } from './memory.ts';
 import { benchMessages } from './messages.ts';
+import { benchOperating } from './operating.ts';
 
 const sizes = { small: 10_000, large: quick ? 100_000 : 1_000_000 };
 const seconds = quick ? 3 : 10;
@@ -306,6 +309,9 @@ async function main() {
       clientKey: `${clientKey}-large`,
       clientSecret,
     });
+    // Last, on a PostgreSQL of its own (a backup and a copy take the whole installation): backup,
+    // restore and copy at the large size, against pg_dump and pg_restore.
+    report.text += await benchOperating();
     process.stdout.write(report.text);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     fs.mkdirSync(path.join(root, 'bench/results'), { recursive: true });

@@ -13,6 +13,8 @@ export const CROSS_TENANT_STATEMENTS = {
     "The outbox relay serves every tenant: it reads which tenants have events waiting, then relays each tenant's pinned to it (modules/webhooks/relay.ts).",
   'idempotency-expiry':
     "The platform's periodic job removes every tenant's expired Idempotency-Keys in one statement, each shard its own in parallel (http/idempotency-store.ts).",
+  'installation-copy':
+    "`cairn backup`, `restore` and `copy` read and write the whole installation, every tenant's rows of each table in one pass of its key (cli/operating/): an operator's command, never a request.",
 } as const satisfies Record<string, string>;
 
 export type CrossTenantStatement = keyof typeof CROSS_TENANT_STATEMENTS;

@@ -1,5 +1,6 @@
+import { type Kysely, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { NewRow, Row } from '../db/schema.ts';
+import type { DB, NewRow, Row } from '../db/schema.ts';
 import type { Actor } from './audit.ts';
 
 /**
@@ -106,4 +107,16 @@ export function eventBody(row: EventRow, names: { tenant: string; instance: stri
     actor: { type: row.actor_type, id: row.actor_id },
     details: row.data as Record<string, unknown>,
   };
+}
+
+/**
+ * A purged patient's events not yet relayed go unsent: those about them, and those naming their id
+ * in their data (a fax's). Integrators have the events already relayed; the purge's own audit row says it happened.
+ */
+export async function forgetPatientEvents(db: Kysely<DB>, tenantId: string, patientId: string): Promise<void> {
+  await db
+    .deleteFrom('events')
+    .where('tenant_id', '=', tenantId)
+    .where((eb) => eb.or([eb('patient_id', '=', patientId), sql<boolean>`strpos(data::text, ${patientId}) > 0`]))
+    .execute();
 }

@@ -48,12 +48,47 @@ export interface NewJob {
   instanceId?: string | null;
 }
 
+/** Where a patient lives: their tenant and instance. */
+export type PatientScope = { tenantId: string; instanceId: string };
+
+/** The patient a purge removes, as read before anything went. */
+export interface PurgedPatient {
+  id: string;
+  /** Their phone numbers and email addresses, and their contacts': what finds their messages elsewhere (the sandbox). */
+  addresses: readonly string[];
+}
+
+/** What a purge keeps of a patient, and why: listed in its answer (docs/patient-purge.md). */
+export interface KeptRecords {
+  /** What is kept, in the API's words (`INVOICE`, `AUDIT_EVENT`). */
+  resource: string;
+  reason: string;
+  count: number;
+  /** Their ids, for records one reads by id (an invoice); absent for a log's rows. */
+  ids?: string[];
+}
+
 /**
- * What an area (or a mechanism) does with its rows of a patient in that patient's delete, in the
- * delete's write, before the patient's row goes: what the foreign keys do not do (a row a key
- * cascades goes by itself). Declared on the Area (`patientDeletion`).
+ * What an area (or a mechanism) does with its rows of a patient, declared on its Area
+ * (`patientData`): one declaration serves the patient's delete and their purge, and names the
+ * tables it covers, so a table holding patients' rows that no area names fails a test
+ * (src/modules/patients/purge/coverage.test.ts).
  */
-export type PatientDeletion = (w: Work, scope: { tenantId: string; instanceId: string }, patientId: string) => Promise<void>;
+export interface PatientData {
+  /** Its tables holding patients' rows (a `patient_id` or `patient_ids` column), cascaded or not. */
+  tables: readonly string[];
+  /**
+   * In the delete and the purge, in their write, before the patient's row goes: what the foreign
+   * keys do not do (a row a key cascades goes by itself).
+   */
+  remove?: (w: Work, scope: PatientScope, patientId: string) => Promise<void>;
+  /** In the purge, in place of `remove`: what the patient's erasure removes beyond the delete. */
+  purge?: (w: Work, scope: PatientScope, patient: PurgedPatient) => Promise<void>;
+  /** What a purge leaves of the patient, and why (the law keeps it): answered before and after the purge. */
+  kept?: (db: Kysely<DB>, scope: PatientScope, patientId: string) => Promise<KeptRecords | undefined>;
+  /** The patient's phone numbers and email addresses it holds, read before the purge removes anything. */
+  addresses?: (db: Kysely<DB>, scope: PatientScope, patientId: string) => Promise<string[]>;
+}
 
 /** What a store needs to write stamped rows inside a write: its transaction, instant and writer. */
 export type Writing = Pick<Work, 'db' | 'now' | 'actor' | 'created' | 'updated'>;

@@ -175,3 +175,17 @@ export async function removeExpiredKeys(db: Kysely<DB>, now: Date): Promise<numb
     DELETE FROM idempotency_keys WHERE expires_at <= ${now}`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
+
+/**
+ * Kept answers that name a purged patient (their id, a phone number or email address) go: a
+ * replay would send their data again. The key goes with its answer; a retry under it runs as new.
+ */
+export async function forgetAnswersNaming(db: Kysely<DB>, tenantId: string, terms: readonly string[]): Promise<void> {
+  if (terms.length === 0) return;
+  const names = terms.map((term) => sql<boolean>`position(convert_to(${term}, 'UTF8') in response_body) > 0`);
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('tenant_id', '=', tenantId)
+    .where(sql<boolean>`(${sql.join(names, sql` OR `)})`)
+    .execute();
+}

@@ -4,7 +4,7 @@ import { type Config, settingsOf } from '../config.ts';
 import type { Database, DatabaseKind } from '../db/database.ts';
 import type { DB } from '../db/schema.ts';
 import { AccessWriter } from '../events/access.ts';
-import type { PatientDeletion } from '../events/work.ts';
+import type { PatientData } from '../events/work.ts';
 import type { BlobStore } from '../files/blob-store.ts';
 import { createBlobStore, FileService } from '../files/files.ts';
 import type { FileOwners } from '../files/owners.ts';
@@ -70,8 +70,8 @@ export interface Declared {
   channels: ReadonlyMap<ChannelName, ChannelHandlers<Services>>;
   /** Every outside service's slot the areas reach (a tenant administrator configures their drivers). */
   slots: readonly Channel[];
-  /** What each area does in a patient's delete, beyond what foreign keys cascade. */
-  patientDeletions: readonly PatientDeletion[];
+  /** What each area does with a patient's rows in the patient's delete and purge, and what a purge keeps. */
+  patientData: readonly PatientData[];
   /** The FHIR resources the areas' records are, by type (the bulk export's job walks them). */
   fhir: ReadonlyMap<string, readonly FhirResource[]>;
 }
@@ -114,8 +114,8 @@ export class Services {
   readonly channels: ReadonlyMap<ChannelName, ChannelHandlers<Services>>;
   /** Every outside service's slot, by the area that reaches it. */
   readonly slots: readonly Channel[];
-  /** What the areas do in a patient's delete (their `patientDeletion`), run by the delete's write. */
-  readonly patientDeletions: readonly PatientDeletion[];
+  /** What the areas do with a patient's rows (their `patientData`), run by the delete's and the purge's writes. */
+  readonly patientData: readonly PatientData[];
   /** The FHIR resources the areas' records are, by type (Patient; Communication from chat, SMS and email). */
   readonly fhir: ReadonlyMap<string, readonly FhirResource[]>;
   /** Call after a change to a provider configuration (this node sees it at once, others within the cache's time). */
@@ -137,7 +137,7 @@ export class Services {
       formation = new FormationShape(platformSections),
       channels = new Map(),
       slots = [],
-      patientDeletions = [],
+      patientData = [],
       fhir = new Map(),
     } = declared;
     this.config = config;
@@ -152,7 +152,7 @@ export class Services {
     this.formationShape = formation;
     this.channels = channels;
     this.slots = slots;
-    this.patientDeletions = patientDeletions;
+    this.patientData = patientData;
     this.fhir = fhir;
     this.sealer = new Sealer(secret);
     // A channel's configuration for an instance, its tenant's, or none, read once per node every CAIRN_CACHE_TTL_MS.

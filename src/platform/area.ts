@@ -1,7 +1,7 @@
 import type { SettingsSection } from '../config.ts';
 import { type AuditActionCatalog, registerAuditActions } from '../events/audit.ts';
-import { type EventCatalog, entityOf, registerEvents } from '../events/outbox.ts';
-import type { PatientDeletion } from '../events/work.ts';
+import { type EventCatalog, entityOf, forgetPatientEvents, registerEvents } from '../events/outbox.ts';
+import type { PatientData } from '../events/work.ts';
 import { REMOVE_BLOB } from '../files/blob-store.ts';
 import { fileErrors } from '../files/catalog.ts';
 import { removeBlob } from '../files/files.ts';
@@ -15,10 +15,11 @@ import { type FormationSection, FormationShape } from '../formation/sections.ts'
 import type { ExportSource } from '../http/export.ts';
 import type { FhirResource } from '../http/fhir.ts';
 import { idempotencyErrors } from '../http/idempotency.ts';
-import { removeExpiredKeys } from '../http/idempotency-store.ts';
+import { forgetAnswersNaming, removeExpiredKeys } from '../http/idempotency-store.ts';
 import type { AreaPlugin } from '../http/plugin.ts';
 import type { Declared, Services } from '../http/services.ts';
 import type { JobKind } from '../jobs/kinds.ts';
+import { forgetJobsNaming } from '../jobs/queue.ts';
 import { jobSettings } from '../jobs/settings.ts';
 import { providerErrors } from '../providers/catalog.ts';
 import type { ChannelHandlers, ChannelName } from '../providers/channels.ts';
@@ -55,8 +56,8 @@ export interface Area {
   providers?: Channel[];
   /** The channels it owns (EMAIL): what it does with the messages providers hand over and the outcomes they report. */
   channels?: Partial<Record<ChannelName, ChannelHandlers<Services>>>;
-  /** What it does with its rows of a patient in the patient's delete, beyond what foreign keys cascade. */
-  patientDeletion?: PatientDeletion;
+  /** Its tables holding patients' rows, and what the patient's delete and purge do with them (and keep). */
+  patientData?: PatientData;
   /** What it offers the bulk export, by resource name (PATIENT): served at /export/{resourceName}. */
   exports?: Record<string, ExportSource>;
   /** The FHIR R4 resources its records are (Patient): served read-only at /fhir/R4/{type}. */
@@ -84,7 +85,7 @@ export interface Declarations extends Declared {
   /** By type: several areas may serve one, each from its own table (Communication: chat, SMS, email). */
   fhir: Map<string, FhirResource[]>;
   slots: Channel[];
-  patientDeletions: PatientDeletion[];
+  patientData: PatientData[];
   settings: SettingsSection[];
 }
 
@@ -102,8 +103,19 @@ export const platform: Area = {
   errors: { ...coreErrors, ...formationErrors, ...recordErrors, ...fileErrors, ...providerErrors, ...idempotencyErrors },
   auditActions: recordAuditActions,
   events: recordEvents,
-  // A patient's files go with the patient; their blobs by the jobs the delete queues.
-  patientDeletion: (w, scope, patientId) => deleteFilesOfPatient(w, scope, patientId),
+  patientData: {
+    tables: ['files', 'events'],
+    // A patient's files go with the patient; their blobs by the jobs the delete queues.
+    remove: (w, scope, patientId) => deleteFilesOfPatient(w, scope, patientId),
+    // A purge also takes what the mechanisms hold of them: events not yet relayed, jobs naming
+    // them, and kept answers to repeat (docs/patient-purge.md).
+    purge: async (w, scope, patient) => {
+      await deleteFilesOfPatient(w, scope, patient.id);
+      await forgetPatientEvents(w.db, scope.tenantId, patient.id);
+      await forgetJobsNaming(w.db, scope.tenantId, patient.id, [REMOVE_BLOB], w.now);
+      await forgetAnswersNaming(w.db, scope.tenantId, [patient.id, ...patient.addresses]);
+    },
+  },
   jobs: {
     [REMOVE_BLOB]: {
       description: "Removes a deleted file's blob from the store (queued by the write that deleted its row)",
@@ -152,7 +164,7 @@ export function mergeAreas(areas: readonly Area[]): Merged {
     exports: new Map(),
     fhir: new Map(),
     slots: areas.flatMap((area) => area.providers ?? []),
-    patientDeletions: [],
+    patientData: [],
     // Two areas declaring one section or one route name stop the app here.
     formation: new FormationShape([...platformSections, ...areas.flatMap((area) => area.formation ?? [])]),
     settings: settingsSections(areas),
@@ -186,7 +198,11 @@ export function mergeAreas(areas: readonly Area[]): Merged {
       claim('FHIR resource', `${resource.type} from ${resource.table}`, area);
       declarations.fhir.set(resource.type, [...(declarations.fhir.get(resource.type) ?? []), resource]);
     }
-    if (area.patientDeletion) declarations.patientDeletions.push(area.patientDeletion);
+    if (area.patientData) {
+      // One owner per table: the coverage test then says which area forgot one.
+      for (const table of area.patientData.tables) claim('patient table', table, area);
+      declarations.patientData.push(area.patientData);
+    }
     for (const [name, handlers] of Object.entries(area.channels ?? {})) {
       claim('channel', name, area);
       if (!declarations.slots.includes(handlers.slot))

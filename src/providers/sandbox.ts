@@ -76,3 +76,25 @@ export const SANDBOX_FAX_DOCUMENT = Buffer.from(
 
 /** The address the sandbox gives its received faxes' documents. */
 export const SANDBOX_FAX_URL = 'sandbox:fax.pdf';
+
+/** A purged patient's messages in the sandbox's outbox: those of Cairn's records (`reference`), and those to or from their addresses. */
+export async function forgetSandboxMessages(
+  db: Kysely<DB>,
+  scope: ProviderScope,
+  which: { references?: readonly string[]; addresses?: readonly string[] },
+): Promise<void> {
+  const references = which.references ?? [];
+  const addresses = which.addresses ?? [];
+  if (references.length === 0 && addresses.length === 0) return;
+  await db
+    .deleteFrom('sandbox_messages')
+    .where('tenant_id', '=', scope.tenantId)
+    .where('instance_id', '=', scope.instanceId)
+    .where((eb) =>
+      eb.or([
+        ...(references.length > 0 ? [eb('reference', 'in', references)] : []),
+        ...(addresses.length > 0 ? [eb('to_address', 'in', addresses), eb('from_address', 'in', addresses)] : []),
+      ]),
+    )
+    .execute();
+}

@@ -3,9 +3,10 @@ import { Type } from 'typebox';
 import type { Timestamp } from '../db/schema.ts';
 import type { Actor, AuditAction } from '../events/audit.ts';
 import type { EventSubtype } from '../events/outbox.ts';
-import type { Work } from '../events/work.ts';
+import type { PatientData, PatientScope, Work } from '../events/work.ts';
 import type { Context } from '../http/context.ts';
 import type { InboundMessage } from '../providers/channels.ts';
+import { forgetSandboxMessages } from '../providers/sandbox.ts';
 import { DateTime, JsonObject, Nullable, Uuid } from '../wire/schemas.ts';
 import { write } from '../work/write.ts';
 import { patientName, type Recipient, type senderOf } from './recipients.ts';
@@ -289,4 +290,29 @@ export async function noteSendError(
       .where('id', '=', row.id)
       .execute();
   });
+}
+
+/**
+ * A message area's part in a patient's delete and purge: its rows go with the patient (their key
+ * cascades), and a purge also takes their copies out of the sandbox's outbox (each names its record).
+ */
+export function messagesOfPatient(table: 'emails' | 'sms_messages' | 'voice_calls' | 'faxes'): PatientData {
+  return { tables: [table], purge: async (w, scope, patient) => void (await forgetSandboxCopies(w, scope, table, patient.id)) };
+}
+
+export async function forgetSandboxCopies(
+  w: Work,
+  scope: PatientScope,
+  table: 'emails' | 'sms_messages' | 'voice_calls' | 'faxes',
+  patientId: string,
+): Promise<string[]> {
+  const rows = await w.db
+    .selectFrom(table)
+    .select('id')
+    .where('tenant_id', '=', scope.tenantId)
+    .where('patient_id', '=', patientId)
+    .execute();
+  const ids = rows.map((row) => row.id);
+  await forgetSandboxMessages(w.db, scope, { references: ids });
+  return ids;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PassThrough, type Readable, Transform } from 'node:stream';
 import { type Kysely, sql } from 'kysely';
+import { WHOLE } from './rows.ts';
 import { quoted, type TableShape } from './tables.ts';
 
 /**
@@ -21,7 +22,7 @@ export async function blobsNamed<DB>(db: Kysely<DB>, shapes: readonly TableShape
   for (const shape of shapes) {
     if (!shape.columns.includes('storage_key')) continue;
     const type = shape.columns.includes('content_type') ? 'content_type' : 'NULL::text';
-    const { rows } = await sql<{ key: string; content_type: string | null }>`
+    const { rows } = await sql<{ key: string; content_type: string | null }>`${sql.raw(WHOLE)}
       SELECT DISTINCT storage_key AS key, ${sql.raw(type)} AS content_type FROM ${sql.raw(quoted(shape.name))}`.execute(db);
     for (const row of rows) byKey.set(row.key, row.content_type ?? byKey.get(row.key) ?? OCTETS);
   }

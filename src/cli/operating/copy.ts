@@ -8,7 +8,7 @@ import type { BlobStore } from '../../files/blob-store.ts';
 import { S3BlobStore } from '../../files/s3-store.ts';
 import { progressBar } from '../progress.ts';
 import { blobsNamed, sha256Of } from './blobs.ts';
-import { advanceIdentities, digestOf, lastKey, readingSession, readRows, writeRows } from './rows.ts';
+import { advanceIdentities, digestOf, lastKey, readingSession, readRows, WHOLE, writeRows } from './rows.ts';
 import { readInstallation, type Source } from './source.ts';
 import { quoted, type TableShape, tableShapes } from './tables.ts';
 
@@ -98,7 +98,9 @@ async function copyTables(source: Source, db: Kysely<DB>, shapes: readonly Table
 }
 
 async function countOf(db: Kysely<DB>, shape: TableShape): Promise<number> {
-  const { rows } = await sql<{ count: number }>`SELECT count(*)::int AS count FROM ${sql.raw(quoted(shape.name))}`.execute(db);
+  const { rows } = await sql<{
+    count: number;
+  }>`${sql.raw(WHOLE)} SELECT count(*)::int AS count FROM ${sql.raw(quoted(shape.name))}`.execute(db);
   return rows[0]!.count;
 }
 

@@ -10,7 +10,7 @@ import { fileStoreSettings } from '../../files/settings.ts';
 import { type ArchiveEntry, archiveEntries, readJson } from './archive.ts';
 import { BACKUP_FORMAT, type BackupHeader, type BackupManifest } from './backup.ts';
 import { type BlobEntry, Hashing, sha256Of } from './blobs.ts';
-import { advanceIdentities, digestOf, readingSession, writeRows } from './rows.ts';
+import { advanceIdentities, digestOf, readingSession, WHOLE, writeRows } from './rows.ts';
 import { quoted, type TableShape, tableShapes } from './tables.ts';
 
 /**
@@ -84,7 +84,7 @@ async function prepareSchema(db: Kysely<DB>, migration: string): Promise<Map<str
     for (const shape of shapes) {
       // server_settings holds what a server made on its first start (its signing key): the backup's replaces it.
       if (shape.name === 'server_settings') continue;
-      const { rows } = await sql`SELECT 1 FROM ${sql.raw(quoted(shape.name))} LIMIT 1`.execute(db);
+      const { rows } = await sql`${sql.raw(WHOLE)} SELECT 1 FROM ${sql.raw(quoted(shape.name))} LIMIT 1`.execute(db);
       if (rows.length > 0)
         throw new Error(`the target is not empty (${shape.name} has rows): restore into a new database or data directory`);
     }

@@ -1,5 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
+import { crossTenant } from '../../db/cross-tenant.ts';
 import { quoted, type TableShape } from './tables.ts';
 
 /**
@@ -19,6 +20,9 @@ const PAGE_BYTES = 8 * 1024 * 1024;
 export async function readingSession<DB>(db: Kysely<DB>): Promise<void> {
   await sql`SET TIME ZONE 'UTC'`.execute(db);
 }
+
+/** Every statement here reads or writes all the tenants' rows of a table: marked so (db/cross-tenant.ts). */
+export const WHOLE = crossTenant('installation-copy');
 
 const isText = (type: string) => type === 'text' || type.startsWith('character');
 
@@ -43,7 +47,7 @@ export async function* readRows<DB>(db: Kysely<DB>, shape: TableShape, after?: s
           shape.key.map((key, i) => sql`${last![i]}::${sql.raw(key.type)}${sql.raw(isText(key.type) ? ' COLLATE "C"' : '')}`),
         )})`
       : sql``;
-    const { rows } = await sql<Record<string, string>>`
+    const { rows } = await sql<Record<string, string>>`${sql.raw(WHOLE)}
       SELECT row_to_json(t)::text AS row, ${sql.raw(keyColumns)}
         FROM ${sql.raw(quoted(shape.name))} t ${from}
        ORDER BY ${sql.raw(keys)} LIMIT ${PAGE_ROWS}`.execute(db);
@@ -62,7 +66,7 @@ export async function lastKey<DB>(db: Kysely<DB>, shape: TableShape): Promise<st
     .map((key) => `${key} DESC`)
     .join(', ');
   const keyColumns = shape.key.map((key, i) => `${quoted(key.name)}::text AS k${i}`).join(', ');
-  const { rows } = await sql<Record<string, string>>`
+  const { rows } = await sql<Record<string, string>>`${sql.raw(WHOLE)}
     SELECT ${sql.raw(keyColumns)} FROM ${sql.raw(quoted(shape.name))} ORDER BY ${sql.raw(descending)} LIMIT 1`.execute(db);
   const row = rows[0];
   return row ? shape.key.map((_, i) => row[`k${i}`]!) : undefined;
@@ -80,7 +84,7 @@ export async function writeRows<DB>(db: Kysely<DB>, shape: TableShape, rows: rea
     }
     const columns = shape.columns.map(quoted).join(', ');
     const table = quoted(shape.name);
-    await sql`
+    await sql`${sql.raw(WHOLE)}
       INSERT INTO ${sql.raw(table)} (${sql.raw(columns)}) OVERRIDING SYSTEM VALUE
       SELECT ${sql.raw(columns)} FROM json_populate_recordset(NULL::${sql.raw(table)}, ${`[${rows.slice(start, end).join(',')}]`}::json)`.execute(
       db,

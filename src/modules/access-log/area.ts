@@ -2,6 +2,7 @@ import type { Area } from '../../platform/area.ts';
 import { accessLogPermissions } from './catalog.ts';
 import { accessLogExport } from './export.ts';
 import { accessLogJobs } from './jobs.ts';
+import { accessLogPatientData } from './patient-data.ts';
 import routes from './routes.ts';
 import { accessLogSettings } from './settings.ts';
 
@@ -13,4 +14,5 @@ export const area: Area = {
   settings: accessLogSettings,
   jobs: accessLogJobs,
   exports: { ACCESS_LOG: accessLogExport },
+  patientData: accessLogPatientData,
 };

@@ -15,5 +15,7 @@ export const area: Area = {
   events: assessmentsEvents,
   exports: { ASSESSMENT: assessmentExport, PFA: pfaExport },
   fhir: [fhirQuestionnaireResponse],
+  // Its rows of a patient go with the patient's row (their keys cascade).
+  patientData: { tables: ['assessment_records'] },
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -2,6 +2,7 @@ import type { Area } from '../../platform/area.ts';
 import { calendarAuditActions, calendarErrors, calendarEvents, calendarPermissions } from './catalog.ts';
 import { calendarEventExport } from './export.ts';
 import { fhirAppointment } from './fhir.ts';
+import { calendarPatientData } from './patient-data.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
@@ -13,5 +14,6 @@ export const area: Area = {
   events: calendarEvents,
   exports: { CALENDAR_EVENT: calendarEventExport },
   fhir: [fhirAppointment],
+  patientData: calendarPatientData,
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

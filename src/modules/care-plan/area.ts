@@ -15,5 +15,7 @@ export const area: Area = {
   events: carePlanEvents,
   exports: { CARE_PLAN: carePlanExport },
   fhir: [fhirCarePlan, fhirGoal],
+  // Its rows of a patient go with the patient's row (their keys cascade).
+  patientData: { tables: ['care_plans', 'goals'] },
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -8,5 +8,7 @@ export const area: Area = {
   routes,
   permissions: cdtsPermissions,
   exports: { CDT_RECORD: cdtRecordExport },
+  // Its rows of a patient go with the patient's row (their keys cascade).
+  patientData: { tables: ['cdt_records'] },
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

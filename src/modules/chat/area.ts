@@ -14,5 +14,7 @@ export const area: Area = {
   files: chatFiles,
   exports: { CHAT: chatExport, MESSAGING_APP: messagingAppExport },
   fhir: [fhirChatCommunication],
+  // Its rows of a patient go with the patient's row (their keys cascade).
+  patientData: { tables: ['chat_messages', 'chat_archives'] },
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

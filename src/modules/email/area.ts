@@ -1,5 +1,6 @@
 import type { Area } from '../../platform/area.ts';
 import { emailSlot } from '../../providers/email/email.ts';
+import { messagesOfPatient } from '../../records/messages.ts';
 import { emailAuditActions, emailErrors, emailEvents, emailFiles, emailPermissions } from './catalog.ts';
 import { emailExport } from './export.ts';
 import { fhirEmailCommunication } from './fhir.ts';
@@ -27,5 +28,7 @@ export const area: Area = {
       backoff: SEND_BACKOFF,
     },
   },
+  // Its rows of a patient cascade; a purge takes their sandbox copies too.
+  patientData: { ...messagesOfPatient('emails'), tables: ['emails', 'email_drafts'] },
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -19,5 +19,7 @@ export const area: Area = {
   },
   fhir: [fhirEncounter],
   formation: encounterSections,
+  // Its rows of a patient go with the patient's row (their keys cascade).
+  patientData: { tables: ['encounter_comments'] },
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

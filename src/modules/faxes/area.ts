@@ -1,6 +1,7 @@
 import type { Area } from '../../platform/area.ts';
 import { faxSlot } from '../../providers/fax/fax.ts';
 import { faxAuditActions, faxErrors, faxEvents, faxFiles, faxPermissions } from './catalog.ts';
+import { purgePatientFaxes } from './faxes.ts';
 import routes from './routes.ts';
 import {
   FAX_ATTEMPTS,
@@ -24,7 +25,11 @@ export const area: Area = {
   events: faxEvents,
   files: faxFiles,
   providers: [faxSlot],
-  patientDeletion: (w, scope, patientId) => unlinkPatientFaxes(w.db, scope, patientId),
+  patientData: {
+    tables: ['faxes'],
+    remove: (w, scope, patientId) => unlinkPatientFaxes(w.db, scope, patientId),
+    purge: purgePatientFaxes,
+  },
   channels: { FAX: { slot: faxSlot, receive: receiveFax, report: reportFaxStatus, sandbox: faxSandboxOutcomes } },
   jobs: {
     [SEND_FAX]: {

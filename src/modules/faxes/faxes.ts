@@ -1,12 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
-import type { Work } from '../../events/work.ts';
+import type { PatientScope, PurgedPatient, Work } from '../../events/work.ts';
 import { linkIssue } from '../../files/links.ts';
 import { deleteFiles, deleteFilesOf, filesOf } from '../../files/store.ts';
 import { type InstancePhoneDefinition, phonesFor } from '../../formation/phones.ts';
 import type { Context } from '../../http/context.ts';
 import { type Paging, parseSort } from '../../http/pagination.ts';
 import { attachFiles } from '../../records/attachments.ts';
+import { forgetSandboxCopies } from '../../records/messages.ts';
 import { requirePatient } from '../../records/patient-scope.ts';
 import { patientName } from '../../records/recipients.ts';
 import { ApiError, badField } from '../../wire/errors.ts';
@@ -266,4 +267,20 @@ export async function deleteFaxFile(ctx: Context, id: string, fileId: string): P
     await deleteFiles(w, ctx.scope, [fileId]);
     await touch(w, ctx, fax, ['files']);
   });
+}
+
+/**
+ * A purged patient's faxes go, files and sandbox copies too: the purge erases what the delete keeps
+ * as the practice's record, since the fax's document is about the patient (docs/patient-purge.md).
+ */
+export async function purgePatientFaxes(w: Work, scope: PatientScope, patient: PurgedPatient): Promise<void> {
+  const ids = await forgetSandboxCopies(w, scope, 'faxes', patient.id);
+  if (ids.length === 0) return;
+  const files = await filesOf(w.db, scope, FAX_FILES, ids);
+  await deleteFiles(
+    w,
+    scope,
+    files.map((file) => file.id),
+  );
+  await w.db.deleteFrom('faxes').where('tenant_id', '=', scope.tenantId).where('id', 'in', ids).execute();
 }

@@ -64,7 +64,7 @@ export function listFaxes(
 }
 
 /**
- * A deleted patient's faxes stay, unlinked (the area's `patientDeletion`): a fax is the practice's
+ * A deleted patient's faxes stay, unlinked (the area's `patientData`): a fax is the practice's
  * record of what was sent or received. Done by the delete, not by the key (Citus refuses a key
  * that nulls part of itself; migration 0025).
  */

@@ -2,6 +2,7 @@ import type { AreaPlugin } from '../../http/plugin.ts';
 import type { Area } from '../../platform/area.ts';
 import { bulkExportErrors, bulkExportPermissions } from './bulk/catalog.ts';
 import { bulkExportJobs } from './bulk/job.ts';
+import { bulkExportPatientData } from './bulk/patient-data.ts';
 import bulkExportRoutes from './bulk/routes.ts';
 import { bulkExportSettings } from './bulk/settings.ts';
 import routes from './routes.ts';
@@ -20,5 +21,6 @@ export const area: Area = {
   errors: bulkExportErrors,
   jobs: bulkExportJobs,
   settings: bulkExportSettings,
+  patientData: bulkExportPatientData,
   fixtures: new URL('./bulk/fixtures.ts', import.meta.url),
 };

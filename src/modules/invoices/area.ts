@@ -1,6 +1,7 @@
 import type { Area } from '../../platform/area.ts';
 import { invoiceAuditActions, invoiceErrors, invoiceEvents, invoicePermissions } from './catalog.ts';
 import { GENERATE_INVOICE, runGenerateInvoice } from './generate.ts';
+import { invoicePatientData } from './patient-data.ts';
 import routes from './routes.ts';
 
 /** Invoices (002 "Payments and invoices", DECISIONS §8): made for finalized self-pay encounters. */
@@ -21,4 +22,5 @@ export const area: Area = {
     },
   },
   fixtures: new URL('./fixtures.ts', import.meta.url),
+  patientData: invoicePatientData,
 };

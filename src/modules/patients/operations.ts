@@ -150,7 +150,7 @@ export async function deletePatient(ctx: Context, key: string, type: LookupType)
     if (!existing) throw new ApiError('PATIENT_NOT_FOUND', { id: key, type });
     // Everything about the patient goes with it: what the areas and mechanisms declare (files and
     // their blobs, faxes unlinked), then the row, whose foreign keys cascade to the rest.
-    for (const deletion of ctx.services.patientDeletions) await deletion(w, scope, existing.id);
+    for (const data of ctx.services.patientData) await data.remove?.(w, scope, existing.id);
     await w.db.deleteFrom('patients').where('tenant_id', '=', scope.tenantId).where('id', '=', existing.id).execute();
     w.changed({
       action: 'PATIENT_DELETED',

@@ -14,5 +14,7 @@ export const area: Area = {
   events: paymentEvents,
   settings: paymentSettings,
   providers: [paymentsSlot],
+  // Its rows of a patient go with the patient's row (their keys cascade).
+  patientData: { tables: ['payment_customers', 'subscriptions'] },
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

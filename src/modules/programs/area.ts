@@ -11,5 +11,7 @@ export const area: Area = {
   errors: programsErrors,
   auditActions: programsAuditActions,
   events: programsEvents,
+  // Its rows of a patient go with the patient's row (their keys cascade).
+  patientData: { tables: ['patient_programs'] },
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -1,5 +1,6 @@
 import type { Area } from '../../platform/area.ts';
 import { sandboxErrors, sandboxPermissions } from './catalog.ts';
+import { sandboxPatientData } from './patient-data.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
@@ -7,5 +8,6 @@ export const area: Area = {
   routes,
   permissions: sandboxPermissions,
   errors: sandboxErrors,
+  patientData: sandboxPatientData,
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -13,5 +13,7 @@ export const area: Area = {
   events: tasksEvents,
   exports: { TASK: taskExport },
   fhir: [fhirTask],
+  // Its rows of a patient go with the patient's row (their keys cascade).
+  patientData: { tables: ['tasks'] },
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

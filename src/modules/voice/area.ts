@@ -1,5 +1,6 @@
 import type { Area } from '../../platform/area.ts';
 import { voiceSlot } from '../../providers/voice/voice.ts';
+import { messagesOfPatient } from '../../records/messages.ts';
 import { voiceAuditActions, voiceErrors, voiceEvents, voiceFiles, voicePermissions } from './catalog.ts';
 import { callExport } from './export.ts';
 import { receiveCall } from './inbound.ts';
@@ -26,5 +27,7 @@ export const area: Area = {
       backoff: RECORDING_BACKOFF,
     },
   },
+  // Its rows of a patient cascade; a purge takes their sandbox copies too.
+  patientData: messagesOfPatient('voice_calls'),
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

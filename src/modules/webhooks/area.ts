@@ -2,6 +2,7 @@ import type { Area } from '../../platform/area.ts';
 import { webhooksAuditActions, webhooksErrors, webhooksEvents, webhooksPermissions } from './catalog.ts';
 import { DELIVERY_ATTEMPTS, DELIVERY_BACKOFF, deliver } from './deliver.ts';
 import { webhooksSection } from './formation.ts';
+import { webhookPatientData } from './patient-data.ts';
 import { DELIVER, relayEvents } from './relay.ts';
 import routes from './routes.ts';
 import { webhookSettings } from './settings.ts';
@@ -33,5 +34,6 @@ export const area: Area = {
       backoff: DELIVERY_BACKOFF,
     },
   },
+  patientData: webhookPatientData,
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely';
+import type { DB, NewRow, Row } from '../../../db/schema.ts';
+import type { Scope } from '../../../db/scope.ts';
+import type { KeptRecords } from '../../../events/work.ts';
+import type {} from './tables.ts';
+
+/** The purges' SQL: every statement names the tenant and the instance. */
+
+export type PurgeRow = Row<'patient_purges'>;
+
+export function findPurge(db: Kysely<DB>, scope: Scope, id: string, forUpdate = false): Promise<PurgeRow | undefined> {
+  let query = db
+    .selectFrom('patient_purges')
+    .selectAll()
+    .where('tenant_id', '=', scope.tenantId)
+    .where('instance_id', '=', scope.instanceId)
+    .where('id', '=', id);
+  if (forUpdate) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+/** The patient's purge still to run, if one was asked for already. */
+export function queuedPurgeOf(db: Kysely<DB>, scope: Scope, patientId: string): Promise<PurgeRow | undefined> {
+  return db
+    .selectFrom('patient_purges')
+    .selectAll()
+    .where('tenant_id', '=', scope.tenantId)
+    .where('instance_id', '=', scope.instanceId)
+    .where('patient_id', '=', patientId)
+    .where('status', '=', 'QUEUED')
+    .executeTakeFirst();
+}
+
+export async function insertPurge(db: Kysely<DB>, row: NewRow<'patient_purges'>): Promise<PurgeRow> {
+  return db.insertInto('patient_purges').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function completePurge(db: Kysely<DB>, scope: Scope, id: string, kept: KeptRecords[], at: Date): Promise<void> {
+  await db
+    .updateTable('patient_purges')
+    .set({ status: 'DONE', kept: JSON.stringify(kept), completed_at: at })
+    .where('tenant_id', '=', scope.tenantId)
+    .where('id', '=', id)
+    .execute();
+}
