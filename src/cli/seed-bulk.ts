@@ -8,6 +8,7 @@ import { applyFormation } from '../modules/formation/index.ts';
 import { createInstance, createTenant } from '../tenancy/store.ts';
 import { findInstanceByName, findTenantByName, type Instance, type Tenant } from '../tenancy/tenancy.ts';
 import { demoFormationPath } from './bootstrap.ts';
+import { dropSecondaryIndexes, rebuildIndexes } from './indexes.ts';
 import { progressBar } from './progress.ts';
 import { firstNames, lastNames, places } from './seed-names.ts';
 
@@ -68,7 +69,7 @@ export async function seedBulk(services: Services, options: BulkOptions): Promis
 
   const events = options.events ?? 0;
   const rebuild = !options.keepIndexes && options.patients + options.tasks + events >= INDEX_REBUILD_THRESHOLD;
-  const dropped = rebuild ? await dropSecondaryIndexes(db) : [];
+  const dropped = rebuild ? await dropSecondaryIndexes(db, bulkTables) : [];
   try {
     const offset = await existingPatientCount(db, tenant.id, instance.id);
     rows.users = await seedUsers(db, tenant, instance, userCount);
@@ -82,7 +83,7 @@ export async function seedBulk(services: Services, options: BulkOptions): Promis
       insertEvents(lane, tenant, instance, offset, offset + options.patients, from, to, userCount),
     );
   } finally {
-    if (dropped.length > 0) await rebuildIndexes(db, dropped);
+    if (dropped.length > 0) await rebuildIndexes(db, dropped, LANES);
   }
   // VACUUM sets the visibility map, as autovacuum would on a live database, so index-only scans
   // (care teams, counts) need not visit the table; ANALYZE gives the planner the new row counts.
@@ -392,43 +393,4 @@ async function insertEvents(
       md5(digest || 'guid')::uuid, start_at - interval '7 days', start_at - interval '7 days', 'SYSTEM:seed', 'SYSTEM:seed'
     FROM rows WHERE encounter
   `.execute(db);
-}
-
-interface SavedIndex {
-  name: string;
-  definition: string;
-}
-
-/** Drops the indexes of the bulk tables other than primary keys; they are rebuilt after the load. */
-async function dropSecondaryIndexes(db: Kysely<DB>): Promise<SavedIndex[]> {
-  const { rows } = await sql<{ indexname: string; indexdef: string }>`
-    SELECT i.indexname, i.indexdef FROM pg_indexes i
-    WHERE i.schemaname = current_schema() AND i.tablename = ANY(${sql.val([...bulkTables])}::text[])
-      AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)
-  `.execute(db);
-  for (const row of rows) await sql`DROP INDEX ${sql.ref(row.indexname)}`.execute(db);
-  // Slowest first (trigram GIN builds take ten times a btree), so the lanes finish together.
-  const saved = rows.map((row) => ({ name: row.indexname, definition: row.indexdef }));
-  return saved.sort((a, b) => Number(b.definition.includes('USING gin')) - Number(a.definition.includes('USING gin')));
-}
-
-async function rebuildIndexes(db: Kysely<DB>, indexes: SavedIndex[]) {
-  const bar = progressBar('indexes   [{bar}] {value}/{total} | {duration}s');
-  bar.start(indexes.length, 0);
-  let next = 0;
-  // Builds run LANES at a time, each lane one connection with room to sort in memory.
-  const lane = () =>
-    db.connection().execute(async (connection) => {
-      await sql`SET maintenance_work_mem = '256MB'`.execute(connection).catch(() => {});
-      while (next < indexes.length) {
-        const saved = indexes[next++]!;
-        await sql.raw(saved.definition).execute(connection);
-        bar.increment();
-      }
-    });
-  try {
-    await Promise.all(Array.from({ length: LANES }, lane));
-  } finally {
-    bar.stop();
-  }
 }

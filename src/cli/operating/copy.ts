@@ -6,6 +6,7 @@ import { lastMigration, migrateTo, migrateToLatest } from '../../db/migrate.ts';
 import type { DB } from '../../db/schema.ts';
 import type { BlobStore } from '../../files/blob-store.ts';
 import { S3BlobStore } from '../../files/s3-store.ts';
+import { dropSecondaryIndexes, rebuildIndexes, type SavedIndex } from '../indexes.ts';
 import { progressBar } from '../progress.ts';
 import { blobsNamed, sha256Of } from './blobs.ts';
 import { advanceIdentities, digestOf, lastKey, readingSession, readRows, WHOLE, writeRows } from './rows.ts';
@@ -16,8 +17,8 @@ import { quoted, type TableShape, tableShapes } from './tables.ts';
  * `cairn copy --to postgres://… [--files-to s3://bucket?…]`: the whole installation into a
  * PostgreSQL server (plain or a Citus coordinator) and, if asked, its blobs into S3. The source
  * must be quiet (a server on it would go on writing to the old database). Each table is copied
- * parents first, in key order, so an interrupted copy resumes after the greatest key the target
- * holds, and blobs already in the target store are skipped; a table `cairn_copy` marks the target
+ * parents first, in key order (the target's secondary indexes built after), so an interrupted
+ * copy resumes after the greatest key the target holds, and blobs already in the target store are skipped; a table `cairn_copy` marks the target
  * as a copy under way until the end. Verified at the end: every table's rows and SHA-256 read
  * from both sides, every blob's SHA-256 read back from the target store.
  */
@@ -41,9 +42,10 @@ export async function copy(config: Config, to: string, filesTo: string | undefin
         // One copy at a time into a target; a copy killed part way still has its last statement
         // running on the server, which must end before a resumed copy reads where it stopped.
         await lockSession(db, 'cairn copy');
-        const resumed = await prepareTarget(source, db);
+        const { resumed, setAside } = await prepareTarget(source, db);
         const shapes = await tableShapes(source.db);
         const rows = await copyTables(source, db, shapes);
+        await rebuildIndexes(db, setAside);
         const files = targetBlobs ? await copyBlobs(source, targetBlobs, shapes) : 0;
         await verify(source, db, shapes, targetBlobs);
         await sql`DROP TABLE ${sql.raw(MARK)}`.execute(db);
@@ -56,21 +58,27 @@ export async function copy(config: Config, to: string, filesTo: string | undefin
   });
 }
 
-/** A new target gets the source's schema and the mark; one marked is a copy to resume; anything else is refused. */
-async function prepareTarget(source: Source, db: Kysely<DB>): Promise<boolean> {
+/**
+ * A new target gets the source's schema, its secondary indexes set aside (built after the rows,
+ * as pg_restore does), and the mark, which keeps what was set aside; one marked is a copy to
+ * resume; anything else is refused.
+ */
+async function prepareTarget(source: Source, db: Kysely<DB>): Promise<{ resumed: boolean; setAside: SavedIndex[] }> {
   const migration = (await lastMigration(source.db))!;
-  const { rows: marked } = await sql`SELECT 1 FROM pg_tables WHERE tablename = ${MARK} AND schemaname = current_schema()`.execute(
-    db,
-  );
+  const { rows: marked } = await sql`
+    SELECT 1 FROM pg_tables WHERE tablename = ${MARK} AND schemaname = current_schema()`.execute(db);
   if (marked.length > 0) {
     const at = await lastMigration(db);
     if (at !== migration) throw new Error(`the copy under way in the target is at ${at}, the source at ${migration}`);
-    return true;
+    const { rows } = await sql<{ indexes: SavedIndex[] }>`SELECT indexes FROM ${sql.raw(MARK)}`.execute(db);
+    return { resumed: true, setAside: rows[0]?.indexes ?? [] };
   }
   if (await lastMigration(db)) throw new Error('the target already holds a Cairn installation: copy into a new, empty database');
   await migrateTo(db, migration);
-  await sql`CREATE TABLE ${sql.raw(MARK)} (started_at timestamptz NOT NULL DEFAULT now())`.execute(db);
-  return false;
+  const setAside = await dropSecondaryIndexes(db);
+  await sql`CREATE TABLE ${sql.raw(MARK)} (started_at timestamptz NOT NULL DEFAULT now(), indexes jsonb NOT NULL)`.execute(db);
+  await sql`INSERT INTO ${sql.raw(MARK)} (indexes) VALUES (${JSON.stringify(setAside)}::jsonb)`.execute(db);
+  return { resumed: false, setAside };
 }
 
 async function copyTables(source: Source, db: Kysely<DB>, shapes: readonly TableShape[]): Promise<number> {

@@ -7,6 +7,7 @@ import type { DB } from '../../db/schema.ts';
 import type { BlobStore } from '../../files/blob-store.ts';
 import { createBlobStore } from '../../files/files.ts';
 import { fileStoreSettings } from '../../files/settings.ts';
+import { dropSecondaryIndexes, rebuildIndexes, type SavedIndex } from '../indexes.ts';
 import { type ArchiveEntry, archiveEntries, readJson } from './archive.ts';
 import { BACKUP_FORMAT, type BackupHeader, type BackupManifest } from './backup.ts';
 import { type BlobEntry, Hashing, sha256Of } from './blobs.ts';
@@ -15,7 +16,8 @@ import { quoted, type TableShape, tableShapes } from './tables.ts';
 
 /**
  * `cairn restore <file>`: a backup into an empty installation (the configured database, or a new
- * data directory). The schema is built at the backup's migration, filled parents first, its blobs
+ * data directory). The schema is built at the backup's migration, filled parents first (its
+ * secondary indexes built after, as pg_restore does), its blobs
  * put in the configured store, then every table and blob checked against the manifest (rows and
  * SHA-256, read back from the database and the store), and only then migrated to this release.
  */
@@ -41,6 +43,8 @@ export async function restore(config: Config, file: string): Promise<RestoreSumm
 async function restoreInto(db: Kysely<DB>, blobs: BlobStore, file: string): Promise<RestoreSummary> {
   let header: BackupHeader | undefined;
   let shapes = new Map<string, TableShape>();
+  // Set aside while the tables load, built once they are all in (before the files come).
+  let setAside: SavedIndex[] = [];
   let contentTypes = new Map<string, string>();
   const restored = new Map<string, { size: number; sha256: string }>();
   for await (const entry of archiveEntries(file)) {
@@ -48,7 +52,10 @@ async function restoreInto(db: Kysely<DB>, blobs: BlobStore, file: string): Prom
       header = await readJson<BackupHeader>(entry);
       if (header.format !== BACKUP_FORMAT)
         throw new Error(`${file} is a backup of format ${header.format}; this release reads ${BACKUP_FORMAT}`);
-      if (!header.filesOnly) shapes = await prepareSchema(db, header.migration);
+      if (!header.filesOnly) {
+        shapes = await prepareSchema(db, header.migration);
+        setAside = await dropSecondaryIndexes(db);
+      }
     } else if (!header) {
       throw new Error(`${file} is not a Cairn backup (it does not start with cairn-backup.json)`);
     } else if (entry.name.startsWith('tables/')) {
@@ -56,6 +63,8 @@ async function restoreInto(db: Kysely<DB>, blobs: BlobStore, file: string): Prom
       if (!shape) throw new Error(`${entry.name}: the schema at ${header.migration} has no such table`);
       await loadTable(db, shape, entry);
     } else if (entry.name === 'files.json') {
+      await rebuildIndexes(db, setAside);
+      setAside = [];
       contentTypes = new Map((await readJson<BlobEntry[]>(entry)).map((blob) => [blob.key, blob.contentType]));
     } else if (entry.name.startsWith('files/')) {
       const key = entry.name.slice('files/'.length);
