@@ -23,7 +23,14 @@ export async function serve(config: Config, workers: number): Promise<void> {
     const { buildApp } = await import('../app.ts');
     const { server, services } = await buildApp({ config, database });
     // The embedded database is this process's alone: a backup asks it through its operator socket.
-    const operators = database.kind === 'pglite' ? await listenForOperators(config.dataDir, database) : undefined;
+    // A socket it cannot make (a path too long for one) costs only backups while serving.
+    const operators =
+      database.kind === 'pglite'
+        ? await listenForOperators(config.dataDir, database).catch((error: Error) => {
+            console.error(`no operator socket (cairn backup needs the server stopped): ${error.message}`);
+            return undefined;
+          })
+        : undefined;
     stopOnSignals(async () => {
       operators?.close();
       await server.close();

@@ -72,7 +72,7 @@ export interface KeptRecords {
  * What an area (or a mechanism) does with its rows of a patient, declared on its Area
  * (`patientData`): one declaration serves the patient's delete and their purge, and names the
  * tables it covers, so a table holding patients' rows that no area names fails a test
- * (src/modules/patients/purge/coverage.test.ts).
+ * (src/modules/patients/purge/every-area.test.ts).
  */
 export interface PatientData {
   /** Its tables holding patients' rows (a `patient_id` or `patient_ids` column), cascaded or not. */
