@@ -276,7 +276,7 @@ async function assertDistributed(db: Kysely<unknown>): Promise<void> {
   );
   assert.deepEqual(
     global.map((row) => row.name),
-    ['api_client_keys', 'cairn_migrations', 'cairn_migrations_lock', 'server_settings', 'tenants'],
+    ['api_client_keys', 'blob_holds', 'cairn_migrations', 'cairn_migrations_lock', 'server_settings', 'tenants'],
   );
   assert.ok(byTenant.length > 40, `${byTenant.length} tenant tables`);
 }
