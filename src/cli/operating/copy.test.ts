@@ -15,6 +15,7 @@ import { loadConfig } from '../../config.ts';
 import { openDatabase } from '../../db/database.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
 import { mergeAreas, settingsSections } from '../../platform/area.ts';
+import { TestClock } from '../../test/clock.ts';
 import { multipart, sampleFile } from '../../test/files.ts';
 import { Api, createTestTenant, type TestApp } from '../../test/harness.ts';
 import { cairn, newSchema, schemaUrl } from '../../test/installations.ts';
@@ -39,11 +40,11 @@ const S3rverServer = createRequire(import.meta.url)('s3rver') as new (options: R
 const WEBHOOKS = { CAIRN_WEBHOOKS_ALLOW_PRIVATE: 'true', CAIRN_WEBHOOKS_TIMEOUT_MS: '2000' };
 
 /** An app on an installation of its own (not the suite's shared database), closed when the file ends. */
-async function openApp(env: Record<string, string>): Promise<TestApp & { close(): Promise<void> }> {
+async function openApp(env: Record<string, string>, clock?: TestClock): Promise<TestApp & { close(): Promise<void> }> {
   const config = loadConfig({ CAIRN_DEMO: 'false', LOG_LEVEL: 'silent', ...WEBHOOKS, ...env }, settingsSections(areas));
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
   await migrateToLatest(database.db);
-  const { server, services, accessTable, catalogs } = await buildApp({ config, database });
+  const { server, services, accessTable, catalogs } = await buildApp({ config, database, ...(clock ? { clock } : {}) });
   await server.ready();
   let closed = false;
   const close = async () => {
@@ -142,16 +143,21 @@ describe('cairn copy', { skip, timeout: 600_000 }, () => {
 
     const copiedDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-copied-'));
     after(() => fs.rmSync(copiedDir, { recursive: true, force: true }));
-    const copy = await openApp({
-      DATABASE_URL: targetUrl,
-      CAIRN_DATA_DIR: copiedDir,
-      CAIRN_FILE_STORE: 's3',
-      CAIRN_S3_BUCKET: bucket,
-      CAIRN_S3_ENDPOINT: `http://127.0.0.1:${port}`,
-      CAIRN_S3_FORCE_PATH_STYLE: 'true',
-      ...s3Env,
-    });
-    const again = await openApp(sourceEnv);
+    // One clock standing still for both sides: a signed link's expiry must not cross a second between them.
+    const clock = new TestClock();
+    const copy = await openApp(
+      {
+        DATABASE_URL: targetUrl,
+        CAIRN_DATA_DIR: copiedDir,
+        CAIRN_FILE_STORE: 's3',
+        CAIRN_S3_BUCKET: bucket,
+        CAIRN_S3_ENDPOINT: `http://127.0.0.1:${port}`,
+        CAIRN_S3_FORCE_PATH_STYLE: 'true',
+        ...s3Env,
+      },
+      clock,
+    );
+    const again = await openApp(sourceEnv, clock);
     // The token the original signed opens the copy: every answer is compared through it.
     const [fromOriginal, fromCopy] = [new Api(again.server, t.adminClient.token), new Api(copy.server, t.adminClient.token)];
     const exports = [...mergeAreas(areas).declarations.exports.keys()];
