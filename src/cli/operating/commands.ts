@@ -1,12 +1,13 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../../config.ts';
-import { loadConfig } from '../../config.ts';
+import { type Config, loadConfig } from '../../config.ts';
 import { backup } from './backup.ts';
 import { copy } from './copy.ts';
 import { restore } from './restore.ts';
 
-/** The release a backup names (package.json's version). */
-const RELEASE = process.env.npm_package_version ?? '0.1.0';
+/** The release a backup names: package.json's version (three folders up, from src/ and from dist/ alike). */
+const RELEASE = (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
 
 export interface OperatingOptions {
   filesOnly: boolean;
