@@ -71,21 +71,7 @@ export async function benchOperating(): Promise<string> {
     };
     const seeded = performance.now();
     cli(['migrate'], server);
-    cli(
-      [
-        'seed',
-        'bulk',
-        '--tenant',
-        'operating',
-        '--patients',
-        String(PATIENTS),
-        '--tasks',
-        String(PATIENTS),
-        '--events',
-        String(PATIENTS),
-      ],
-      server,
-    );
+    seed(PATIENTS, server);
     await query(url, 'VACUUM ANALYZE');
     log(`seeded in ${((performance.now() - seeded) / 1000).toFixed(0)} s`);
 
@@ -115,21 +101,7 @@ export async function benchOperating(): Promise<string> {
       LOG_LEVEL: 'warn',
       CAIRN_DATA_DIR: path.join(work, 'embedded'),
     };
-    cli(
-      [
-        'seed',
-        'bulk',
-        '--tenant',
-        'operating',
-        '--patients',
-        String(EMBEDDED_PATIENTS),
-        '--tasks',
-        String(EMBEDDED_PATIENTS),
-        '--events',
-        String(EMBEDDED_PATIENTS),
-      ],
-      embedded,
-    );
+    seed(EMBEDDED_PATIENTS, embedded);
     log('backup…');
     const embeddedBackup = timedCli(['backup', path.join(work, 'embedded.tar.gz')], embedded);
     const embeddedRows = rowsOf(embeddedBackup);
@@ -159,6 +131,12 @@ export async function benchOperating(): Promise<string> {
     cluster.stop();
     fs.rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** A tenant of `patients` patients, with as many tasks and calendar events. */
+function seed(patients: number, env: NodeJS.ProcessEnv) {
+  const count = String(patients);
+  cli(['seed', 'bulk', '--tenant', 'operating', '--patients', count, '--tasks', count, '--events', count], env);
 }
 
 function rowsOf(backup: Timed): number {
