@@ -74,7 +74,8 @@ export async function buildApp({ config, database, clock, blobs, providers, area
     bodyLimit: config.bodyLimitBytes,
     exposeHeadRoutes: false,
     return503OnClosing: true,
-    requestIdHeader: 'x-request-id',
+    // Cairn's own id on every request, never the caller's (http/request-id.ts).
+    requestIdHeader: false,
     trustProxy: config.trustProxy,
     genReqId: () => randomUUID(),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
@@ -134,9 +135,11 @@ export async function buildApp({ config, database, clock, blobs, providers, area
   const accessTable: AccessTable = new Map();
   await registerOpenApi(app, catalogs, accessTable);
   registerAccessControl(app, services, accessTable);
+  // Idempotency-Key first: its onSend may put a kept answer in place of the request's, and the
+  // access log's onSend, after it, records the answer actually sent.
+  registerIdempotency(app, services);
   if (settingsOf(config, accessLogSettings).enabled) registerAccessLog(app, services);
   else app.log.warn('access log: off (CAIRN_ACCESS_LOG=false): reads of patient data are not recorded');
-  registerIdempotency(app, services);
   registerConsole(app, config.consoleDir);
   const options = { services, exports: declarations.exports, fhir: declarations.fhir };
   for (const area of areas) if (area.routes) await app.register(area.routes, options);

@@ -92,6 +92,11 @@ describe('the cairn command', () => {
       new RegExp(`The access log of ${tenant} is intact: 0 seals, 0 records sealed`),
     );
     await assert.rejects(cairn('access-log', 'verify', 'no-such-tenant'), /No tenant "no-such-tenant"/);
+    // A hash published earlier that the chain does not hold: its seal was removed.
+    await assert.rejects(cairn('access-log', 'verify', tenant, '--hash', 'a'.repeat(64)), (error: { stdout?: string }) =>
+      /BROKEN at seal 1: the published hash a{64} is not in the chain/.test(error.stdout ?? ''),
+    );
+    await assert.rejects(cairn('access-log', 'verify', tenant, '--hash', 'nope'), /--hash takes a seal hash/);
   });
 
   test(`serves the API${onPostgres ? ' with two workers that share the token limit' : ''}`, { timeout: 180_000 }, async () => {

@@ -2,10 +2,10 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { areas } from '../areas.ts';
-import { loadConfig, settingsDocumentation } from '../config.ts';
+import { loadConfig, settingsDocumentation, settingsOf } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { systemContext } from '../http/context.ts';
-import { verifyChain } from '../modules/access-log/index.ts';
+import { accessLogSettings, verifyChain } from '../modules/access-log/index.ts';
 import { applyFormation } from '../modules/formation/index.ts';
 import { injectInbound, sandboxOutbox, settleSandboxMessage } from '../modules/sandbox/index.ts';
 import { saveUser, setPassword } from '../modules/users/index.ts';
@@ -40,8 +40,9 @@ Usage:
   cairn sandbox inbound <tenant>/<instance> --channel EMAIL|SMS|VOICE_CALL|FAX --from F --to T
                         [--subject S] [--message M] [--recorded]
                                                 Make a message come in through the sandbox
-  cairn access-log verify <tenant>              Check the tenant's access log against its hash chain; names the
-                                                first broken link (exit 1) or prints the newest seal's hash
+  cairn access-log verify <tenant> [--hash H]   Check the tenant's access log against its hash chain; names the
+                                                first broken link (exit 1) or prints the newest seal's hash;
+                                                H, a hash published earlier (ACCESS_LOG_SEALED), must be in it
   cairn backup <file> [--files-only]            A consistent backup (database and files) while the server serves
   cairn restore <file> [--data-dir D]           Restore into an empty installation (D, or DATABASE_URL) and verify it
   cairn copy --to postgres://… [--files-to s3://bucket?region=R&endpoint=E&forcePathStyle=true]
@@ -117,6 +118,7 @@ async function main(argv: string[]): Promise<void> {
       message: { type: 'string' },
       recorded: { type: 'boolean' },
       'files-only': { type: 'boolean' },
+      hash: { type: 'string' },
       'data-dir': { type: 'string' },
       'files-to': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -273,8 +275,14 @@ async function main(argv: string[]): Promise<void> {
       }
       case 'access-log verify': {
         const tenant = await tenantNamed(rest[0]);
-        const report = await verifyChain(db, tenant.id);
-        const reach = `${report.seals} seals, ${report.records} records sealed, ${report.unsealed} not sealed yet`;
+        const publishedHash = text(options, 'hash', false);
+        if (publishedHash && !/^[0-9a-f]{64}$/.test(publishedHash)) fail('--hash takes a seal hash: 64 hexadecimal digits');
+        const report = await verifyChain(db, tenant.id, {
+          now: services.clock.now(),
+          retentionDays: settingsOf(config, accessLogSettings).retentionDays,
+          publishedHash: publishedHash || undefined,
+        });
+        const reach = `${report.seals} seals, ${report.records} records sealed, ${report.unsealed} not sealed yet, ${report.removals} retention removals${publishedHash ? ', the published hash found' : ''}`;
         if (report.broken) {
           console.log(`The access log of ${tenant.name} is BROKEN at seal ${report.broken.seq}: ${report.broken.reason}`);
           process.exitCode = 1;

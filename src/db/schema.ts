@@ -146,11 +146,13 @@ export interface AccessLogTable {
   on_behalf_of: string | null;
   client_address: string | null;
   request_id: string | null;
+  caller_request_id: string | null;
   operation: string;
   resource_type: string;
   patient_ids: string[];
   record_ids: string[] | null;
   outcome: number;
+  matched: number | null;
 }
 
 /** The outbox (events/outbox.ts): one row per event, written with the change it reports, deleted once consumed. */

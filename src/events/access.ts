@@ -28,7 +28,10 @@ export interface AccessEntry {
   actor: AccessActor;
   at: Date;
   clientAddress: string | null;
+  /** Cairn's own id of the request (unique to it), null for work no request asked for. */
   requestId: string | null;
+  /** The caller's `X-Request-Id`, when it was short and well-formed (http/request-id.ts). */
+  callerRequestId?: string | null;
   /** The route (`GET /:tenantName/...`), or the work (`webhooks.deliver`). */
   operation: string;
   resourceType: string;
@@ -36,6 +39,8 @@ export interface AccessEntry {
   recordIds: readonly string[];
   /** The HTTP status answered: 2xx shown, 403 and 404 attempts; 0 for data sent, not asked for (a webhook). */
   outcome: number;
+  /** The total the answer disclosed (a page's `totalElements`, FHIR's count): how many records matched. */
+  matched?: number | null;
 }
 
 /** At most this many record ids are kept on a record: a page names its patients, not every row. */
@@ -54,11 +59,13 @@ function rowOf(entry: AccessEntry): NewRow<'access_log'> {
     on_behalf_of: entry.actor.onBehalfOf,
     client_address: entry.clientAddress,
     request_id: entry.requestId,
+    caller_request_id: entry.callerRequestId ?? null,
     operation: entry.operation,
     resource_type: entry.resourceType,
     patient_ids: [...new Set(entry.patientIds)],
     record_ids: recordIds.length > 0 ? recordIds : null,
     outcome: entry.outcome,
+    matched: entry.matched ?? null,
   };
 }
 

@@ -1,6 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccessActor } from '../events/access.ts';
 import type { Caller } from '../tenancy/access.ts';
+import { failureAnswer } from '../wire/errors.ts';
+import { REPLAYED_HEADER } from './idempotency.ts';
+import { matchesOf } from './pagination.ts';
+import { callerRequestId } from './request-id.ts';
 import type { Services } from './services.ts';
 
 /**
@@ -149,6 +153,11 @@ declare module 'fastify' {
     accessWritten: boolean;
     /** The record of a 2xx answer, written while the answer is serialized. */
     accessWriting: Promise<void> | null;
+    /**
+     * A 2xx answer whose record waits for onSend, because Idempotency-Key may yet send a kept
+     * answer in its place (a request that wrote nothing under a key another request holds).
+     */
+    accessDeferred: { answer: unknown } | null;
     /** What a `named` route's handler says it shows. */
     disclosing: { patients: string[]; records: string[] } | null;
     /** Ends this answer's place among the records its tenant's next statement waits for. */
@@ -162,10 +171,30 @@ export const ACCESS_SIGNAL = 'access-log';
 /** Refusals written as attempts: on a patient's record, not found and not allowed. */
 const ATTEMPTS = new Set([403, 404]);
 
+/** The total an answer shows: a page object's `totalElements`, data and meta's, a FHIR Bundle's `total`. */
+function totalOf(answer: unknown): number | null {
+  if (!answer || typeof answer !== 'object') return null;
+  const body = answer as { totalElements?: unknown; metaInfo?: { totalElements?: unknown }; total?: unknown };
+  const total = body.totalElements ?? body.metaInfo?.totalElements ?? body.total;
+  return typeof total === 'number' ? total : null;
+}
+
+/** A kept answer's body, sent again (a replay): its JSON, to read its patients as the first answer's were. */
+function parsedAnswer(payload: unknown): unknown {
+  const text = Buffer.isBuffer(payload) ? payload.toString('utf8') : typeof payload === 'string' ? payload : undefined;
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 export function registerAccessLog(app: FastifyInstance, services: Services): void {
   app.decorateRequest('accessAttempt', null);
   app.decorateRequest('accessWritten', false);
   app.decorateRequest('accessWriting', null);
+  app.decorateRequest('accessDeferred', null);
   app.decorateRequest('disclosing', null);
   app.decorateRequest('accessExpected', null);
 
@@ -179,15 +208,20 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
   app.addHook('onResponse', release);
   app.addHook('onRequestAbort', release);
 
-  /** Writes the answer's record (none when it names no patient: an empty page disclosed nothing). */
+  /**
+   * Writes the record of the answer sent: its patients, and those its total discloses. None when it
+   * names no patient and its total is nought (an empty page of no matches disclosed nothing).
+   */
   async function record(request: FastifyRequest, status: number, disclosure: Disclosure, body: unknown): Promise<void> {
     request.accessWritten = true;
     // This answer no longer holds up others' records: from here it writes its own, or none.
     request.accessExpected?.();
     const attempt = request.accessAttempt;
     if (!attempt) return;
-    const patients = disclosure.patients(request, body).filter(isId);
-    if (patients.length === 0) return;
+    const shown = status < 300;
+    const matched = shown ? totalOf(body) : null;
+    const patients = [...disclosure.patients(request, body), ...((shown && matchesOf(body)) || [])].filter(isId);
+    if (patients.length === 0 && !matched) return;
     await services.accessLog.write({
       tenantId: attempt.tenantId,
       instanceId: attempt.instanceId,
@@ -195,11 +229,13 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
       at: services.clock.now(),
       clientAddress: request.ip ?? null,
       requestId: request.id,
+      callerRequestId: callerRequestId(request),
       operation: `${request.method} ${request.routeOptions.url ?? ''}`,
       resourceType: disclosure.resource,
       patientIds: patients,
-      recordIds: [...pathRecords(request), ...(status < 300 ? (disclosure.records?.(request, body) ?? []) : []).filter(isId)],
+      recordIds: [...pathRecords(request), ...(shown ? (disclosure.records?.(request, body) ?? []) : []).filter(isId)],
       outcome: status,
+      matched,
     });
     // The node that wrote records seals them once they have settled (modules/access-log/jobs.ts).
     services.jobs.signal(ACCESS_SIGNAL);
@@ -209,32 +245,48 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
   // is serialized (a page can be megabytes), and the answer waits for it just before it is sent.
   app.addHook('preSerialization', async (request, reply, payload) => {
     const disclosure = disclosureOf(request);
-    if (disclosure && reply.statusCode < 300) {
-      const written = record(request, reply.statusCode, disclosure, payload);
-      // Awaited in onSend; until then a failure must not count as unhandled.
-      written.catch(() => {});
-      request.accessWriting = written;
+    if (!disclosure || reply.statusCode >= 300) return payload;
+    // A request that wrote nothing under a key may yet be answered with the key's kept answer.
+    if (request.idempotency && !request.idempotency.written) {
+      request.accessDeferred = { answer: payload };
+      return payload;
     }
+    const written = record(request, reply.statusCode, disclosure, payload);
+    // Awaited in onSend; until then a failure must not count as unhandled.
+    written.catch(() => {});
+    request.accessWriting = written;
     return payload;
   });
 
-  // The rest: refusals on a patient's record (403, 404), and 2xx answers that are not an object (a
-  // file's bytes), which name what their request does.
+  // Registered after Idempotency-Key's onSend, so it sees the answer actually sent: a replay's
+  // kept answer is recorded as it is sent again. Also refusals on a patient's record (403, 404),
+  // and 2xx answers that are not an object (a file's bytes), which name what their request does.
   app.addHook('onSend', async (request, reply, payload) => {
     const disclosure = disclosureOf(request);
     request.accessExpected?.();
-    if (request.accessWriting) {
-      // The serialized answer becomes bytes before it waits: as text it is a rope of many pieces,
-      // which the wait would hold through collections (promoted, then flattened when sent).
-      const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
-      // None is sent before its record has committed; a record that failed fails the answer.
-      await request.accessWriting;
-      return body;
+    try {
+      if (request.accessWriting) {
+        // The serialized answer becomes bytes before it waits: as text it is a rope of many pieces,
+        // which the wait would hold through collections (promoted, then flattened when sent).
+        const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
+        // None is sent before its record has committed; a record that failed fails the answer.
+        await request.accessWriting;
+        return body;
+      }
+      if (!disclosure || request.accessWritten) return payload;
+      const status = reply.statusCode;
+      if (reply.getHeader(REPLAYED_HEADER) === 'true') {
+        if (status < 300 || ATTEMPTS.has(status)) await record(request, status, disclosure, parsedAnswer(payload));
+      } else if (request.accessDeferred) {
+        await record(request, status, disclosure, request.accessDeferred.answer);
+      } else if (status < 300 || ATTEMPTS.has(status)) {
+        await record(request, status, disclosure, undefined);
+      }
+      return payload;
+    } catch (error) {
+      // No data without its record: the answer becomes the error, which says nothing of the database.
+      return failureAnswer(error, request, reply);
     }
-    if (!disclosure || request.accessWritten) return payload;
-    const status = reply.statusCode;
-    if (status < 300 || ATTEMPTS.has(status)) await record(request, status, disclosure, undefined);
-    return payload;
   });
 }
 

@@ -97,7 +97,26 @@ export interface FilteredList {
    * refer to the row by `alias`.
    */
   extra?: RawBuilder<unknown>[];
+  /**
+   * The column naming each match's patient (`p.id`, `t.patient_id`), on a list a filter narrows or
+   * a search: the total of such a list tells which patients match even when the page shows none of
+   * them (a phone number's), so the statement also brings the first MATCH_BOUND matches' patients,
+   * for the access log (`matches` of the page: see MATCHES).
+   */
+  patientOfMatch?: string;
 }
+
+/**
+ * Up to this many matching patients are named in the access record of an answer whose total
+ * discloses them; a total above it tells of a crowd, not of anyone, and the record keeps the count.
+ */
+export const MATCH_BOUND = 100;
+
+/**
+ * The patients an answer's total discloses, carried beside its page under a symbol, which the
+ * serializer never writes: the access log reads it from the answer (http/access-log.ts).
+ */
+export const MATCHES = Symbol('matches');
 
 /**
  * A page of a filtered list, whole rows of `list.alias` with its `extra` columns, and the total:
@@ -118,17 +137,22 @@ export async function filteredPage<Row>(
   list: FilteredList,
   order: { keys: SortKey[]; fallback: SortKey[]; tieBreaker: string },
   paging: Paging,
-): Promise<{ rows: Row[]; total: number }> {
+): Promise<{ rows: Row[]; total: number; matches?: string[] }> {
   const alias = sql.raw(list.alias);
   const extra = list.extra?.length ? sql`, ${sql.join(list.extra)}` : sql``;
   const base = list.base as SelectQueryBuilder<Record<string, object>, string, object>;
-  let statement: RawBuilder<Row & { cairn_total: number }>;
+  let statement: RawBuilder<Row & { cairn_total: number; cairn_matches?: string[] | null }>;
   if (list.searched || list.narrowed) {
     const keys = (order.keys.length > 0 ? order.keys : order.fallback).map((key, index) => ({ ...key, name: `k${index}` }));
     const matches = base.select([
       sql.raw<string>(order.tieBreaker).as('id'),
       ...keys.map((key) => sql.raw<unknown>(key.column).as(key.name)),
+      ...(list.patientOfMatch ? [sql.raw<string>(list.patientOfMatch).as('cairn_patient')] : []),
     ]);
+    // The first matches' patients, read from the matches already fixed: at most MATCH_BOUND + 1 rows.
+    const disclosed = list.patientOfMatch
+      ? sql`, (SELECT array_agg(DISTINCT m.cairn_patient) FROM (SELECT cairn_patient FROM matches LIMIT ${MATCH_BOUND + 1}) AS m) AS cairn_matches`
+      : sql``;
     const sortedBy = (source: string) =>
       sql.raw(
         orderBy(
@@ -141,7 +165,7 @@ export async function filteredPage<Row>(
       WITH matches AS MATERIALIZED (${matches}),
       page AS (SELECT matches.* FROM matches ORDER BY ${sortedBy('matches')} LIMIT ${paging.size} OFFSET ${offsetOf(paging)})
       SELECT ${alias}.*${extra}, total.cairn_total
-      FROM (SELECT count(*) AS cairn_total FROM matches) AS total
+      FROM (SELECT count(*) AS cairn_total${disclosed} FROM matches) AS total
       LEFT JOIN (page JOIN ${sql.table(list.table)} AS ${alias} ON ${alias}.tenant_id = ${list.tenantId} AND ${alias}.id = page.id) ON true
       ORDER BY ${sortedBy('page')}`;
   } else {
@@ -157,9 +181,14 @@ export async function filteredPage<Row>(
   }
   const { rows } = await statement.execute(db);
   const total = Number(rows[0]?.cairn_total ?? 0);
+  const matches = rows[0]?.cairn_matches;
   // An empty page is the count's row alone, its page columns null.
   const pageRows = rows.filter((row) => (row as { id?: unknown }).id !== null);
-  return { rows: pageRows.map(({ cairn_total: _, ...row }) => row as Row), total };
+  return {
+    rows: pageRows.map(({ cairn_total: _, cairn_matches: __, ...row }) => row as Row),
+    total,
+    ...(list.patientOfMatch && total <= MATCH_BOUND ? { matches: matches ?? [] } : {}),
+  };
 }
 
 export function offsetOf(paging: Paging): number {
@@ -192,29 +221,43 @@ export function PageObject<T extends TSchema>(item: T) {
   });
 }
 
-export function pageObject<T>(content: T[], totalElements: number, paging: Paging, sorted: boolean) {
+/** The patients a total discloses (filteredPage's `matches`), kept beside an answer for its access record. */
+function withMatches<T extends object>(answer: T, matches: readonly string[] | undefined): T {
+  if (matches) Object.defineProperty(answer, MATCHES, { value: matches, enumerable: false });
+  return answer;
+}
+
+/** The patients an answer's total disclosed, when its list named them (MATCHES). */
+export function matchesOf(answer: unknown): readonly string[] | undefined {
+  return answer && typeof answer === 'object' ? (answer as { [MATCHES]?: readonly string[] })[MATCHES] : undefined;
+}
+
+export function pageObject<T>(content: T[], totalElements: number, paging: Paging, sorted: boolean, matches?: readonly string[]) {
   const totalPages = Math.ceil(totalElements / paging.size);
   const sort = { sorted, unsorted: !sorted, empty: !sorted };
-  return {
-    content,
-    pageable: {
+  return withMatches(
+    {
+      content,
+      pageable: {
+        sort,
+        pageSize: paging.size,
+        pageNumber: paging.page,
+        offset: offsetOf(paging),
+        unpaged: false,
+        paged: true,
+      },
+      totalElements,
+      totalPages,
+      last: paging.page >= totalPages - 1,
+      first: paging.page === 0,
+      number: paging.page,
+      size: paging.size,
+      numberOfElements: content.length,
+      empty: content.length === 0,
       sort,
-      pageSize: paging.size,
-      pageNumber: paging.page,
-      offset: offsetOf(paging),
-      unpaged: false,
-      paged: true,
     },
-    totalElements,
-    totalPages,
-    last: paging.page >= totalPages - 1,
-    first: paging.page === 0,
-    number: paging.page,
-    size: paging.size,
-    numberOfElements: content.length,
-    empty: content.length === 0,
-    sort,
-  };
+    matches,
+  );
 }
 
 export const MetaInfo = Type.Object({
@@ -232,20 +275,23 @@ export function DataAndMeta<T extends TSchema>(item: T) {
   return Type.Object({ data: Type.Array(item), metaInfo: MetaInfo });
 }
 
-export function dataAndMeta<T>(data: T[], totalElements: number, paging: Paging) {
+export function dataAndMeta<T>(data: T[], totalElements: number, paging: Paging, matches?: readonly string[]) {
   const totalPages = Math.ceil(totalElements / paging.size);
-  return {
-    data,
-    metaInfo: {
-      page: paging.page,
-      pageSize: paging.size,
-      totalElements,
-      numberOfElements: data.length,
-      totalPages,
-      firstPage: paging.page === 0,
-      lastPage: paging.page >= totalPages - 1,
+  return withMatches(
+    {
+      data,
+      metaInfo: {
+        page: paging.page,
+        pageSize: paging.size,
+        totalElements,
+        numberOfElements: data.length,
+        totalPages,
+        firstPage: paging.page === 0,
+        lastPage: paging.page >= totalPages - 1,
+      },
     },
-  };
+    matches,
+  );
 }
 
 /**

@@ -239,9 +239,29 @@ const RETRY_AFTER_SECONDS = '5';
 
 /** The single place where every error becomes the wire format. */
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendError(reply, failureOf(error, request));
+}
+
+/**
+ * What a failure answers, logged: its ApiError, and for a 5xx the request's id beside the generic
+ * message, so an operator finds the log line; the driver's own text goes to the log, never the body.
+ */
+export function failureOf(error: unknown, request: FastifyRequest): ApiError {
   const apiError = toApiError(error);
   logFailure(error, apiError, request);
-  return sendError(reply, apiError);
+  if (apiError.status < 500) return apiError;
+  return new ApiError(apiError.errorCode, { ...apiError.details, requestId: request.id }, undefined, apiError.headers);
+}
+
+/**
+ * The answer a hook gives in place of the one it was sending (onSend), when what it had to do
+ * first failed: the error handler's body, set here, because an error thrown from onSend after an
+ * error answer would reach Fastify's default handler, which renders the error's own message.
+ */
+export function failureAnswer(error: unknown, request: FastifyRequest, reply: FastifyReply): string {
+  const apiError = failureOf(error, request);
+  reply.code(apiError.status).headers(apiError.headers).type('application/json; charset=utf-8');
+  return JSON.stringify(errorBody(apiError));
 }
 
 /** A failure the server is to blame for is logged: its class and code, never its message. */

@@ -1,5 +1,5 @@
 import type { Area } from '../../platform/area.ts';
-import { accessLogPermissions } from './catalog.ts';
+import { accessLogEvents, accessLogPermissions } from './catalog.ts';
 import { accessLogExport } from './export.ts';
 import { accessLogJobs } from './jobs.ts';
 import { accessLogPatientData } from './patient-data.ts';
@@ -11,6 +11,7 @@ export const area: Area = {
   name: 'access-log',
   routes,
   permissions: accessLogPermissions,
+  events: accessLogEvents,
   settings: accessLogSettings,
   jobs: accessLogJobs,
   exports: { ACCESS_LOG: accessLogExport },

@@ -1,3 +1,4 @@
+import type { EventCatalog, SubtypesOf } from '../../events/outbox.ts';
 import type { NamesOf } from '../../wire/errors.ts';
 
 /** What the access log's area adds to the shared catalogs, beside its routes (merged in src/areas.ts). */
@@ -9,4 +10,21 @@ export const accessLogPermissions = {
 
 declare module '../../formation/permissions.ts' {
   interface Permissions extends NamesOf<typeof accessLogPermissions> {}
+}
+
+/**
+ * The seals of the chain, published as they are made (chain.ts): an integrator subscribed to
+ * ACCESS_LOG_SEALED keeps the newest hash outside Cairn's database, which `cairn access-log verify
+ * --hash` checks the chain against. Ids and hashes only.
+ */
+export const accessLogEvents = {
+  ACCESS_LOG: {
+    description:
+      "A tenant's access log: each new seal of its hash chain (`details`: seq, hash, previousHash, records, kind RECORDS or RETENTION)",
+    subtypes: ['ACCESS_LOG_SEALED'],
+  },
+} as const satisfies EventCatalog;
+
+declare module '../../events/outbox.ts' {
+  interface EventSubtypes extends SubtypesOf<typeof accessLogEvents> {}
 }

@@ -3,13 +3,21 @@ import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { TestClock } from '../../test/clock.ts';
 import { Api, assertCode, createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
+import { startReceiver } from '../../test/receiver.ts';
 import { verifyChain } from './chain.ts';
 
 /** The access log kept and trusted: its hash chain, its retention, its export. */
 
 const clock = new TestClock('2026-06-01T12:00:00.000Z');
 const RETENTION_DAYS = 30;
-const app = await startApp({}, { clock, env: { CAIRN_ACCESS_LOG_RETENTION_DAYS: String(RETENTION_DAYS) } });
+const app = await startApp(
+  {},
+  {
+    clock,
+    // Receivers listen on loopback, which webhooks reach only when private addresses are allowed.
+    env: { CAIRN_ACCESS_LOG_RETENTION_DAYS: String(RETENTION_DAYS), CAIRN_WEBHOOKS_ALLOW_PRIVATE: 'true' },
+  },
+);
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 
@@ -33,7 +41,8 @@ async function freshApi(t: TestTenant): Promise<Api> {
   return new Api(app.server, issued.token);
 }
 
-const verify = (t: TestTenant) => verifyChain(app.services.db, t.tenant.id);
+const verify = (t: TestTenant, publishedHash?: string) =>
+  verifyChain(app.services.db, t.tenant.id, { now: clock.now(), retentionDays: RETENTION_DAYS, publishedHash });
 const run = (text: string, t: TestTenant) => sql.raw(text.replaceAll(':tenant', `'${t.tenant.id}'`)).execute(app.services.db);
 
 describe('the access log: a hash chain', () => {
@@ -95,6 +104,69 @@ describe('the access log: a hash chain', () => {
     assert.match((await verify(w)).broken?.reason ?? '', /does not start the chain/);
   });
 
+  test("a record's time moved by less than a millisecond: the seal hashes the time as stored", async () => {
+    const t = await createTestTenant(app);
+    await readAndSeal(t, 2);
+    assert.equal((await verify(t)).broken, null);
+    await run(
+      `UPDATE access_log SET occurred_at = occurred_at + interval '400 microseconds'
+       WHERE tenant_id = :tenant AND id = (SELECT id FROM access_log WHERE tenant_id = :tenant ORDER BY occurred_at, id LIMIT 1)`,
+      t,
+    );
+    assert.deepEqual((await verify(t)).broken, {
+      seq: 1,
+      reason: 'its records differ from what was sealed (a record was changed)',
+    });
+  });
+
+  test('old records and their seals deleted, the next seal marked removed: no retention removal says so, a break', async () => {
+    const t = await createTestTenant(app);
+    await readAndSeal(t, 1);
+    await readAndSeal(t, 1);
+    await readAndSeal(t, 1);
+    const head = (await verify(t)).head;
+    const second = `(SELECT through_at, through_id FROM access_log_seals WHERE tenant_id = :tenant AND seq = 2)`;
+    await run(`DELETE FROM access_log WHERE tenant_id = :tenant AND (occurred_at, id) <= ${second}`, t);
+    await run(`DELETE FROM access_log_seals WHERE tenant_id = :tenant AND seq = 1`, t);
+    await run(`UPDATE access_log_seals SET removed_at = now() WHERE tenant_id = :tenant AND seq = 2`, t);
+    const report = await verify(t, head);
+    assert.equal(report.head, head, 'the newest hash is the same');
+    assert.deepEqual(report.broken, {
+      seq: 2,
+      reason: 'the seals before it and their records were removed, and no retention removal in the chain says so',
+    });
+  });
+
+  test('each seal is published (an event webhooks deliver); the newest seal deleted with its records is caught by its published hash', async () => {
+    const t = await createTestTenant(app);
+    const receiver = await startReceiver();
+    const hook = await t.api.post(`${t.admin}/webhooks`, {
+      name: 'seals',
+      url: `${receiver.url}/seals`,
+      eventSubtypes: ['ACCESS_LOG_SEALED'],
+    });
+    assert.equal(hook.status, 201, hook.text);
+    await readAndSeal(t, 2);
+    await readAndSeal(t, 1);
+    await app.jobs.drain();
+    const sealed = receiver.received.filter((request) => request.json.type === 'ACCESS_LOG_SEALED');
+    assert.deepEqual(
+      sealed.map((request) => [request.json.details.seq, request.json.details.records, request.json.details.kind]),
+      [
+        [1, 2, 'RECORDS'],
+        [2, 1, 'RECORDS'],
+      ],
+    );
+    const published = sealed[1]!.json.details.hash as string;
+    const report = await verify(t, published);
+    assert.deepEqual([report.broken, report.head], [null, published]);
+    const newest = `(SELECT through_at, through_id FROM access_log_seals WHERE tenant_id = :tenant AND seq = 1)`;
+    await run(`DELETE FROM access_log WHERE tenant_id = :tenant AND (occurred_at, id) > ${newest}`, t);
+    await run(`DELETE FROM access_log_seals WHERE tenant_id = :tenant AND seq = 2`, t);
+    assert.equal((await verify(t)).broken, null, 'without the published hash the shorter chain looks whole');
+    assert.match((await verify(t, published)).broken?.reason ?? '', /^the published hash [0-9a-f]{64} is not in the chain/);
+  });
+
   test('no route changes or removes a record: the log has only reads', async () => {
     const writes = [...app.accessTable.keys()].filter((route) => route.includes('access-log') && !route.startsWith('GET '));
     assert.deepEqual(writes, []);
@@ -116,7 +188,11 @@ describe('the access log: retention', () => {
     const removal = records.find((record) => record.operation === 'access-log.retention');
     assert.ok(removal, 'the removal is recorded');
     assert.deepEqual([removal.actorType, removal.resourceType, removal.patientIds], ['SYSTEM', 'ACCESS_LOG', []]);
-    assert.deepEqual(removal.recordIds.slice(0, 1).concat(removal.recordIds.slice(2)), ['through-seal:1', 'records:2']);
+    assert.deepEqual(removal.recordIds.slice(0, 1).concat(removal.recordIds.slice(2)), [
+      'through-seal:1',
+      'records:2',
+      `retention-days:${RETENTION_DAYS}`,
+    ]);
     assert.equal(records.filter((record) => record.patientIds.includes(old)).length, 0, 'the old reads are gone');
     assert.equal(records.filter((record) => record.patientIds.includes(recent)).length, 1, 'the recent one is kept');
     assert.equal((await (await freshApi(t)).get(`${t.base}/patients/${old}/access-log`)).body.data.length, 0);
@@ -125,10 +201,35 @@ describe('the access log: retention', () => {
     const report = await verify(t);
     assert.equal(report.broken, null);
     assert.deepEqual(
-      [report.records, report.unsealed],
-      [2, 0],
-      'the recent read and the removal record are sealed after the anchor',
+      [report.records, report.unsealed, report.removals],
+      [2, 0, 1],
+      'the recent read and the removal record are sealed after the anchor, and the removal is a seal of the chain',
     );
+    // A removal keeping less than the retention in force is a break, even one the chain records.
+    assert.match(
+      (await verifyChain(app.services.db, t.tenant.id, { now: clock.now(), retentionDays: 90 })).broken?.reason ?? '',
+      /kept 30 days, less than the retention of 90/,
+    );
+  });
+
+  test('records go only through a seal older than the retention: the removal refuses a younger one', async () => {
+    const t = await createTestTenant(app);
+    await readAndSeal(t, 1);
+    const seal = (await run(`SELECT seq, hash, through_at, through_id FROM access_log_seals WHERE tenant_id = :tenant`, t))
+      .rows[0] as { seq: number; hash: string; through_at: Date; through_id: string };
+    const removal = {
+      anchor: Number(seal.seq),
+      throughAt: seal.through_at.toISOString(),
+      throughId: seal.through_id,
+      records: 1,
+      retentionDays: RETENTION_DAYS,
+    };
+    await assert.rejects(
+      sql`SELECT cairn_access_log_remove(${t.tenant.id}, ${removal.anchor}, ${removal.anchor + 1}, ${seal.hash}, ${'0'.repeat(64)},
+        ${JSON.stringify(removal)}::jsonb, ${clock.now()})`.execute(app.services.db),
+      /only a seal older than the retention is removed/,
+    );
+    assert.equal((await verify(t)).broken, null);
   });
 });
 
@@ -140,22 +241,27 @@ describe('the access log: export', () => {
     assert.equal(page.status, 200, page.text);
     assert.equal(page.body.data.length, 2);
     assert.ok(page.body.data[0].occurredAt < page.body.data[1].occurredAt);
-    assert.deepEqual(Object.keys(page.body.data[0]).sort(), [
-      'actorId',
-      'actorName',
-      'actorType',
-      'clientAddress',
-      'id',
-      'instanceId',
-      'occurredAt',
-      'onBehalfOf',
-      'operation',
-      'outcome',
-      'patientIds',
-      'recordIds',
-      'requestId',
-      'resourceType',
-    ]);
+    assert.deepEqual(
+      Object.keys(page.body.data[0]).sort(),
+      [
+        'actorId',
+        'actorName',
+        'actorType',
+        'clientAddress',
+        'id',
+        'instanceId',
+        'occurredAt',
+        'onBehalfOf',
+        'operation',
+        'outcome',
+        'callerRequestId',
+        'matched',
+        'patientIds',
+        'recordIds',
+        'requestId',
+        'resourceType',
+      ].sort(),
+    );
     assertCode(
       await (await t.apiWith(['ACCESS_LOG_READ', 'PATIENT_EXPORT'])).get(`${t.base}/export/ACCESS_LOG`),
       403,

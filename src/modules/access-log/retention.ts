@@ -4,6 +4,8 @@ import { writeAccess } from '../../events/access.ts';
 import type { Services } from '../../http/services.ts';
 import { jobContext } from '../../work/job-context.ts';
 import { write } from '../../work/write.ts';
+import { lastSeal, publish, retentionHash } from './chain.ts';
+import type { Removal } from './tables.ts';
 import './tables.ts';
 
 /** Seals removed in one transaction (each holds up to 10,000 records). */
@@ -14,9 +16,12 @@ export const RETENTION_OPERATION = 'access-log.retention';
 
 /**
  * Removes the tenant's records older than its retention, whole seals at a time, so the chain still
- * verifies: the newest removed seal stays (marked removed) as the anchor of what follows. Each
- * removal writes its own record, in its transaction: when, and through which seal and instant
- * (`recordIds`: `through-seal:<n>`, `through:<instant>`, `records:<count>`). Answers the records removed.
+ * verifies: the newest removed seal stays (marked removed) as the anchor of what follows, and the
+ * removal is a seal of the chain (RETENTION), published as every seal is. The removal itself runs
+ * in `cairn_access_log_remove` (migration 0041), with the rights of the role that migrates: the
+ * role Cairn serves with may not delete the log's rows. Each removal also writes its own record, in
+ * its transaction (`recordIds`: `through-seal:<n>`, `through:<instant>`, `records:<count>`,
+ * `retention-days:<days>`). Answers the records removed.
  */
 export async function removeExpired(services: Services, tenantId: string, retentionDays: number): Promise<number> {
   const ctx = await jobContext(services, tenantId);
@@ -30,23 +35,28 @@ export async function removeExpired(services: Services, tenantId: string, retent
         .selectFrom('access_log_seals')
         .selectAll()
         .where('tenant_id', '=', tenantId)
+        .where('kind', '=', 'RECORDS')
         .where('removed_at', 'is', null)
         .where('through_at', '<', cutoff)
         .orderBy('seq')
         .limit(SEALS_PER_REMOVAL)
         .execute();
       const through = seals.at(-1);
-      if (!through) return 0;
-      const border = sql<boolean>`(occurred_at, id) <= (${through.through_at}, ${through.through_id})`;
-      await w.db.deleteFrom('access_log').where('tenant_id', '=', tenantId).where(border).execute();
-      await w.db
-        .updateTable('access_log_seals')
-        .set({ removed_at: w.now })
-        .where('tenant_id', '=', tenantId)
-        .where('seq', '=', through.seq)
-        .execute();
-      await w.db.deleteFrom('access_log_seals').where('tenant_id', '=', tenantId).where('seq', '<', through.seq).execute();
+      const newest = await lastSeal(w.db, tenantId);
+      if (!through || !newest) return 0;
       const records = seals.reduce((sum, seal) => sum + seal.records, 0);
+      const removal: Removal = {
+        anchor: through.seq,
+        throughAt: through.through_at.toISOString(),
+        throughId: through.through_id,
+        records,
+        retentionDays,
+      };
+      const seq = newest.seq + 1;
+      const hash = retentionHash(newest.hash, seq, removal, w.now);
+      await sql`SELECT cairn_access_log_remove(${tenantId}, ${through.seq}, ${seq}, ${newest.hash}, ${hash},
+        ${JSON.stringify(removal)}::jsonb, ${w.now})`.execute(w.db);
+      publish(services, w, tenantId, { seq, hash, previousHash: newest.hash, records, kind: 'RETENTION' });
       await writeAccess(w.db, {
         tenantId,
         instanceId: null,
@@ -57,7 +67,12 @@ export async function removeExpired(services: Services, tenantId: string, retent
         operation: RETENTION_OPERATION,
         resourceType: 'ACCESS_LOG',
         patientIds: [],
-        recordIds: [`through-seal:${through.seq}`, `through:${through.through_at.toISOString()}`, `records:${records}`],
+        recordIds: [
+          `through-seal:${through.seq}`,
+          `through:${removal.throughAt}`,
+          `records:${records}`,
+          `retention-days:${retentionDays}`,
+        ],
         outcome: 200,
       });
       return records;

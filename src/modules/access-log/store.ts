@@ -14,12 +14,23 @@ export const AccessRecord = Type.Object({
   actorName: Nullable(Type.String()),
   onBehalfOf: Nullable(Type.String({ description: 'Whose link or grant the caller used, when not its own' })),
   clientAddress: Nullable(Type.String()),
-  requestId: Nullable(Type.String()),
+  requestId: Nullable(Type.String({ description: "Cairn's own id of the request: the answer's `X-Request-Id`" })),
+  callerRequestId: Nullable(
+    Type.String({
+      description: "The caller's own `X-Request-Id`, when it was 1 to 128 characters of letters, digits and `._:+=/-`",
+    }),
+  ),
   operation: Type.String({ description: 'The route: `GET /{tenantName}/{instanceName}/patients/{patientId}`' }),
   resourceType: Type.String({ description: 'What the answer carried: PATIENT, ENCOUNTER, FILE, ...' }),
   patientIds: Type.Array(Uuid),
   recordIds: Nullable(Type.Array(Type.String())),
   outcome: Type.Integer({ description: 'The HTTP status answered: 2xx disclosed, 403 and 404 attempts' }),
+  matched: Nullable(
+    Type.Integer({
+      description:
+        'The total the answer showed (a page’s `totalElements`, a FHIR count): how many records matched its filter. The matching patients are named in `patientIds` when there were at most 100.',
+    }),
+  ),
 });
 
 const filters = {
@@ -73,10 +84,12 @@ export function accessView(row: Row<'access_log'>) {
     onBehalfOf: row.on_behalf_of,
     clientAddress: row.client_address,
     requestId: row.request_id,
+    callerRequestId: row.caller_request_id,
     operation: row.operation,
     resourceType: row.resource_type,
     patientIds: row.patient_ids,
     recordIds: row.record_ids,
     outcome: row.outcome,
+    matched: row.matched,
   };
 }

@@ -40,8 +40,8 @@ const patientRoutes: AreaPlugin = async (app) => {
 
   async function page(ctx: Context, filter: PatientFilter, paging: { page: number; size: number }, sort?: string | string[]) {
     const sortKeys = parseSort(sort, sortableFields);
-    const { rows, total } = await listPatients(ctx.db, relationScope(ctx), filter, ctx.caller, paging, sortKeys);
-    return pageObject(await patientViews(ctx, rows), total, paging, sortKeys.length > 0);
+    const { rows, total, matches } = await listPatients(ctx.db, relationScope(ctx), filter, ctx.caller, paging, sortKeys);
+    return pageObject(await patientViews(ctx, rows), total, paging, sortKeys.length > 0, matches);
   }
 
   app.get(

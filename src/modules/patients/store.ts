@@ -135,7 +135,7 @@ export async function listPatients(
   caller: Caller | undefined,
   paging: Paging,
   sort: SortKey[],
-): Promise<{ rows: PatientReadRow[]; total: number }> {
+): Promise<{ rows: PatientReadRow[]; total: number; matches?: string[] }> {
   const list = {
     base: filtered(db, where, filter, caller) as never,
     table: 'patients',
@@ -153,6 +153,8 @@ export async function listPatients(
         filter.phone,
     ),
     extra: patientRelations(where),
+    // A total of patients matching a phone, an email or a name tells who they are: the access log names them.
+    patientOfMatch: 'p.id',
   };
   const order = { keys: sort, fallback: [{ column: 'p.created_at', direction: 'desc' as const }], tieBreaker: 'p.id' };
   return filteredPage<PatientReadRow>(db as Kysely<never>, list, order, paging);
