@@ -1,11 +1,22 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
+import { after } from 'node:test';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
+import { buildApp } from '../app.ts';
+import { areas } from '../areas.ts';
+import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { settingsSections } from '../platform/area.ts';
+import type { TestClock } from './clock.ts';
 import { testDataDir } from './data-dirs.ts';
+import type { TestApp } from './harness.ts';
 
 /**
  * Whole installations for the operating commands' tests (backup, restore, copy): a data
@@ -77,4 +88,72 @@ export async function cairn(args: string[], env: NodeJS.ProcessEnv): Promise<str
     maxBuffer: 16 * 1024 * 1024,
   });
   return `${stdout}${stderr}`;
+}
+
+/** Lets the installations' webhooks post to the tests' loopback receivers, and give up on one quickly. */
+export const LOOPBACK_WEBHOOKS = { CAIRN_WEBHOOKS_ALLOW_PRIVATE: 'true', CAIRN_WEBHOOKS_TIMEOUT_MS: '2000' };
+
+/**
+ * An app on an installation of its own (its DATABASE_URL and CAIRN_DATA_DIR in `env`, not the
+ * suite's shared database), closed when the file ends. Its `jobs.drain()` runs all its work: every
+ * tenant in it is the test's.
+ */
+export async function openApp(env: Record<string, string>, clock?: TestClock): Promise<TestApp & { close(): Promise<void> }> {
+  const config = loadConfig({ CAIRN_DEMO: 'false', LOG_LEVEL: 'silent', ...LOOPBACK_WEBHOOKS, ...env }, settingsSections(areas));
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  await migrateToLatest(database.db);
+  const { server, services, accessTable, catalogs } = await buildApp({ config, database, ...(clock ? { clock } : {}) });
+  await server.ready();
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await server.close();
+    await database.close();
+  };
+  after(close);
+  return Object.assign(
+    { server, services, config, accessTable, catalogs, jobs: { drain: () => services.jobs.drain() } },
+    { close },
+  );
+}
+
+interface S3rver {
+  run(): Promise<AddressInfo>;
+  close(): Promise<void>;
+}
+const S3rverServer = createRequire(import.meta.url)('s3rver') as new (options: Record<string, unknown>) => S3rver;
+
+/** An S3 server (s3rver) on a loopback port with one bucket, its folder removed when the file ends. */
+export async function startS3(bucket: string) {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-s3-'));
+  const s3 = new S3rverServer({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory,
+    resetOnClose: true,
+    configureBuckets: [{ name: bucket }],
+  });
+  const { port } = await s3.run();
+  after(async () => {
+    await s3.close();
+    fs.rmSync(directory, { recursive: true, force: true });
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  const credentials = { CAIRN_S3_ACCESS_KEY_ID: 'S3RVER', CAIRN_S3_SECRET_ACCESS_KEY: 'S3RVER' };
+  return {
+    /** `cairn copy --files-to`'s value for the bucket. */
+    url: `s3://${bucket}?endpoint=${endpoint}&forcePathStyle=true`,
+    /** The credentials, for the copy's command as for the servers. */
+    credentials,
+    /** A server's settings for a file store in the bucket. */
+    env: {
+      CAIRN_FILE_STORE: 's3',
+      CAIRN_S3_BUCKET: bucket,
+      CAIRN_S3_ENDPOINT: endpoint,
+      CAIRN_S3_FORCE_PATH_STYLE: 'true',
+      ...credentials,
+    },
+  };
 }

@@ -10,7 +10,10 @@ import { LocalBlobStore } from '../../files/local-store.ts';
 import { multipart, sampleFile } from '../../test/files.ts';
 import { cairn, type Installation, newInstallation } from '../../test/installations.ts';
 import { call, type Started, startServer } from '../../test/processes.ts';
+import { archiveEntries, readJson } from './archive.ts';
+import type { BackupHeader } from './backup.ts';
 import { sha256Of } from './blobs.ts';
+import { sequencePosition } from './rows.ts';
 
 /**
  * `cairn backup` while the server serves and writers write (patients; documents with files, some
@@ -18,7 +21,8 @@ import { sha256Of } from './blobs.ts';
  * every write acknowledged before the backup began is there, every file byte-identical, and the
  * database consistent (every file row has its blob, every care team its patient). On the
  * embedded database the backup goes through the serving process; on a server, through its own
- * snapshot. A second restore into it is refused (not empty); a files-only backup holds no table.
+ * snapshot. The outbox's numbers go on from the source's. A second restore into it is refused (not
+ * empty); a files-only backup holds no table.
  */
 const DEMO = { CAIRN_DEMO: 'true', CAIRN_DEMO_CLIENT: 'backup-demo-key', CAIRN_DEMO_SECRET: 'backup-demo-secret-0000' };
 
@@ -153,6 +157,12 @@ describe('cairn backup and restore', { timeout: 300_000 }, () => {
           restored.db,
         );
         assert.equal(orphans[0]!.count, 0);
+        // The outbox is relayed as it fills, yet its numbers go on from where the source's stood (a
+        // webhook's after_seq counts on them): the backup says where, each patient before it having emitted an event.
+        const header = await headerOf(file);
+        const stood = header.identities?.['events.seq'] ?? 0;
+        assert.ok(stood >= before.length, `the backup says the outbox stood at ${stood}`);
+        assert.ok((await sequencePosition(restored.db, 'events', 'seq')) >= stood, "the outbox's numbers start again");
       } finally {
         await restored.close();
       }
@@ -167,6 +177,15 @@ describe('cairn backup and restore', { timeout: 300_000 }, () => {
     assert.match(await cairn(['backup', file, '--files-only'], source.env), /Backed up 0 tables \(0 rows\) and [1-9]\d* files/);
   });
 });
+
+/** A backup's header (cairn-backup.json), the archive read to its end. */
+async function headerOf(file: string): Promise<BackupHeader> {
+  let header: BackupHeader | undefined;
+  for await (const entry of archiveEntries(file))
+    if (entry.name === 'cairn-backup.json') header = await readJson<BackupHeader>(entry);
+  assert.ok(header, `${file} has no header`);
+  return header;
+}
 
 /** The restored installation's database, opened as the server would. */
 function openInstallation(installation: Installation): Promise<Database> {

@@ -5,7 +5,7 @@ import type { DatabaseKind } from '../../db/database.ts';
 import { lastMigration } from '../../db/migrate.ts';
 import { ArchiveWriter } from './archive.ts';
 import { type BlobEntry, blobsNamed, Hashing } from './blobs.ts';
-import { readRows, TableDigest } from './rows.ts';
+import { identityPositions, readRows, TableDigest } from './rows.ts';
 import { readInstallation, type Source } from './source.ts';
 import { tableShapes } from './tables.ts';
 
@@ -27,6 +27,11 @@ export interface BackupHeader {
   takenAt: string;
   /** Only the file store (a PostgreSQL installation's database is the operator's pg_dump). */
   filesOnly: boolean;
+  /**
+   * Where each identity sequence stood (`events.seq`: its last value), which a restore goes on
+   * from; absent from backups made before it was kept (the rows' greatest values then).
+   */
+  identities?: Record<string, number>;
 }
 
 export interface BackupManifest extends BackupHeader {
@@ -82,8 +87,9 @@ async function write(source: Source, archive: ArchiveWriter, spill: string, opti
     ).toISOString(),
     filesOnly: options.filesOnly,
   };
-  await archive.addJson('cairn-backup.json', header);
   const shapes = await tableShapes(source.db);
+  if (!options.filesOnly) header.identities = await identityPositions(source.db, shapes);
+  await archive.addJson('cairn-backup.json', header);
   const tables: BackupManifest['tables'] = [];
   if (!options.filesOnly) {
     for (const shape of shapes) {

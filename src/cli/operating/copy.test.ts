@@ -1,24 +1,19 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
-import { buildApp } from '../../app.ts';
 import { areas } from '../../areas.ts';
-import { loadConfig } from '../../config.ts';
 import { openDatabase } from '../../db/database.ts';
-import { migrateToLatest } from '../../db/migrate.ts';
-import { mergeAreas, settingsSections } from '../../platform/area.ts';
+import { mergeAreas } from '../../platform/area.ts';
 import { TestClock } from '../../test/clock.ts';
 import { multipart, sampleFile } from '../../test/files.ts';
-import { Api, createTestTenant, type TestApp } from '../../test/harness.ts';
-import { cairn, newSchema, schemaUrl } from '../../test/installations.ts';
+import { Api, createTestTenant } from '../../test/harness.ts';
+import { cairn, newSchema, openApp, schemaUrl, startS3 } from '../../test/installations.ts';
 import { startReceiver } from '../../test/receiver.ts';
 import { fullFormation, seedFixtures } from '../../test/route-fixtures.ts';
 
@@ -27,63 +22,20 @@ import { fullFormation, seedFixtures } from '../../test/route-fixtures.ts';
  * an S3 store (s3rver): a tenant with a record of every area and a few thousand bulk patients is
  * copied; the first run is killed part way, the second resumes and verifies; then the copy serves
  * what the original serves (the first page of every export, a file's bytes), the old token and
- * client secret still open it, and a webhook's deliveries from it verify with the old secret.
+ * client secret still open it, and a webhook's deliveries from it verify with the old secret. (A
+ * copy served by `cairn serve` after its original relayed its outbox: copy-webhooks.test.ts.)
  */
 const skip = process.env.DATABASE_URL ? false : 'copies into PostgreSQL: runs in the PostgreSQL and Citus legs';
-
-interface S3rver {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-}
-const S3rverServer = createRequire(import.meta.url)('s3rver') as new (options: Record<string, unknown>) => S3rver;
-
-const WEBHOOKS = { CAIRN_WEBHOOKS_ALLOW_PRIVATE: 'true', CAIRN_WEBHOOKS_TIMEOUT_MS: '2000' };
-
-/** An app on an installation of its own (not the suite's shared database), closed when the file ends. */
-async function openApp(env: Record<string, string>, clock?: TestClock): Promise<TestApp & { close(): Promise<void> }> {
-  const config = loadConfig({ CAIRN_DEMO: 'false', LOG_LEVEL: 'silent', ...WEBHOOKS, ...env }, settingsSections(areas));
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
-  await migrateToLatest(database.db);
-  const { server, services, accessTable, catalogs } = await buildApp({ config, database, ...(clock ? { clock } : {}) });
-  await server.ready();
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    await server.close();
-    await database.close();
-  };
-  after(close);
-  return Object.assign(
-    { server, services, config, accessTable, catalogs, jobs: { drain: () => services.jobs.drain({ tenants: [] }) } },
-    { close },
-  );
-}
 
 describe('cairn copy', { skip, timeout: 600_000 }, () => {
   test('copies an installation to PostgreSQL and S3, resumes after a kill, and serves the same answers', async () => {
     mergeAreas(areas);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-copy-'));
-    const s3Dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-copy-s3-'));
-    const bucket = 'cairn-copy';
-    const s3 = new S3rverServer({
-      address: '127.0.0.1',
-      port: 0,
-      silent: true,
-      directory: s3Dir,
-      resetOnClose: true,
-      configureBuckets: [{ name: bucket }],
-    });
-    const { port } = await s3.run();
+    const s3 = await startS3('cairn-copy');
     const schema = await newSchema(process.env.DATABASE_URL!);
     const targetUrl = schemaUrl(process.env.DATABASE_URL!, schema);
-    after(async () => {
-      await s3.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-      fs.rmSync(s3Dir, { recursive: true, force: true });
-    });
+    after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
     const sourceEnv = { CAIRN_DATA_DIR: dataDir, DATABASE_URL: '' };
-    const s3Env = { CAIRN_S3_ACCESS_KEY_ID: 'S3RVER', CAIRN_S3_SECRET_ACCESS_KEY: 'S3RVER' };
 
     // The original: a record of every area, a file, a webhook; then bulk patients.
     const original = await openApp(sourceEnv);
@@ -106,20 +58,11 @@ describe('cairn copy', { skip, timeout: 600_000 }, () => {
       await t.api.post(`${t.admin}/webhooks`, { name: 'copied', url: `${receiver.url}/hook`, eventEntities: ['PATIENT'] })
     ).body as { secret: string };
     await original.close();
-    const env = { ...process.env, ...sourceEnv, ...s3Env, LOG_LEVEL: 'warn' };
+    const env = { ...process.env, ...sourceEnv, ...s3.credentials, LOG_LEVEL: 'warn' };
     await cairn(['seed', 'bulk', '--tenant', t.tenant.name, '--patients', '3000', '--tasks', '3000', '--events', '3000'], env);
 
     // The first copy is killed once it has written rows (named in its schema: `public` may have a patients table too); the second goes on from there.
-    const args = [
-      '--import',
-      'tsx',
-      'src/cli.ts',
-      'copy',
-      '--to',
-      targetUrl,
-      '--files-to',
-      `s3://${bucket}?endpoint=http://127.0.0.1:${port}&forcePathStyle=true`,
-    ];
+    const args = ['--import', 'tsx', 'src/cli.ts', 'copy', '--to', targetUrl, '--files-to', s3.url];
     const first = spawn(process.execPath, args, { env, stdio: 'ignore' });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => first.once('exit', (_code, signal) => resolve(signal)));
     const target = await openDatabase({ databaseUrl: targetUrl, dataDir: '', poolSize: 1 });
@@ -145,18 +88,7 @@ describe('cairn copy', { skip, timeout: 600_000 }, () => {
     after(() => fs.rmSync(copiedDir, { recursive: true, force: true }));
     // One clock standing still for both sides: a signed link's expiry must not cross a second between them.
     const clock = new TestClock();
-    const copy = await openApp(
-      {
-        DATABASE_URL: targetUrl,
-        CAIRN_DATA_DIR: copiedDir,
-        CAIRN_FILE_STORE: 's3',
-        CAIRN_S3_BUCKET: bucket,
-        CAIRN_S3_ENDPOINT: `http://127.0.0.1:${port}`,
-        CAIRN_S3_FORCE_PATH_STYLE: 'true',
-        ...s3Env,
-      },
-      clock,
-    );
+    const copy = await openApp({ DATABASE_URL: targetUrl, CAIRN_DATA_DIR: copiedDir, ...s3.env }, clock);
     const again = await openApp(sourceEnv, clock);
     // The token the original signed opens the copy: every answer is compared through it.
     const [fromOriginal, fromCopy] = [new Api(again.server, t.adminClient.token), new Api(copy.server, t.adminClient.token)];

@@ -9,7 +9,7 @@ import { S3BlobStore } from '../../files/s3-store.ts';
 import { dropSecondaryIndexes, rebuildIndexes, type SavedIndex } from '../indexes.ts';
 import { progressBar } from '../progress.ts';
 import { blobsNamed, sha256Of } from './blobs.ts';
-import { advanceIdentities, digestOf, lastKey, readingSession, readRows, WHOLE, writeRows } from './rows.ts';
+import { advanceIdentities, digestOf, identityPositions, lastKey, readingSession, readRows, WHOLE, writeRows } from './rows.ts';
 import { readInstallation, type Source } from './source.ts';
 import { quoted, type TableShape, tableShapes } from './tables.ts';
 
@@ -19,8 +19,10 @@ import { quoted, type TableShape, tableShapes } from './tables.ts';
  * must be quiet (a server on it would go on writing to the old database). Each table is copied
  * parents first, in key order (the target's secondary indexes built after), so an interrupted
  * copy resumes after the greatest key the target holds, and blobs already in the target store are skipped; a table `cairn_copy` marks the target
- * as a copy under way until the end. Verified at the end: every table's rows and SHA-256 read
- * from both sides, every blob's SHA-256 read back from the target store.
+ * as a copy under way until the end. Identity sequences (the outbox's and the queue's `seq`) go
+ * on from where the source's stood, not from the rows left. Verified at the end: every table's
+ * rows and SHA-256 read from both sides, the sequences, every blob's SHA-256 read back from the
+ * target store.
  */
 export interface CopySummary {
   tables: number;
@@ -88,6 +90,8 @@ async function copyTables(source: Source, db: Kysely<DB>, shapes: readonly Table
     total += await countOf(source.db, shape);
     done += await countOf(db, shape);
   }
+  // The outbox's and the queue's numbers go on from the source's, not from its rows (rows.ts).
+  const positions = await identityPositions(source.db, shapes);
   const bar = progressBar('rows  [{bar}] {percentage}% | {value}/{total} | {table}');
   bar.start(total, done, { table: '' });
   try {
@@ -97,7 +101,7 @@ async function copyTables(source: Source, db: Kysely<DB>, shapes: readonly Table
         await writeRows(db, shape, page.rows);
         bar.increment(page.rows.length);
       }
-      await advanceIdentities(db, shape);
+      await advanceIdentities(db, shape, positions);
     }
   } finally {
     bar.stop();
@@ -142,6 +146,12 @@ async function verify(
     if (from.rows !== to.rows || from.sha256 !== to.sha256) {
       problems.push(`${shape.name}: ${to.rows} rows of ${from.rows}${from.rows === to.rows ? ', contents differ' : ''}`);
     }
+  }
+  // The numbers the target gives next come after every one the source gave (a webhook's after_seq).
+  const [given, next] = [await identityPositions(source.db, shapes), await identityPositions(db, shapes)];
+  for (const [identity, position] of Object.entries(given)) {
+    if ((next[identity] ?? 0) < position)
+      problems.push(`${identity}: the target numbers on from ${next[identity]}, the source from ${position}`);
   }
   if (targetBlobs) {
     for (const blob of await blobsNamed(source.db, shapes)) {

@@ -17,7 +17,8 @@ import { quoted, type TableShape, tableShapes } from './tables.ts';
 /**
  * `cairn restore <file>`: a backup into an empty installation (the configured database, or a new
  * data directory). The schema is built at the backup's migration, filled parents first (its
- * secondary indexes built after, as pg_restore does), its blobs
+ * secondary indexes built after, as pg_restore does; its sequences on from where the backup says
+ * they stood), its blobs
  * put in the configured store, then every table and blob checked against the manifest (rows and
  * SHA-256, read back from the database and the store), and only then migrated to this release.
  */
@@ -61,7 +62,7 @@ async function restoreInto(db: Kysely<DB>, blobs: BlobStore, file: string): Prom
     } else if (entry.name.startsWith('tables/')) {
       const shape = shapes.get(entry.name.slice('tables/'.length, -'.ndjson'.length));
       if (!shape) throw new Error(`${entry.name}: the schema at ${header.migration} has no such table`);
-      await loadTable(db, shape, entry);
+      await loadTable(db, shape, entry, header.identities);
     } else if (entry.name === 'files.json') {
       await rebuildIndexes(db, setAside);
       setAside = [];
@@ -103,7 +104,12 @@ async function prepareSchema(db: Kysely<DB>, migration: string): Promise<Map<str
   return new Map((await tableShapes(db)).map((shape) => [shape.name, shape]));
 }
 
-async function loadTable(db: Kysely<DB>, shape: TableShape, entry: ArchiveEntry): Promise<void> {
+async function loadTable(
+  db: Kysely<DB>,
+  shape: TableShape,
+  entry: ArchiveEntry,
+  identities: BackupHeader['identities'],
+): Promise<void> {
   let batch: string[] = [];
   for await (const line of readline.createInterface({ input: entry.stream, crlfDelay: Number.POSITIVE_INFINITY })) {
     if (line === '') continue;
@@ -114,7 +120,8 @@ async function loadTable(db: Kysely<DB>, shape: TableShape, entry: ArchiveEntry)
     }
   }
   if (batch.length > 0) await writeRows(db, shape, batch);
-  await advanceIdentities(db, shape);
+  // Where the backed-up sequences stood: a webhook's after_seq counts on it (rows.ts).
+  await advanceIdentities(db, shape, identities);
 }
 
 /** Every table as the manifest says (rows and digest, read back), every blob as it says (read back from the store). */

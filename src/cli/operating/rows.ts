@@ -93,13 +93,49 @@ export async function writeRows<DB>(db: Kysely<DB>, shape: TableShape, rows: rea
   }
 }
 
-/** Moves the table's identity sequences past the values written, so the next row numbers on from them. */
-export async function advanceIdentities<DB>(db: Kysely<DB>, shape: TableShape): Promise<void> {
+/**
+ * Where the installation's identity sequences are (`events.seq`, `jobs.seq`): the last value each
+ * gave, by `table.column`, 0 for one that gave none. A sequence runs ahead of the rows: the outbox
+ * relayed is empty, yet a subscription's `after_seq` remembers where it stood, so a copy or a
+ * restore must go on from here, not from the greatest value left in the rows.
+ */
+export async function identityPositions<DB>(db: Kysely<DB>, shapes: readonly TableShape[]): Promise<Record<string, number>> {
+  const positions: Record<string, number> = {};
+  for (const shape of shapes) {
+    for (const column of shape.identity) {
+      positions[`${shape.name}.${column}`] = await sequencePosition(db, shape.name, column);
+    }
+  }
+  return positions;
+}
+
+/** The last value a column's sequence gave (its next, less one, after a setval that gave none: a copy not yet served). */
+export async function sequencePosition<DB>(db: Kysely<DB>, table: string, column: string): Promise<number> {
+  const { rows: named } = await sql<{ sequence: string }>`
+    SELECT pg_get_serial_sequence(${quoted(table)}, ${column}) AS sequence`.execute(db);
+  // The sequence's name as the catalog quotes it, never input.
+  const { rows } = await sql<{ last_value: string | number; is_called: boolean }>`
+    SELECT last_value, is_called FROM ${sql.raw(named[0]!.sequence)}`.execute(db);
+  const { last_value, is_called } = rows[0]!;
+  return Number(last_value) - (is_called ? 0 : 1);
+}
+
+/**
+ * Moves the table's identity sequences past the values written and past where the source's stood
+ * (`positions`, from identityPositions), so the next row numbers on from both.
+ */
+export async function advanceIdentities<DB>(
+  db: Kysely<DB>,
+  shape: TableShape,
+  positions: Readonly<Record<string, number>> = {},
+): Promise<void> {
   for (const column of shape.identity) {
     const table = quoted(shape.name);
+    const source = positions[`${shape.name}.${column}`] ?? 0;
     await sql`
-      SELECT setval(pg_get_serial_sequence(${shape.name}, ${column}),
-                    (SELECT coalesce(max(${sql.raw(quoted(column))}), 0) + 1 FROM ${sql.raw(table)}), false)`.execute(db);
+      SELECT setval(pg_get_serial_sequence(${table}, ${column}),
+                    greatest((SELECT coalesce(max(${sql.raw(quoted(column))}), 0) FROM ${sql.raw(table)}), ${source}::bigint) + 1,
+                    false)`.execute(db);
   }
 }
 
