@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, RawBuilder, SqlBool } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { Actor, AuditEntry, createdStamp, updatedStamp } from './audit.ts';
 import type { NewEvent } from './outbox.ts';
@@ -78,6 +78,17 @@ export interface PatientData {
   /** Its tables holding patients' rows (a `patient_id` or `patient_ids` column), cascaded or not. */
   tables: readonly string[];
   /**
+   * Its tables naming patients otherwise (a calendar participant's id, a job's payload, a
+   * delivery's body, a message's address), by table: what names them, and the record the row is
+   * part of when that record outlives the purge (its free text then cleared by a `texts`).
+   */
+  mentions?: Readonly<Record<string, PatientMention>>;
+  /**
+   * Its records naming a patient that outlive the patient's purge (a calendar event shared with the
+   * care team): the free text the purge clears in them, before any area's `purge` runs.
+   */
+  texts?: readonly PatientTexts[];
+  /**
    * In the delete and the purge, in their write, before the patient's row goes: what the foreign
    * keys do not do (a row a key cascades goes by itself).
    */
@@ -88,6 +99,38 @@ export interface PatientData {
   kept?: (db: Kysely<DB>, scope: PatientScope, patientId: string) => Promise<KeptRecords | undefined>;
   /** The patient's phone numbers and email addresses it holds, read before the purge removes anything. */
   addresses?: (db: Kysely<DB>, scope: PatientScope, patientId: string) => Promise<string[]>;
+}
+
+/** How a table names patients other than by `patient_id`, and what of its record outlives their purge. */
+export interface PatientMention {
+  /** The column, or the text, naming them (`participant_id`, `payload`). */
+  by: string;
+  /**
+   * The table of the record a row is part of, when the purge leaves that record (`calendar_events`:
+   * the participant goes, the event stays); some area's `texts` must then clear its free text.
+   * Absent when the purge removes the rows naming the patient and nothing else of theirs is left.
+   */
+  record?: string;
+}
+
+/** What a purge writes in place of a free text that named the patient. */
+export const PURGED_TEXT = '[removed]';
+
+/**
+ * Records of a table that name a patient and outlive their purge, and what the purge clears in
+ * them. Every text column of the table (text, JSON, text arrays) is either `cleared` or `other`:
+ * src/modules/patients/purge/every-area.test.ts fails on one neither names.
+ */
+export interface PatientTexts {
+  table: string;
+  /** Its rows naming the patient: a condition on the table (named by its name), reading the tenant's rows only. */
+  naming: (scope: PatientScope, patientId: string) => RawBuilder<SqlBool>;
+  /** Its free-text columns, each with what it becomes where set: PURGED_TEXT, or null (a client's structured data). */
+  cleared: Readonly<Record<string, string | null>>;
+  /** Its other text columns, which hold nothing written about a patient (codes, time zones, outside ids, the staff's names). */
+  other: readonly string[];
+  /** Its update stamp (updated_at, _by, _by_name) moves to the purge, so readers by update time fetch it again. */
+  stamped?: boolean;
 }
 
 /** What a store needs to write stamped rows inside a write: its transaction, instant and writer. */

@@ -56,7 +56,10 @@ export interface Area {
   providers?: Channel[];
   /** The channels it owns (EMAIL): what it does with the messages providers hand over and the outcomes they report. */
   channels?: Partial<Record<ChannelName, ChannelHandlers<Services>>>;
-  /** Its tables holding patients' rows, and what the patient's delete and purge do with them (and keep). */
+  /**
+   * Its tables holding patients' rows or naming patients otherwise, what the patient's delete and
+   * purge do with them (and keep), and the free text a purge clears in its records that stay.
+   */
   patientData?: PatientData;
   /** What it offers the bulk export, by resource name (PATIENT): served at /export/{resourceName}. */
   exports?: Record<string, ExportSource>;
@@ -105,6 +108,10 @@ export const platform: Area = {
   events: recordEvents,
   patientData: {
     tables: ['files', 'events'],
+    mentions: {
+      jobs: { by: 'payload or queue_key (the id)' },
+      idempotency_keys: { by: 'response_body (the id, a phone or email)' },
+    },
     // A patient's files go with the patient; their blobs by the jobs the delete queues.
     remove: (w, scope, patientId) => deleteFilesOfPatient(w, scope, patientId),
     // A purge also takes what the mechanisms hold of them: events not yet relayed, jobs naming
@@ -201,6 +208,8 @@ export function mergeAreas(areas: readonly Area[]): Merged {
     if (area.patientData) {
       // One owner per table: the coverage test then says which area forgot one.
       for (const table of area.patientData.tables) claim('patient table', table, area);
+      for (const table of Object.keys(area.patientData.mentions ?? {})) claim('patient mention', table, area);
+      for (const texts of area.patientData.texts ?? []) claim("patient records' texts", texts.table, area);
       declarations.patientData.push(area.patientData);
     }
     for (const [name, handlers] of Object.entries(area.channels ?? {})) {
@@ -208,6 +217,14 @@ export function mergeAreas(areas: readonly Area[]): Merged {
       if (!declarations.slots.includes(handlers.slot))
         throw new Error(`channel ${name} of ${area.name}: its slot is on no Area's providers`);
       declarations.channels.set(name as ChannelName, handlers);
+    }
+  }
+  // A record that outlives a purge while naming the patient has its free text cleared by someone.
+  const cleared = new Set(declarations.patientData.flatMap((data) => (data.texts ?? []).map((texts) => texts.table)));
+  for (const data of declarations.patientData) {
+    for (const [table, mention] of Object.entries(data.mentions ?? {})) {
+      if (mention.record && !cleared.has(mention.record))
+        throw new Error(`patient mention ${table}: its record ${mention.record} outlives a purge, and no area's texts clear it`);
     }
   }
   registerPermissions(catalogs.permissions);

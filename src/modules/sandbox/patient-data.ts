@@ -7,5 +7,6 @@ import { forgetSandboxMessages } from '../../providers/sandbox.ts';
  */
 export const sandboxPatientData: PatientData = {
   tables: [],
+  mentions: { sandbox_messages: { by: 'from_address, to_address (a phone or email), reference (a message record)' } },
   purge: (w, scope, patient) => forgetSandboxMessages(w.db, scope, { addresses: patient.addresses }),
 };

@@ -8,6 +8,7 @@ import type { PatientData } from '../../events/work.ts';
  */
 export const webhookPatientData: PatientData = {
   tables: [],
+  mentions: { webhook_deliveries: { by: 'body (the id, a phone or email)' } },
   purge: async (w, scope, patient) => {
     const terms = [patient.id, ...patient.addresses].map((term) => sql<boolean>`strpos(body, ${term}) > 0`);
     const gone = await w.db

@@ -9,7 +9,7 @@ import { ApiError } from '../../../wire/errors.ts';
 import { instanceJobContext } from '../../../work/job-context.ts';
 import { write } from '../../../work/write.ts';
 import { findPatient } from '../store.ts';
-import { completePurge, findPurge, insertPurge, type PurgeRow, queuedPurgeOf } from './store.ts';
+import { clearTexts, completePurge, findPurge, insertPurge, type PurgeRow, queuedPurgeOf } from './store.ts';
 
 /** The job kind running a purge; its payload names the purge only, never the patient. */
 export const PURGE_PATIENT = 'patients.purge';
@@ -73,15 +73,18 @@ export async function getPurge(ctx: Context, purgeId: string) {
 }
 
 /**
- * Erases the patient in one write: the areas' purges (each area's `purge`, else its `remove`), then
- * the row, whose keys cascade. Every step deletes what is still there, so a run that died (rolled
- * back) is simply run again; a purge DONE is not run twice.
+ * Erases the patient in one write: the free text of records that outlive it while naming them
+ * (each area's `texts`, first: they find the patient through rows the purges remove), the areas'
+ * purges (each area's `purge`, else its `remove`), then the row, whose keys cascade. Every step
+ * changes what is still there, so a run that died (rolled back) is simply run again; a purge DONE
+ * is not run twice.
  */
 async function purgePatient(w: Work, data: readonly PatientData[], scope: PatientScope, patientId: string) {
   await findPatient(w.db, scope, patientId, 'ID', { forUpdate: true });
   const addresses = new Set<string>();
   for (const area of data) for (const address of (await area.addresses?.(w.db, scope, patientId)) ?? []) addresses.add(address);
   const patient = { id: patientId, addresses: [...addresses] };
+  for (const area of data) for (const texts of area.texts ?? []) await clearTexts(w, scope, texts, patientId);
   for (const area of data) {
     if (area.purge) await area.purge(w, scope, patient);
     else await area.remove?.(w, scope, patientId);

@@ -8,14 +8,29 @@ import {
   createPatient,
   createTestTenant,
   startApp,
+  type TestTenant,
   uuidShape,
 } from '../../../test/harness.ts';
+import { fullFormation } from '../../../test/route-fixtures.ts';
 
 /** POST .../patients/{id}/purge and GET .../patient-purges/{id} over HTTP (the every-area scan is in every-area.test.ts). */
 
 const app = await startApp();
 const t = await createTestTenant(app);
 const purgeOf = (patientId: string) => `${t.base}/patients/${patientId}/purge`;
+
+/** A care-team member of the tenant's instance. */
+async function member(tenant: TestTenant, username: string): Promise<string> {
+  const created = await tenant.api.post(`${tenant.admin}/users`, {
+    username,
+    email: `${username}@example.org`,
+    firstName: 'Dana',
+    lastName: username,
+    roles: [{ permissionName: 'admin', instanceName: 'sandbox' }],
+  });
+  assert.equal(created.status, 201, created.text);
+  return created.body.id;
+}
 
 describe('purging a patient', () => {
   test('202 with the purge and its URL; its job erases the patient and the purge reads DONE', async () => {
@@ -51,6 +66,65 @@ describe('purging a patient', () => {
     assert.equal(purged?.entityId, patient.id);
     // A purge done: the patient is gone, so asking again is 404.
     assertCode(await t.api.post(purgeOf(patient.id), { confirm: patient.id }), 404, 'PATIENT_NOT_FOUND');
+  });
+
+  test("a calendar event naming the patient stays the care team's: its times and others kept, its free text cleared", async () => {
+    const s = await createTestTenant(app, fullFormation());
+    const host = await member(s, 'host');
+    const patient = await createPatient(s, { firstName: 'Grace', lastName: 'Hopper' });
+    const other = await createPatient(s, { firstName: 'Alan', lastName: 'Turing' });
+    const at = { startDateTime: '2030-05-06T09:00:00.000Z', endDateTime: '2030-05-06T09:30:00.000Z', hostId: host };
+    const event = async (body: Record<string, unknown>) => {
+      const made = await s.api.post(`${s.base}/calendar/events`, { ...at, ...body });
+      assert.equal(made.status, 201, made.text);
+      return made.body as { id: string; updatedAt: string };
+    };
+    const visit = await event({
+      eventTitle: 'Visit of Hopper',
+      eventDescription: "Grace's results are in",
+      eventType: 'APPOINTMENT',
+      eventMode: 'IN-PERSON',
+      additionalInfo: { note: 'Hopper' },
+      externalEventMetadata: { source: 'Grace Hopper' },
+      participants: [
+        { participantId: patient.id, participantRole: 'patient' },
+        { participantId: host, participantRole: 'psm' },
+      ],
+    });
+    // A meeting naming no participant, on which the patient's encounter is built: it names them too.
+    const review = await event({ eventTitle: 'Hopper case review', participants: [] });
+    const encounter = await s.api.post(`${s.base}/patients/${patient.id}/encounters`, { calendarEventId: review.id });
+    assert.equal(encounter.status, 201, encounter.text);
+    const theirs = await event({
+      eventTitle: 'Visit of Turing',
+      participants: [{ participantId: other.id, participantRole: 'patient' }],
+    });
+
+    const kicked = await s.api.post(`${s.base}/patients/${patient.id}/purge`, { confirm: patient.id });
+    assert.equal(kicked.status, 202, kicked.text);
+    await app.jobs.drain();
+    assert.equal((await s.api.get(`${s.base}/patient-purges/${kicked.body.id}`)).body.status, 'DONE');
+
+    const kept = (await s.api.get(`${s.base}/calendar/events/${visit.id}`)).body;
+    assert.equal(kept.eventTitle, '[removed]');
+    assert.equal(kept.eventDescription, '[removed]');
+    assert.equal(kept.additionalInfo, null);
+    assert.equal(kept.externalEventMetadata, null);
+    assert.deepEqual(
+      [kept.startDateTime, kept.endDateTime, kept.eventType, kept.eventMode, kept.hostId],
+      [at.startDateTime, at.endDateTime, 'APPOINTMENT', 'IN-PERSON', host],
+    );
+    assert.deepEqual(
+      kept.participants.map((p: { participantId: string }) => p.participantId),
+      [host],
+    );
+    const reviewed = (await s.api.get(`${s.base}/calendar/events/${review.id}`)).body;
+    assert.equal(reviewed.eventTitle, '[removed]');
+    assert.equal(reviewed.encounterInfo, null);
+    // Another patient's event is untouched.
+    const untouched = (await s.api.get(`${s.base}/calendar/events/${theirs.id}`)).body;
+    assert.equal(untouched.eventTitle, 'Visit of Turing');
+    assert.equal(untouched.updatedAt, theirs.updatedAt);
   });
 
   test('400 when the confirmation is not the patient id, or the body or id is malformed', async () => {

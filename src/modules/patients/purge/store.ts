@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { DB, NewRow, Row } from '../../../db/schema.ts';
 import type { Scope } from '../../../db/scope.ts';
-import type { KeptRecords } from '../../../events/work.ts';
+import type { KeptRecords, PatientScope, PatientTexts, Work } from '../../../events/work.ts';
 import type {} from './tables.ts';
 
 /** The purges' SQL: every statement names the tenant and the instance. */
@@ -42,4 +42,26 @@ export async function completePurge(db: Kysely<DB>, scope: Scope, id: string, ke
     .where('tenant_id', '=', scope.tenantId)
     .where('id', '=', id)
     .execute();
+}
+
+/**
+ * Clears the free text of an area's records that name the patient and outlive the purge (a
+ * calendar event): each column declared becomes its replacement where it was set, in one statement
+ * of the tenant and instance; the update stamp moves when the records carry one.
+ */
+export async function clearTexts(w: Work, scope: PatientScope, texts: PatientTexts, patientId: string): Promise<void> {
+  const sets = Object.entries(texts.cleared).map(([column, value]) =>
+    value === null
+      ? sql`${sql.ref(column)} = NULL`
+      : sql`${sql.ref(column)} = CASE WHEN ${sql.ref(column)} IS NULL THEN NULL ELSE ${value}::text END`,
+  );
+  if (texts.stamped) {
+    const { updated_at, updated_by, updated_by_name } = w.updated();
+    sets.push(sql`updated_at = ${updated_at}, updated_by = ${updated_by}::uuid, updated_by_name = ${updated_by_name}`);
+  }
+  await sql`
+    UPDATE ${sql.table(texts.table)} SET ${sql.join(sets)}
+     WHERE tenant_id = ${scope.tenantId} AND instance_id = ${scope.instanceId} AND ${texts.naming(scope, patientId)}`.execute(
+    w.db,
+  );
 }
