@@ -19,6 +19,11 @@ export interface FhirParam {
   type: 'token' | 'string' | 'date' | 'reference';
   where(value: string, tenantId: string): RawBuilder<SqlBool>;
   /**
+   * A parameter of Cairn's own, not R4's: the canonical URL of its SearchParameter and what it
+   * matches, which the CapabilityStatement shows (R4: `searchParam.definition`, `documentation`).
+   */
+  definition?: { url: string; documentation: string };
+  /**
    * A reference parameter's targets in a row: what `_include={Type}:{param}` adds to a search's
    * page. `referenceParam` has it from its column; the others say where theirs are.
    */
@@ -220,6 +225,35 @@ export function referenceParam(type: string, columnName: string): FhirParam {
 const PREFIXES = ['eq', 'ne', 'lt', 'gt', 'le', 'ge', 'sa', 'eb'] as const;
 const DATE = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T[\d:.]+(?:Z|[+-]\d{2}:\d{2})?)?)?)?$/;
 
+/** A date search's value: the prefix, and the range its date covers (`2020` is every instant of 2020). */
+interface DateRange {
+  op: (typeof PREFIXES)[number];
+  start: Date;
+  end: Date;
+}
+
+/** A date parameter's value (`ge2020-01-01`, `2020-06`, an instant) as its range, or a 400 naming the parameter. */
+function dateRangeOf(name: string, given: string): DateRange {
+  const prefixed = PREFIXES.find((candidate) => given.startsWith(candidate));
+  const op = prefixed ?? 'eq';
+  const text = prefixed ? given.slice(2) : given;
+  const match = DATE.exec(text);
+  if (!match) throw invalidParam(name, 'must be a date: [prefix]YYYY, YYYY-MM, YYYY-MM-DD or an instant');
+  const [, year, month, day] = match;
+  const start = text.includes('T') ? new Date(text) : new Date(Date.UTC(Number(year), Number(month ?? 1) - 1, Number(day ?? 1)));
+  if (Number.isNaN(start.getTime())) throw invalidParam(name, 'is not a date');
+  const end = text.includes('T')
+    ? new Date(start.getTime() + 1)
+    : new Date(
+        Date.UTC(
+          Number(year) + (month ? 0 : 1),
+          Number(month ?? 1) - 1 + (month && !day ? 1 : 0),
+          Number(day ?? 1) + (day ? 1 : 0),
+        ),
+      );
+  return { op, start, end };
+}
+
 /**
  * A date parameter over a date or timestamp column: a prefix (`ge2020-01-01`), then a year, a
  * month, a day or an instant, each the range it covers (FHIR: `eq2020` is any day of 2020).
@@ -228,25 +262,7 @@ export function dateParam(name: string, columnName: string, kind: 'date' | 'inst
   return {
     type: 'date',
     where: (given) => {
-      const prefixed = PREFIXES.find((candidate) => given.startsWith(candidate));
-      const op = prefixed ?? 'eq';
-      const text = prefixed ? given.slice(2) : given;
-      const match = DATE.exec(text);
-      if (!match) throw invalidParam(name, 'must be a date: [prefix]YYYY, YYYY-MM, YYYY-MM-DD or an instant');
-      const [, year, month, day] = match;
-      const start = text.includes('T')
-        ? new Date(text)
-        : new Date(Date.UTC(Number(year), Number(month ?? 1) - 1, Number(day ?? 1)));
-      if (Number.isNaN(start.getTime())) throw invalidParam(name, 'is not a date');
-      const end = text.includes('T')
-        ? new Date(start.getTime() + 1)
-        : new Date(
-            Date.UTC(
-              Number(year) + (month ? 0 : 1),
-              Number(month ?? 1) - 1 + (month && !day ? 1 : 0),
-              Number(day ?? 1) + (day ? 1 : 0),
-            ),
-          );
+      const { op, start, end } = dateRangeOf(name, given);
       const at = (instant: Date) => (kind === 'date' ? instant.toISOString().slice(0, 10) : instant);
       const ref = column(columnName);
       switch (op) {
@@ -265,6 +281,21 @@ export function dateParam(name: string, columnName: string, kind: 'date' | 'inst
         case 'ge':
           return sql<SqlBool>`${ref} >= ${at(start)}`;
       }
+    },
+  };
+}
+
+/**
+ * A date parameter over an element the resource never shows (Task's `period`, its
+ * `executionPeriod`): in R4 search.html a value matches resources holding the element (`:missing`
+ * finds the others), so a good date matches none; a bad one is still a 400, as on any date parameter.
+ */
+export function absentDateParam(name: string): FhirParam {
+  return {
+    type: 'date',
+    where: (given) => {
+      dateRangeOf(name, given);
+      return nothing;
     },
   };
 }

@@ -81,7 +81,14 @@ describe('SMART Backend Services', () => {
     assert.deepEqual(config.body.token_endpoint_auth_signing_alg_values_supported, ['RS384', 'ES384']);
     assert.ok(config.body.scopes_supported.includes('system/Patient.rs'));
     assert.ok(config.body.capabilities.includes('client-confidential-asymmetric'));
-    assert.equal((await t.anonymous.get(`/${t.tenant.name}/nowhere/fhir/R4/.well-known/smart-configuration`)).status, 404);
+    // SMART App Launch 2.0 requires it (S256, never plain), though no authorization endpoint is served yet.
+    assert.deepEqual(config.body.code_challenge_methods_supported, ['S256']);
+    assert.equal(config.body.authorization_endpoint, undefined);
+    // Under the FHIR base, a miss is an OperationOutcome.
+    const nowhere = await t.anonymous.get(`/${t.tenant.name}/nowhere/fhir/R4/.well-known/smart-configuration`);
+    assert.equal(nowhere.status, 404);
+    assert.match(String(nowhere.headers['content-type']), /^application\/fhir\+json/);
+    assert.deepEqual([nowhere.body.resourceType, nowhere.body.issue[0].details.text], ['OperationOutcome', 'INSTANCE_NOT_FOUND']);
 
     const client = await registeredClient(t, 'admin', [await publicJwk(es384, 'es'), await publicJwk(rs384, 'rs')]);
     const shown = await t.api.get(`${t.admin}/api-clients/${client.id}`);
@@ -114,6 +121,13 @@ describe('SMART Backend Services', () => {
     const search = await bearer(token, `${t.base}/fhir/R4/Patient?family=reed`);
     assert.equal(search.status, 403);
     assert.equal(search.body.resourceType, 'OperationOutcome');
+    const byPost = await app.server.inject({
+      method: 'POST',
+      url: `${t.base}/fhir/R4/Patient/_search`,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'family=reed',
+    });
+    assert.equal(byPost.statusCode, 403, 'a search by POST needs Patient.s too');
     assert.equal((await bearer(token, `${t.base}/fhir/R4/Task`)).status, 403);
     assert.equal((await bearer(token, `${t.base}/patients/${patient.id}`)).status, 403, 'not the care-management API');
     assert.equal((await bearer(token, `${t.admin}/api-clients`)).status, 403);
@@ -196,6 +210,19 @@ describe('SMART Backend Services', () => {
     const wrongGrant = await tokenRequest({ grant_type: 'password', client_assertion_type: JWT_BEARER, client_assertion: good });
     assert.equal(wrongGrant.status, 400);
     assert.equal(wrongGrant.body.error, 'unsupported_grant_type');
+    // RFC 6749 §5.2: a grant_type missing (or empty) is a parameter missing, not a grant this server does not serve.
+    for (const grantType of [undefined, '']) {
+      const noGrant = await tokenRequest({
+        ...(grantType === undefined ? {} : { grant_type: grantType }),
+        scope: 'system/Patient.rs',
+        client_assertion_type: JWT_BEARER,
+        client_assertion: good,
+      });
+      assert.equal(noGrant.status, 400, JSON.stringify(noGrant.body));
+      assert.equal(noGrant.body.error, 'invalid_request');
+      assert.match(noGrant.body.error_description, /grant_type/);
+      assert.equal(noGrant.headers['cache-control'], 'no-store');
+    }
     const noScope = await tokenRequest({
       grant_type: 'client_credentials',
       client_assertion_type: JWT_BEARER,

@@ -6,20 +6,19 @@ import type { AreaPlugin } from '../../http/plugin.ts';
 import { acceptForms } from '../../http/provider-callbacks.ts';
 import { SMART_TOKEN_PATH, smartTokenEndpoint } from '../../http/scopes.ts';
 import { TOKEN_LIFETIME_SECONDS } from '../../http/tokens.ts';
-import { ApiError, ErrorBody } from '../../wire/errors.ts';
-import { InstanceParams } from '../../wire/schemas.ts';
+import { ErrorBody } from '../../wire/errors.ts';
 import { ASSERTION_ALGORITHMS, assertionIssuer, checkAssertion, useAssertionOnce } from './assertion.ts';
 import { tokenLimitSettings } from './settings.ts';
-import { grantedScopes, supportedScopes } from './smart-scopes.ts';
+import { grantedScopes } from './smart-scopes.ts';
 import { findClientByKey } from './store.ts';
 import { checkedAttempt } from './token-limit.ts';
 
 /**
  * SMART Backend Services (SMART App Launch 2.0; docs/fhir.md): an API client that registered a
  * JWK Set trades a signed assertion for a bearer token with `client_credentials`, and the FHIR
- * API's discovery document says where. The token is Cairn's own, for the client, carrying the
- * scopes granted, which narrow what its roles allow (http/scopes.ts). Errors here are OAuth's
- * (`{error, error_description}`, RFC 6749 §5.2), as OAuth clients read them.
+ * API's discovery document (smart-configuration.ts) says where. The token is Cairn's own, for the
+ * client, carrying the scopes granted, which narrow what its roles allow (http/scopes.ts). Errors
+ * here are OAuth's (`{error, error_description}`, RFC 6749 §5.2), as OAuth clients read them.
  */
 
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -45,15 +44,6 @@ const TokenForm = Type.Object(
   },
   { additionalProperties: true },
 );
-
-const SmartConfiguration = Type.Object({
-  token_endpoint: Type.String(),
-  grant_types_supported: Type.Array(Type.String()),
-  token_endpoint_auth_methods_supported: Type.Array(Type.String()),
-  token_endpoint_auth_signing_alg_values_supported: Type.Array(Type.String()),
-  scopes_supported: Type.Array(Type.String()),
-  capabilities: Type.Array(Type.String()),
-});
 
 const SmartToken = Type.Object({
   access_token: Type.String(),
@@ -100,6 +90,8 @@ const smartRoutes: AreaPlugin = async (app, { services, fhir }) => {
     },
     async (request, reply) => {
       const form = request.body;
+      // RFC 6749 §5.2: a missing parameter is invalid_request; unsupported_grant_type is for a grant named but not served.
+      if (!form.grant_type) throw new OAuthError(400, 'invalid_request', 'grant_type is required (client_credentials)');
       if (form.grant_type !== 'client_credentials') {
         throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be client_credentials');
       }
@@ -140,32 +132,6 @@ const smartRoutes: AreaPlugin = async (app, { services, fhir }) => {
         token_type: 'bearer' as const,
         expires_in: TOKEN_LIFETIME_SECONDS,
         scope: scopes.join(' '),
-      };
-    },
-  );
-
-  app.get(
-    '/:tenantName/:instanceName/fhir/R4/.well-known/smart-configuration',
-    {
-      config: { access: { public: true } },
-      schema: {
-        tags: ['FHIR R4'],
-        summary: 'SMART discovery: where and how a backend service gets a token (no token needed)',
-        params: InstanceParams,
-        response: { 200: SmartConfiguration, 404: ErrorBody },
-      },
-    },
-    async (request) => {
-      const tenant = await services.tenant(request.params.tenantName);
-      const instance = tenant && (await services.instance(tenant.id, request.params.instanceName));
-      if (!instance) throw new ApiError('INSTANCE_NOT_FOUND', { instanceName: request.params.instanceName });
-      return {
-        token_endpoint: smartTokenEndpoint(services, request),
-        grant_types_supported: ['client_credentials'],
-        token_endpoint_auth_methods_supported: ['private_key_jwt'],
-        token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
-        scopes_supported: supportedScopes(resources),
-        capabilities: ['client-confidential-asymmetric', 'permission-v1', 'permission-v2'],
       };
     },
   );

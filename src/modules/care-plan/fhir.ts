@@ -1,6 +1,16 @@
 import { type SqlBool, sql } from 'kysely';
 import type { Row } from '../../db/schema.ts';
-import { compact, type FhirResource, nothing, reference, referenceParam, tokenOf, tokenParam } from '../../http/fhir.ts';
+import {
+  compact,
+  type FhirResource,
+  isUuid,
+  nothing,
+  reference,
+  referencedId,
+  referenceParam,
+  tokenOf,
+  tokenParam,
+} from '../../http/fhir.ts';
 
 /**
  * A patient's care plan as a FHIR R4 CarePlan and its goals as Goals, profiled as US Core 5.0.1
@@ -13,7 +23,8 @@ export const GOAL_ID_SYSTEM = 'https://cairn.health/fhir/sid/goal-id';
 /** US Core's category every CarePlan it profiles carries: an assessment and plan of treatment. */
 const ASSESS_PLAN = { system: 'http://hl7.org/fhir/us/core/CodeSystem/careplan-category', code: 'assess-plan' };
 
-type CarePlanRow = Row<'care_plans'>;
+/** A care plan's row, with its goals' ids composed into the same statement (`goalsColumn`). */
+type CarePlanRow = Row<'care_plans'> & { goal_ids: string[] };
 type GoalRow = Row<'goals'>;
 
 const escapeXhtml = (text: string) => text.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
@@ -36,8 +47,18 @@ function carePlanOf(row: CarePlanRow) {
     description: overview,
     subject: reference('Patient', row.patient_id),
     created: row.created_at.toISOString(),
+    goal: row.goal_ids.map((id) => reference('Goal', id)),
   };
 }
+
+/**
+ * The plan's goals, oldest first, as a composed column (goals_patient_idx): every goal `Goal`
+ * serves of the patient, in the plan's instance (the one read), whatever its status: a removed
+ * goal is a `cancelled` Goal, and `Goal?patient=` finds it too.
+ */
+const goalsColumn = (tenantId: string) =>
+  sql`(SELECT coalesce(json_agg(g.id ORDER BY g.created_at, g.id), '[]') FROM goals g
+       WHERE g.tenant_id = ${tenantId} AND g.patient_id = r.patient_id AND g.instance_id = r.instance_id)`.as('goal_ids');
 
 /** CarePlan: a patient has one, searched by patient and US Core's category (assess-plan) or status (active). */
 export const fhirCarePlan: FhirResource = {
@@ -49,6 +70,7 @@ export const fhirCarePlan: FhirResource = {
   patient: { column: 'patient_id' },
   logAs: 'CARE_PLAN',
   notFound: 'CARE_PLAN_NOT_FOUND',
+  columns: (tenantId) => [goalsColumn(tenantId)],
   params: {
     patient: referenceParam('Patient', 'patient_id'),
     subject: referenceParam('Patient', 'patient_id'),
@@ -58,6 +80,18 @@ export const fhirCarePlan: FhirResource = {
       where: (token) => (tokenOf(token).code === ASSESS_PLAN.code ? sql<SqlBool>`true` : nothing),
     },
     status: { type: 'token', where: (token) => (tokenOf(token).code === 'active' ? sql<SqlBool>`true` : nothing) },
+    // R4's CarePlan `goal`: the plan naming the goal, as `goal` shows it; `_include=CarePlan:goal` adds them.
+    goal: {
+      type: 'reference',
+      where: (value, tenantId) => {
+        const id = referencedId('Goal', value);
+        return isUuid(id)
+          ? sql<SqlBool>`EXISTS (SELECT 1 FROM goals g WHERE g.tenant_id = ${tenantId} AND g.id = ${id}
+              AND g.patient_id = r.patient_id AND g.instance_id = r.instance_id)`
+          : nothing;
+      },
+      includes: { targets: ['Goal'], refersTo: (row: CarePlanRow) => row.goal_ids.map((id) => ({ type: 'Goal', id })) },
+    },
   },
   toFhir: (row: CarePlanRow) => compact(carePlanOf(row)),
 };

@@ -1,4 +1,4 @@
-import { type FhirResource, paramsOf } from '../../http/fhir.ts';
+import { type FhirParam, type FhirResource, paramsOf } from '../../http/fhir.ts';
 import { includeNames } from './include.ts';
 import { DEFAULT_COUNT, MAX_COUNT } from './store.ts';
 
@@ -75,11 +75,20 @@ const BULK_OPERATIONS = {
   patient: { name: 'export', definition: 'http://hl7.org/fhir/uv/bulkdata/OperationDefinition/patient-export|2.0.0' },
 };
 
-/** The parameters any of a type's sources serves, each once (its own first, then `_id` and `_lastUpdated`). */
+/**
+ * The parameters any of a type's sources serves, each once (its own first, then `_id` and
+ * `_lastUpdated`); one of Cairn's own with its `definition` (R4: where a client learns what a
+ * parameter means) and `documentation`.
+ */
 function searchParamsOf(sources: readonly FhirResource[]) {
-  const types = new Map<string, string>();
+  const params = new Map<string, FhirParam>();
   for (const source of sources) {
-    for (const [name, param] of Object.entries({ ...source.params, ...paramsOf(source) })) types.set(name, param.type);
+    for (const [name, param] of Object.entries({ ...source.params, ...paramsOf(source) })) params.set(name, param);
   }
-  return [...types].map(([name, type]) => ({ name, type }));
+  return [...params].map(([name, { type, definition }]) => ({
+    name,
+    ...(definition ? { definition: definition.url } : {}),
+    type,
+    ...(definition ? { documentation: definition.documentation } : {}),
+  }));
 }

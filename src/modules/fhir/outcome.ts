@@ -25,8 +25,12 @@ export function fhirResponses(...statuses: number[]) {
   );
 }
 
-/** The issue code (FHIR's IssueType) an HTTP status reads as. */
-function issueCode(status: number): string {
+/** Cairn's codes for what this API does not serve: IssueType's `not-supported`, whatever their status. */
+const NOT_SUPPORTED = new Set(['FHIR_TYPE_NOT_SUPPORTED', 'FHIR_INTERACTION_NOT_SUPPORTED', 'FHIR_FORMAT_NOT_SUPPORTED']);
+
+/** The issue code (FHIR's IssueType) an error reads as: by its HTTP status, or `not-supported`. */
+function issueCode(status: number, code: string): string {
+  if (NOT_SUPPORTED.has(code)) return 'not-supported';
   if (status === 401) return 'login';
   if (status === 403) return 'forbidden';
   if (status === 404) return 'not-found';
@@ -41,7 +45,7 @@ function issueCode(status: number): string {
 export function operationOutcome(status: number, code: string, message: string) {
   return {
     resourceType: 'OperationOutcome',
-    issue: [{ severity: 'error', code: issueCode(status), details: { text: code }, diagnostics: message }],
+    issue: [{ severity: 'error', code: issueCode(status, code), details: { text: code }, diagnostics: message }],
   };
 }
 

@@ -133,8 +133,32 @@ describe('FHIR R4: Task', () => {
     assert.deepEqual(await search(`patient=${patient.id}&status=completed`), [second.id]);
     assert.deepEqual(await search('status=requested,cancelled'), [first.id, unlinked.id].sort());
     assert.deepEqual(await search(`owner=Practitioner/${nurse.id}`), [first.id]);
-    assert.deepEqual(await search('period=le2026-12-01'), [first.id]);
-    assert.deepEqual(await search('period=lt2026-12-01'), []);
+    // Cairn's due date is `due-date`; R4's `period` is executionPeriod, which no task shows, so it matches none.
+    assert.deepEqual(await search('due-date=le2026-12-01'), [first.id]);
+    assert.deepEqual(await search('due-date=2026-12-01'), [first.id]);
+    assert.deepEqual(await search('due-date=lt2026-12-01'), []);
+    assert.equal(task.executionPeriod, undefined);
+    for (const query of ['period=le2026-12-01', 'period=2026-12-01', 'period=ge1900', 'period=ne2026']) {
+      assert.deepEqual(await search(query), [], query);
+    }
+    assertOutcome(await t.api.get(`${fhirBase(t)}/Task?period=soon`), 400, 'VALIDATION_ERROR');
+    const capability = (await t.anonymous.get(`${fhirBase(t)}/metadata`)).body;
+    assert.deepEqual(errorsOf(capability), []);
+    const taskParams = capability.rest[0].resource.find((resource: { type: string }) => resource.type === 'Task').searchParam;
+    assert.deepEqual(
+      taskParams.find((param: { name: string }) => param.name === 'due-date'),
+      {
+        name: 'due-date',
+        definition: 'https://cairn.health/fhir/SearchParameter/Task-due-date',
+        type: 'date',
+        documentation: "Cairn's own: when the task is due, Task.restriction.period.end (the due date index)",
+      },
+    );
+    assert.deepEqual(
+      taskParams.find((param: { name: string }) => param.name === 'period'),
+      { name: 'period', type: 'date' },
+      "R4's own parameter: no definition of Cairn's",
+    );
     assert.deepEqual(await search(`patient=${randomUUID()}`), []);
     assertOutcome(await t.api.get(`${fhirBase(t)}/Task?status=done`), 400, 'VALIDATION_ERROR');
   });
@@ -217,6 +241,73 @@ describe('FHIR R4: CarePlan and Goal (care plans)', () => {
       plain.id,
     ]);
     assertOutcome(await t.api.get(`${fhirBase(t)}/Goal?lifecycle-status=finished`), 400, 'VALIDATION_ERROR');
+  });
+
+  test('a care plan names its goals, oldest first, removed ones too; each resolves to a Goal the caller reads', async () => {
+    const t = await createTestTenant(app, formation());
+    const other = await createTestTenant(app, formation());
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
+    const bare = await createPatient(t, { firstName: 'Bo', lastName: 'Bare' });
+    const neighbour = await createPatient(t, { firstName: 'Cy', lastName: 'Next' });
+    const theirs = await createPatient(other, { firstName: 'Di', lastName: 'Theirs' });
+    const goalOf = async (tenant: TestTenant, patientId: string, template: string) => {
+      const made = await tenant.api.post(`${tenant.base}/patients/${patientId}/care-plan/goals`, { goalTemplateName: template });
+      assert.equal(made.status, 201, made.text);
+      return made.body.id as string;
+    };
+    const walk = await goalOf(t, patient.id, 'walk');
+    const plain = await goalOf(t, patient.id, 'plain');
+    const removed = await goalOf(t, patient.id, 'walk');
+    const patched = await t.api.patch(`${t.base}/patients/${patient.id}/care-plan/goals/${removed}`, { status: 'REMOVED' });
+    assert.equal(patched.status, 200, patched.text);
+    const neighbourGoal = await goalOf(t, neighbour.id, 'plain');
+    const theirGoal = await goalOf(other, theirs.id, 'plain');
+    assert.equal((await t.api.get(`${t.base}/patients/${bare.id}/care-plan`)).status, 200);
+
+    const planOf = async (patientId: string) => {
+      const found = await t.api.get(`${fhirBase(t)}/CarePlan?patient=${patientId}`);
+      assert.equal(found.status, 200, found.text);
+      const carePlan = found.body.entry[0].resource;
+      assert.deepEqual(usCoreErrors(carePlan, 'us-core-careplan'), []);
+      const read = await t.api.get(`${fhirBase(t)}/CarePlan/${carePlan.id}`);
+      assert.deepEqual(read.body, carePlan, 'read and search show the same plan');
+      return carePlan;
+    };
+    const carePlan = await planOf(patient.id);
+    assert.deepEqual(
+      carePlan.goal,
+      [walk, plain, removed].map((id) => ({ reference: `Goal/${id}` })),
+    );
+    for (const { reference } of carePlan.goal) {
+      const goal = await t.api.get(`${fhirBase(t)}/${reference}`);
+      assert.equal(goal.status, 200, `${reference} resolves`);
+      assert.deepEqual(goal.body.subject, { reference: `Patient/${patient.id}` });
+      assert.deepEqual(usCoreErrors(goal.body, 'us-core-goal'), []);
+    }
+    assert.equal((await t.api.get(`${fhirBase(t)}/Goal/${removed}`)).body.lifecycleStatus, 'cancelled');
+    assert.equal((await planOf(bare.id)).goal, undefined, 'a plan without goals names none');
+    assert.deepEqual(
+      (await planOf(neighbour.id)).goal,
+      [{ reference: `Goal/${neighbourGoal}` }],
+      "another patient's goals are theirs",
+    );
+    assert.ok(!JSON.stringify(carePlan).includes(theirGoal));
+
+    // R4's `goal` parameter finds the plan by a goal it names, and _include=CarePlan:goal adds them.
+    const search = async (query: string) => (await t.api.get(`${fhirBase(t)}/CarePlan?${query}`)).body;
+    assert.deepEqual(idsOf(await search(`goal=Goal/${plain}`)), [carePlan.id]);
+    assert.deepEqual(idsOf(await search(`goal=${neighbourGoal}&patient=${patient.id}`)), []);
+    assert.deepEqual(idsOf(await search(`goal=${theirGoal}`)), []);
+    const included = await search(`patient=${patient.id}&_include=CarePlan:goal`);
+    const entries = included.entry as { resource: { resourceType: string; id: string }; search: { mode: string } }[];
+    assert.deepEqual(
+      entries
+        .filter((entry) => entry.search.mode === 'include')
+        .map((entry) => entry.resource.id)
+        .sort(),
+      [walk, plain, removed].sort(),
+    );
+    assert.deepEqual(errorsOf(included), []);
   });
 
   test("CARE_PLAN_READ is needed; 404 for a missing or another tenant's plan or goal", async () => {

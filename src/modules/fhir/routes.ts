@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { requestOrigin } from '../../files/links.ts';
 import { type Disclosure, disclose } from '../../http/access-log.ts';
@@ -10,17 +10,24 @@ import { smartTokenEndpoint } from '../../http/scopes.ts';
 import { ApiError } from '../../wire/errors.ts';
 import { InstanceParams } from '../../wire/schemas.ts';
 import { capabilityStatement } from './capability.ts';
+import { acceptSearchForms, mergeParams, negotiateFormat } from './format.ts';
 import { included, includeNames, parseIncludes } from './include.ts';
 import { FHIR_JSON, fhirErrorHandler, fhirResponses } from './outcome.ts';
 import { type Found, findInSources, parseTypeSearch, searchSources } from './store.ts';
 
 const tags = ['FHIR R4'];
-const BASE = '/:tenantName/:instanceName/fhir/R4';
+/** Every instance's FHIR base: its routes, and the prefix of what is not served there (not-served.ts). */
+export const FHIR_BASE = '/:tenantName/:instanceName/fhir/R4';
+const BASE = FHIR_BASE;
 
 /** FHIR ids are up to 64 of [A-Za-z0-9-.]; Cairn's are uuids, so any other names nothing (404). */
 const ReadParams = Type.Object({ ...InstanceParams.properties, id: Type.String({ maxLength: 64 }) });
 /** Search parameters are FHIR's, read by the search itself: unknown ones are ignored, as FHIR allows. */
 const SearchQuery = Type.Object({}, { additionalProperties: true });
+/** A search by POST: the same parameters as a form (R4 http.html), merged with the URL's. */
+const SearchForm = Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]), {
+  description: 'Search parameters as a form (application/x-www-form-urlencoded), as they would be in the URL',
+});
 
 /**
  * Several areas may serve one type, each from its own table with its own permission and mapping
@@ -70,6 +77,8 @@ function disclosureOf(source: FhirResource): Disclosure | { none: string } {
 /** The FHIR R4 API of an instance (docs/fhir.md): read-only, over the same store, errors as OperationOutcome. */
 const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
   app.setErrorHandler(fhirErrorHandler);
+  app.addHook('onRequest', negotiateFormat);
+  acceptSearchForms(app);
   const baseOf = (request: FastifyRequest) => {
     const { tenantName, instanceName } = request.params as { tenantName: string; instanceName: string };
     return `${requestOrigin(request)}/${tenantName}/${instanceName}/fhir/R4`;
@@ -138,6 +147,54 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
       },
     );
 
+    // One search, by GET or by POST with a form: R4 http.html has both answer alike.
+    const searchType = async (request: FastifyRequest, reply: FastifyReply) => {
+      const base = baseOf(request);
+      const ctx = contextOf(request);
+      const from = readable(ctx);
+      const query =
+        request.method === 'POST'
+          ? mergeParams(Object.entries(request.query as object), Object.entries((request.body as object | undefined) ?? {}))
+          : (request.query as Record<string, unknown>);
+      const searches = parseTypeSearch(sources, query, ctx.scope.tenantId);
+      const includes = parseIncludes(type, sources, [query._include ?? []].flat().map(String));
+      // The sources' searches differ only in their conditions: the links are any one's.
+      const search = searches.get(first)!;
+      // Links are GETs whichever way the search came: a client pages by following them.
+      const link = (after?: string) => {
+        const params = new URLSearchParams([
+          ...search.applied,
+          ...includes.map(({ value }): [string, string] => ['_include', value]),
+        ]);
+        if (after) params.set('_cursor', after);
+        const text = params.toString();
+        return `${base}/${type}${text ? `?${text}` : ''}`;
+      };
+      const self = { relation: 'self', url: link(search.after) };
+      const page = await searchSources(ctx, new Map(from.map((source) => [source, searches.get(source)!])));
+      reply.type(FHIR_JSON);
+      if ('total' in page) return { resourceType: 'Bundle', type: 'searchset', total: page.total, link: [self] };
+      const extra = await included(ctx, fhir, includes, page.found);
+      disclose(request, patientsOf([...page.found, ...extra]));
+      const last = page.found.at(-1);
+      const entry = (mode: 'match' | 'include') => (found: Found) => ({
+        fullUrl: `${base}/${found.source.type}/${found.row.id}`,
+        resource: found.source.toFhir(found.row as never, { base }),
+        search: { mode },
+      });
+      return compact({
+        resourceType: 'Bundle',
+        type: 'searchset',
+        link: [self, ...(page.hasNext && last ? [{ relation: 'next', url: link(last.row.id) }] : [])],
+        entry: [...page.found.map(entry('match')), ...extra.map(entry('include'))],
+      });
+    };
+    const searchDescription = `${[...new Set(sources.flatMap((source) => Object.keys(source.params)))]
+      .map((name) => `\`${name}\``)
+      .join(
+        ', ',
+      )}, \`_id\`, \`_lastUpdated\`, \`_count\` (20 by default, at most 1000), \`_summary=count\`, \`_include\` (${includeNames(type, sources).join(', ') || 'none'}). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the \`self\` link.`;
+
     app.get(
       `${BASE}/${type}`,
       {
@@ -145,53 +202,31 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
         schema: {
           tags,
           summary: `Search ${type} resources: a searchset Bundle, paged by its next link`,
-          description: `${[...new Set(sources.flatMap((source) => Object.keys(source.params)))]
-            .map((name) => `\`${name}\``)
-            .join(
-              ', ',
-            )}, \`_id\`, \`_lastUpdated\`, \`_count\` (20 by default, at most 1000), \`_summary=count\`, \`_include\` (${includeNames(type, sources).join(', ') || 'none'}). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the \`self\` link.`,
+          description: searchDescription,
           params: InstanceParams,
           querystring: SearchQuery,
           response: fhirResponses(200, 400, 401, 403, 404, 429, 503),
         },
       },
-      async (request, reply) => {
-        const base = baseOf(request);
-        const ctx = contextOf(request);
-        const from = readable(ctx);
-        const query = request.query as Record<string, unknown>;
-        const searches = parseTypeSearch(sources, query, ctx.scope.tenantId);
-        const includes = parseIncludes(type, sources, [query._include ?? []].flat().map(String));
-        // The sources' searches differ only in their conditions: the links are any one's.
-        const search = searches.get(first)!;
-        const link = (after?: string) => {
-          const params = new URLSearchParams([
-            ...search.applied,
-            ...includes.map(({ value }): [string, string] => ['_include', value]),
-          ]);
-          if (after) params.set('_cursor', after);
-          const text = params.toString();
-          return `${base}/${type}${text ? `?${text}` : ''}`;
-        };
-        const self = { relation: 'self', url: link(search.after) };
-        const page = await searchSources(ctx, new Map(from.map((source) => [source, searches.get(source)!])));
-        reply.type(FHIR_JSON);
-        if ('total' in page) return { resourceType: 'Bundle', type: 'searchset', total: page.total, link: [self] };
-        const extra = await included(ctx, fhir, includes, page.found);
-        disclose(request, patientsOf([...page.found, ...extra]));
-        const last = page.found.at(-1);
-        const entry = (mode: 'match' | 'include') => (found: Found) => ({
-          fullUrl: `${base}/${found.source.type}/${found.row.id}`,
-          resource: found.source.toFhir(found.row as never, { base }),
-          search: { mode },
-        });
-        return compact({
-          resourceType: 'Bundle',
-          type: 'searchset',
-          link: [self, ...(page.hasNext && last ? [{ relation: 'next', url: link(last.row.id) }] : [])],
-          entry: [...page.found.map(entry('match')), ...extra.map(entry('include'))],
-        });
+      searchType,
+    );
+
+    app.post(
+      `${BASE}/${type}/_search`,
+      {
+        config: access(`${type}.s`),
+        schema: {
+          tags,
+          summary: `Search ${type} resources by POST: the parameters as a form, answered as the GET search`,
+          description: `${searchDescription} The form's parameters and the URL's are one search (a name in both is AND); the Bundle's links are GET searches.`,
+          params: InstanceParams,
+          querystring: SearchQuery,
+          consumes: ['application/x-www-form-urlencoded'],
+          body: SearchForm,
+          response: fhirResponses(200, 400, 401, 403, 404, 413, 415, 429, 503),
+        },
       },
+      searchType,
     );
   }
 };
