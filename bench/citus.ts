@@ -11,6 +11,11 @@
  * pg_stat_statements) over the coordinator's statements that name a tenant table. 1 means every
  * statement went to one shard.
  *
+ * Then the job wake-ups (bench/wakeups.ts): two nodes with job workers on, idle and under 20
+ * creates a second with a webhook subscribed, reporting fan-outs per second (the cross-tenant
+ * statements), remote commands per second and per request, worker connections opened per second
+ * and the deliveries' delay.
+ *
  * The coordinator's hop is priced on its own too: the get-by-id query sent straight to each
  * engine with no Cairn in between (same connections, same ids). Cairn's Citus ÷ PostgreSQL ratio
  * next to that bare ratio says whether anything costs more than the hop.
@@ -24,10 +29,14 @@ import pg from 'pg';
 import { type Cluster, freePort, startCluster } from '../src/test/postgres-cluster.ts';
 import { benchClient, cli, load, log, median, query, quick, root, standalone, waitFor } from './common.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
+import { measureWakeups, wakeupRows } from './wakeups.ts';
 
 const PATIENTS = quick ? 10_000 : 100_000;
 const seconds = quick ? 3 : 8;
 const ROUNDS = quick ? 1 : 3;
+/** The job wake-ups' phases: their length, and the creates a second under load. */
+const WAKEUP_SECONDS = quick ? 10 : 30;
+const WAKEUP_RATE = 20;
 /** Connections per Cairn node (two nodes). */
 const CONNECTIONS = 5;
 const clientKey = 'citus-bench';
@@ -99,9 +108,9 @@ async function startEngines(): Promise<Engines> {
   };
 }
 
-/** Two Cairn nodes on one engine, API only. */
-async function startNodes(url: string): Promise<string[]> {
-  const env = { ...process.env, DATABASE_URL: url, CAIRN_DEMO: 'false', LOG_LEVEL: 'warn', CAIRN_JOB_WORKERS: '0' };
+/** Two Cairn nodes on one engine, API only unless `extra` turns their job workers on. */
+async function startNodes(url: string, extra: Record<string, string> = {}): Promise<string[]> {
+  const env = { ...process.env, DATABASE_URL: url, CAIRN_DEMO: 'false', LOG_LEVEL: 'warn', CAIRN_JOB_WORKERS: '0', ...extra };
   const bases: string[] = [];
   for (let i = 0; i < 2; i++) {
     const port = await freePort();
@@ -232,6 +241,8 @@ interface Figures {
   shardGroups: number | null;
   /** Citus only: the workers' statements on tenant shards per coordinator statement on tenant tables. */
   remotePerStatement: number | null;
+  /** Citus only: the workers' statements on tenant shards per request (remote commands). */
+  remotePerRequest: number | null;
 }
 
 async function measure(
@@ -252,6 +263,7 @@ async function measure(
     statementsPerRequest: sent / Math.max(1, result.requests),
     shardGroups: null,
     remotePerStatement: null,
+    remotePerRequest: null,
   };
   if (engine === 'citus') {
     const onTenantTables = coordinator!
@@ -271,6 +283,7 @@ async function measure(
     }
     figures.shardGroups = groups.size;
     figures.remotePerStatement = onTenantTables > 0 ? remote / onTenantTables : null;
+    figures.remotePerRequest = remote / Math.max(1, result.requests);
   }
   return figures;
 }
@@ -361,12 +374,13 @@ export async function benchCitus(): Promise<string> {
         citusStatements: pick('citus', (f) => f.statementsPerRequest),
         shardGroups: pick('citus', (f) => f.shardGroups),
         remotePerStatement: pick('citus', (f) => f.remotePerStatement),
+        remotePerRequest: pick('citus', (f) => f.remotePerRequest),
         errors,
       };
       json.push(line);
       const n = (value: number | null, digits = 0) => (value === null ? '–' : value.toFixed(digits));
       rows.push(
-        `| ${line.name} | ${n(line.postgresRps)} | ${n(line.citusRps)} | ${n(ratio, 2)} | ${n(line.postgresP95, 1)} | ${n(line.citusP95, 1)} | ${n(line.postgresStatements, 2)} | ${n(line.citusStatements, 2)} | ${n(line.shardGroups)} | ${n(line.remotePerStatement, 2)} | ${errors} |`,
+        `| ${line.name} | ${n(line.postgresRps)} | ${n(line.citusRps)} | ${n(ratio, 2)} | ${n(line.postgresP95, 1)} | ${n(line.citusP95, 1)} | ${n(line.postgresStatements, 2)} | ${n(line.citusStatements, 2)} | ${n(line.shardGroups)} | ${n(line.remotePerStatement, 2)} | ${n(line.remotePerRequest, 2)} | ${errors} |`,
       );
       log(rows.at(-1)!);
     }
@@ -375,6 +389,18 @@ export async function benchCitus(): Promise<string> {
       citus: await bareGet(engines.urls.citus, samples.citus),
     };
     const hop = bare.citus / bare.postgres;
+    // The job wake-ups: two more nodes, job workers on, idle and then under paced creates.
+    const jobNodes = await startNodes(engines.urls.citus, { CAIRN_JOB_WORKERS: '12', CAIRN_WEBHOOKS_ALLOW_PRIVATE: 'true' });
+    const wakeups = await measureWakeups({
+      nodes: engines.citusNodes,
+      bases: jobNodes,
+      instancePath: `/${tenant}/sandbox`,
+      adminPath: `/${tenant}/admin`,
+      token: tokens.citus,
+      seconds: WAKEUP_SECONDS,
+      rate: WAKEUP_RATE,
+    });
+    for (const row of wakeupRows(wakeups)) log(row);
     const get = json.find((line) => line.name === 'get patient by id') as { ratio: number } | undefined;
     const text = [
       '',
@@ -382,9 +408,15 @@ export async function benchCitus(): Promise<string> {
       '',
       `${new Date().toISOString()}: ${PATIENTS.toLocaleString('en-US')} patients in one tenant; on the same machine, a throwaway PostgreSQL and a throwaway Citus 13.2 cluster (a coordinator and two workers), fsync off on both; two Cairn nodes (\`cairn serve\`, job workers off) on each, ${CONNECTIONS} connections to each node, ${seconds} s per run, the engines taking turns over ${ROUNDS} round(s) (medians). Statements per request from the coordinator's pg_stat_statements. Shard groups touched: the co-located shards of tenant tables the workers' statements named over the whole run (their pg_stat_statements), all for one tenant, so 1 means every statement of every request ran on that tenant's one shard group (of ${new Set(shards.groupOf.values()).size}). Worker statements per statement: what the coordinator sent the workers for each of its statements on tenant tables; above 1 where one statement writes several tables (Citus runs each writing CTE as its own step, all on the same shard group).`,
       '',
-      '| Scenario | PostgreSQL req/s | Citus req/s | Citus ÷ PostgreSQL | p95 ms PostgreSQL | p95 ms Citus | statements / request PostgreSQL | statements / request Citus | shard groups touched (Citus) | worker statements / statement (Citus) | errors |',
-      '|---|---|---|---|---|---|---|---|---|---|---|',
+      '| Scenario | PostgreSQL req/s | Citus req/s | Citus ÷ PostgreSQL | p95 ms PostgreSQL | p95 ms Citus | statements / request PostgreSQL | statements / request Citus | shard groups touched (Citus) | worker statements / statement (Citus) | remote commands / request (Citus) | errors |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...rows,
+      '',
+      `**Job wake-ups** (Citus): two more Cairn nodes with job workers on (12 each), a webhook subscription to a receiver in the bench, ${WAKEUP_SECONDS} s idle, then ${WAKEUP_SECONDS} s of ${WAKEUP_RATE} patient creates a second spread over them (until every delivery arrived). Fan-outs: the coordinator's cross-tenant statements (\`src/db/cross-tenant.ts\`); their tasks: the workers' statements on the shards they read. Remote commands: every statement the workers ran (the cluster's own upkeep included). Worker connections: sessions the workers accepted (\`pg_stat_database\`).`,
+      '',
+      '| Phase | s | creates | fan-outs / s | fan-out tasks / s | remote commands / s | remote commands / request | coordinator statements / request | worker connections / s | deliveries | delay p50 ms | delay p95 ms |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|',
+      ...wakeupRows(wakeups),
       '',
       `**The hop alone:** the get-by-id query sent straight to each engine (10 connections, no Cairn): ${bare.postgres.toFixed(0)} queries/s on PostgreSQL, ${bare.citus.toFixed(0)} through the coordinator (${hop.toFixed(2)}).${get ? ` Cairn's get by id on Citus runs at ${get.ratio.toFixed(2)} of PostgreSQL: ${get.ratio >= hop * 0.9 ? 'the hop is the cost' : 'something beyond the hop costs; see the statements per request'}.` : ''}`,
       '',

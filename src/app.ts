@@ -151,6 +151,9 @@ export async function buildApp({ config, database, clock, blobs, providers, area
  * so every worker and node signs and checks with the same key.
  */
 async function sharedJwtSecret(db: Kysely<DB>): Promise<string> {
+  // Read first: on Citus writing a reference table needs every worker, and a node starts while one is down.
+  const kept = await db.selectFrom('server_settings').select('value').where('name', '=', 'jwt_secret').executeTakeFirst();
+  if (kept) return kept.value;
   await db
     .insertInto('server_settings')
     .values({ name: 'jwt_secret', value: randomBytes(48).toString('base64url') })

@@ -23,8 +23,20 @@ export interface Database {
   kind: DatabaseKind;
   /** The embedded engine, when kind is pglite (the test runner dumps it as a template). */
   pglite?: { dumpDataDir(compression: 'none'): Promise<Blob | File> };
+  /** PostgreSQL and Citus: hears a channel's notifications on a connection of its own (none on PGlite: one process). */
+  listen?: Listen;
   close(): Promise<void>;
 }
+
+/**
+ * Hears `channel`'s notifications until closed, reconnecting with backoff (0.25 s doubling to 5 s)
+ * when the server goes; `onListening` runs each time it listens again (what was sent meanwhile is lost).
+ */
+export type Listen = (
+  channel: string,
+  onMessage: (payload: string) => void,
+  onListening?: () => void,
+) => { close(): Promise<void> };
 
 export interface DatabaseOptions {
   /** A PostgreSQL URL; empty opens the embedded PGlite. */
@@ -91,7 +103,53 @@ function openPostgres(
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }), log: logTo(onStatement) });
-  return { db, kind, close: () => db.destroy() };
+  const listen: Listen = (channel, onMessage, onListening) => listening(connectionString, channel, onMessage, onListening);
+  return { db, kind, listen, close: () => db.destroy() };
+}
+
+/** One connection outside the pool that LISTENs (on Citus, to the coordinator, where notifications are sent). */
+function listening(connectionString: string, channel: string, onMessage: (payload: string) => void, onListening?: () => void) {
+  let closed = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let delay = 250;
+  const connect = async () => {
+    if (closed) return;
+    const candidate = new pg.Client({ connectionString, connectionTimeoutMillis: 5000 });
+    let again = false;
+    const tryAgain = () => {
+      if (again) return;
+      again = true;
+      if (client === candidate) client = undefined;
+      if (!closed) retry = setTimeout(connect, delay).unref();
+      delay = Math.min(delay * 2, 5000);
+    };
+    // A connection lost is heard here and made again; unheard, its 'error' would end the process.
+    candidate.on('error', tryAgain);
+    candidate.on('end', tryAgain);
+    candidate.on('notification', (message) => {
+      if (message.channel === channel) onMessage(message.payload ?? '');
+    });
+    try {
+      await candidate.connect();
+      await candidate.query(`LISTEN ${candidate.escapeIdentifier(channel)}`);
+      client = candidate;
+      delay = 250;
+      if (closed) await candidate.end();
+      else onListening?.();
+    } catch {
+      tryAgain();
+      await candidate.end().catch(() => {});
+    }
+  };
+  void connect();
+  return {
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      await client?.end().catch(() => {});
+    },
+  };
 }
 
 /**

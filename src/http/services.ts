@@ -177,6 +177,7 @@ export class Services {
       env: this,
       settings: settingsOf(config, jobSettings),
       log,
+      ...(database.listen ? { listen: database.listen } : {}),
     });
     const ttl = config.cacheTtlMs;
     this.tenants = new ReadThroughCache(ttl, (name) => findTenantByName(this.db, name));

@@ -20,7 +20,11 @@ export interface JobKind<Env> {
    * on two nodes at once, as `wakeOn` may run it anywhere.
    */
   everyMs?: number;
-  /** A signal (`events`: a write emitted events) on which a node runs the periodic kind, locally, soon. */
+  /**
+   * A signal on which a node runs the kind locally, soon: `events` (EVENTS_SIGNAL: a write emitted
+   * events; the run gets the writes' tenants in `payload.tenants`, and the sweep signals it for
+   * tenants with events waiting), or a periodic kind's own.
+   */
   wakeOn?: string;
   /** How long a signalled run waits for more signals, so busy writes share one run (0: at once). */
   wakeAfterMs?: number;
@@ -53,6 +57,9 @@ export class JobDeferred extends Error {
     super('JOB_DEFERRED');
   }
 }
+
+/** The signal of events committed to the outbox (a write's, or found waiting by the sweep), with their tenants. */
+export const EVENTS_SIGNAL = 'events';
 
 /** Default backoff: 10 s doubling to an hour. */
 const DEFAULT_BACKOFF = { baseMs: 10_000, maxMs: 60 * 60_000 };

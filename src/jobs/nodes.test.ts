@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sql } from 'kysely';
-import { openDatabase } from '../db/database.ts';
 import { call, type Started, startServer } from '../test/processes.ts';
 import { startReceiver } from '../test/receiver.ts';
+import { scratchUrl } from '../test/scratch-schema.ts';
 
 /**
  * The job queue with several nodes on one database: two `cairn serve` processes, each with job
@@ -21,26 +19,6 @@ const PATIENTS = 12;
 const UPDATES = 4;
 const DELIVER = 'webhooks.deliver';
 
-/** A schema of its own on the shared server, first in the search path (`public` after it holds the extensions). */
-async function scratchUrl(url: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const admin = await openDatabase({ databaseUrl: url, dataDir: '', poolSize: 1 });
-  const schema = `cairn_nodes_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public`.execute(admin.db);
-  await sql`CREATE EXTENSION IF NOT EXISTS btree_gin SCHEMA public`.execute(admin.db);
-  await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(admin.db);
-  const scoped = new URL(url);
-  // 4 shards a table on Citus rather than the cluster's 32: the migrations run four times faster.
-  const shards = admin.kind === 'citus' ? ' -c citus.shard_count=4' : '';
-  scoped.searchParams.set('options', `-c search_path=${schema},public${shards}`);
-  return {
-    url: scoped.toString(),
-    async drop() {
-      await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(admin.db);
-      await admin.close();
-    },
-  };
-}
-
 /** The deliveries a node's job workers ran to success, from its /metrics. */
 async function deliveriesRunBy(node: Started): Promise<number> {
   const metrics = await call('GET', `${node.base}/metrics`);
@@ -52,7 +30,7 @@ describe('the job queue on two nodes', { skip }, () => {
   test('two cairn serve processes under load: no delivery twice, none lost, both work, per-record order', {
     timeout: 300_000,
   }, async (t) => {
-    const scratch = await scratchUrl(process.env.DATABASE_URL!);
+    const scratch = await scratchUrl(process.env.DATABASE_URL!, 'cairn_nodes');
     after(() => scratch.drop());
     const receiver = await startReceiver({ status: 200, delayMs: 5 });
     const env = {

@@ -89,14 +89,17 @@ export interface ClaimOptions {
 }
 
 /**
- * Takes up to `limit` due jobs, oldest first, skipping those another worker holds. On PostgreSQL
- * and PGlite one statement takes them across tenants. Citus refuses `FOR UPDATE` over many shards:
- * there the tenants with due jobs are read first (the one cross-tenant read, `due-tenants`), then
- * each tenant's jobs are taken by the same statement pinned to it (a router plan).
+ * Takes up to `limit` due jobs, oldest first, skipping those another worker holds. Given
+ * `tenants`, each tenant's are taken by a statement pinned to it (on Citus a router plan: a wake-up
+ * for a tenant touches its worker alone). Otherwise, on PostgreSQL and PGlite one statement takes
+ * them across tenants; Citus refuses `FOR UPDATE` over many shards, so there the tenants with due
+ * jobs are read first (`dueWork`, a cross-tenant read), then each tenant's jobs are taken pinned.
  */
 export async function claimJobs(db: Kysely<DB>, options: ClaimOptions): Promise<JobRow[]> {
   if (options.kinds.length === 0 || options.limit <= 0) return [];
-  const tenants = options.tenants ?? (options.engine === 'citus' ? await dueTenants(db, options) : undefined);
+  const tenants =
+    options.tenants ??
+    (options.engine === 'citus' ? (await dueWork(db, options)).filter((due) => due.jobs).map((due) => due.tenantId) : undefined);
   if (!tenants) return claim(db, options, sql``);
   const taken: JobRow[] = [];
   for (const tenant of tenants) {
@@ -125,17 +128,37 @@ function claim(db: Kysely<DB>, options: ClaimOptions, tenant: RawBuilder<unknown
     .then(({ rows }) => rows);
 }
 
-/** The tenants with due jobs of these kinds, those due longest first (Citus: a read over every shard). */
-async function dueTenants(db: Kysely<DB>, options: ClaimOptions): Promise<string[]> {
-  const { rows } = await sql<{ tenant_id: string }>`${sql.raw(crossTenant('due-tenants'))}
-    SELECT tenant_id FROM jobs
-    WHERE state IN ('QUEUED', 'RUNNING')
-      AND coalesce(run_at, '-infinity'::timestamptz) <= ${options.now}
-      AND kind = ANY(${options.kinds as string[]})
+/** A tenant the sweep found work for: jobs of the kinds due, events waiting in the outbox, or both. */
+export interface DueTenant {
+  tenantId: string;
+  jobs: boolean;
+  events: boolean;
+}
+
+/**
+ * The job workers' sweep: the tenants with due jobs of these kinds or events waiting, those due
+ * longest first, in one statement (on Citus a read of every shard, or of the shards of `tenants`
+ * when given: a sweep that cannot reach a worker asks the others for their tenants alone).
+ */
+export async function dueWork(
+  db: Kysely<DB>,
+  options: Pick<ClaimOptions, 'kinds' | 'now' | 'limit' | 'tenants'>,
+): Promise<DueTenant[]> {
+  const only = options.tenants ? sql`AND tenant_id = ANY(${[...options.tenants]}::uuid[])` : sql``;
+  const { rows } = await sql<{ tenant_id: string; jobs: boolean; events: boolean }>`${sql.raw(crossTenant('due-tenants'))}
+    SELECT tenant_id, bool_or(job) AS jobs, bool_or(NOT job) AS events FROM (
+      SELECT tenant_id, coalesce(run_at, '-infinity'::timestamptz) AS due, true AS job FROM jobs
+      WHERE state IN ('QUEUED', 'RUNNING')
+        AND coalesce(run_at, '-infinity'::timestamptz) <= ${options.now}
+        AND kind = ANY(${options.kinds as string[]})
+        ${only}
+      UNION ALL
+      SELECT DISTINCT tenant_id, '-infinity'::timestamptz, false FROM events WHERE true ${only}
+    ) AS due
     GROUP BY tenant_id
-    ORDER BY min(coalesce(run_at, '-infinity'::timestamptz))
+    ORDER BY min(due)
     LIMIT ${options.limit}`.execute(db);
-  return rows.map((row) => row.tenant_id);
+  return rows.map((row) => ({ tenantId: row.tenant_id, jobs: row.jobs, events: row.events }));
 }
 
 /**

@@ -20,10 +20,11 @@ export const jobSettings = settingsSection(
       default: 12,
       description: 'Background jobs each serving process runs at once; 0 runs none here (API-only nodes).',
     }),
-    CAIRN_JOB_POLL_MS: Type.Integer({
-      minimum: 50,
-      default: 500,
-      description: 'How often idle job workers look for due jobs (a write on the same process wakes them at once).',
+    CAIRN_JOB_SWEEP_SECONDS: Type.Integer({
+      minimum: 1,
+      default: 5,
+      description:
+        'How often idle job workers look across tenants for scheduled work (retries, delayed jobs) and anything a wake-up missed; every second while they find some. Work a write enqueues wakes them at once.',
     }),
     CAIRN_JOB_LEASE_SECONDS: Type.Integer({
       minimum: 5,
@@ -32,7 +33,11 @@ export const jobSettings = settingsSection(
         'How long a taken job is its worker’s unless renewed while it runs; a job whose worker died runs again after it.',
     }),
   }),
-  (e) => ({ concurrency: e.CAIRN_JOB_WORKERS, pollMs: e.CAIRN_JOB_POLL_MS, leaseMs: e.CAIRN_JOB_LEASE_SECONDS * 1000 }),
+  (e) => ({
+    concurrency: e.CAIRN_JOB_WORKERS,
+    sweepMs: e.CAIRN_JOB_SWEEP_SECONDS * 1000,
+    leaseMs: e.CAIRN_JOB_LEASE_SECONDS * 1000,
+  }),
 );
 
 export type JobSettings = ReturnType<typeof jobSettings.read>;

@@ -6,6 +6,7 @@ import { eventRow, type NewEvent } from '../events/outbox.ts';
 import type { NewJob, Work } from '../events/work.ts';
 import type { TenantContext } from '../http/context.ts';
 import { keyRow } from '../http/idempotency-store.ts';
+import { EVENTS_SIGNAL } from '../jobs/kinds.ts';
 import { enqueueKeyed, jobRow } from '../jobs/queue.ts';
 import { codeOf } from '../jobs/runner.ts';
 
@@ -26,8 +27,9 @@ export class UnitOfWork implements Work {
   private readonly jobs: NewRow<'jobs'>[] = [];
   private readonly keyed: NewRow<'jobs'>[] = [];
   private readonly callbacks: (() => unknown)[] = [];
-  private emitted = false;
-  private enqueued = false;
+  /** The tenants of what the write committed: events to relay, jobs to take. */
+  private emitted = new Set<string>();
+  private enqueued = new Set<string>();
   private sealed = false;
 
   /** Made once the write holds its connection `db`, whose instant it takes. */
@@ -147,13 +149,16 @@ export class UnitOfWork implements Work {
     if (keyed.length > 0) await enqueueKeyed(this.db, keyed);
   }
 
-  /** After the commit: the key is written, this process's job workers wake for what the write enqueued, then the callbacks. */
+  /**
+   * After the commit: the key is written, the job workers wake for the tenants of what the write
+   * emitted and enqueued (here, or on other nodes through a notification: jobs/runner.ts), then the callbacks.
+   */
   async committed(): Promise<void> {
     const { key } = this;
     if (key) key.written = true;
     const { jobs } = this.ctx.services;
-    if (this.emitted) jobs.signal('events');
-    if (this.enqueued) jobs.wake();
+    if (this.emitted.size > 0) jobs.signal(EVENTS_SIGNAL, this.emitted);
+    if (this.enqueued.size > 0) jobs.wake(this.enqueued);
     for (const callback of this.callbacks) {
       try {
         await callback();
@@ -168,8 +173,8 @@ export class UnitOfWork implements Work {
   }
 
   private seal(): void {
-    this.emitted = this.events.length > 0;
-    this.enqueued = this.jobs.length + this.keyed.length > 0;
+    this.emitted = new Set(this.events.map((row) => row.tenant_id));
+    this.enqueued = new Set([...this.jobs, ...this.keyed].map((row) => row.tenant_id));
     this.sealed = true;
   }
 }

@@ -1,3 +1,4 @@
+import { EVENTS_SIGNAL } from '../../jobs/kinds.ts';
 import type { Area } from '../../platform/area.ts';
 import { webhooksAuditActions, webhooksErrors, webhooksEvents, webhooksPermissions } from './catalog.ts';
 import { DELIVERY_ATTEMPTS, DELIVERY_BACKOFF, deliver } from './deliver.ts';
@@ -21,10 +22,10 @@ export const area: Area = {
       description: 'Turns new events of the outbox into deliveries to the subscriptions that want them, in commit order',
       run: (job, services) => relayEvents(services, job.payload.tenants as string[] | undefined),
       maxAttempts: 1,
-      // Run on the node whose write emitted events, 50 ms later so a busy node's writes share a run;
-      // every second somewhere as a safety net.
-      everyMs: 1_000,
-      wakeOn: 'events',
+      // Run for the tenants whose writes emitted events, 50 ms later so a busy node's writes share a
+      // run: on the writing node, or on the job nodes its wake-up reaches; the job workers' sweep
+      // runs it too for tenants with events waiting (a safety net). Never across every tenant.
+      wakeOn: EVENTS_SIGNAL,
       wakeAfterMs: 50,
     },
     [DELIVER]: {

@@ -5,6 +5,8 @@ import { writeAccess } from '../../events/access.ts';
 import type { EventBody } from '../../events/outbox.ts';
 import type { Services } from '../../http/services.ts';
 import type { ClaimedJob } from '../../jobs/kinds.ts';
+import { recordingWindow, recordOutcome } from '../../jobs/recording.ts';
+import { jobSettings } from '../../jobs/settings.ts';
 import { addressPolicy } from '../../providers/network.ts';
 import { OutboundError, post } from './outbound.ts';
 import { webhookSettings } from './settings.ts';
@@ -62,13 +64,18 @@ export async function deliver(job: ClaimedJob, services: Services): Promise<void
   }
   const finishedAt = clock.now();
   const delivered = outcome.status === 'DELIVERED';
-  await finishAttempt(db, job.tenantId, attemptId, attempt.deliveryId, {
+  const ended = {
     ...outcome,
     latencyMs: Math.round(performance.now() - started),
     finishedAt,
     // Out of attempts: the delivery is FAILED with it (its job will be DEAD).
     last: job.attempt >= DELIVERY_ATTEMPTS,
-  });
+  };
+  // The receiver has the event: a fault now must not make it send again, so the outcome is retried.
+  await recordOutcome(
+    () => finishAttempt(db, job.tenantId, attemptId, attempt.deliveryId, ended),
+    recordingWindow(settingsOf(services.config, jobSettings).leaseMs),
+  );
   if (!delivered) throw new DeliveryFailed(outcome.error ?? outcome.statusCode ?? 'FAILED');
 }
 

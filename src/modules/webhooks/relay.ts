@@ -6,7 +6,6 @@ import { tryLockKey } from '../../db/locks.ts';
 import type { NewRow } from '../../db/schema.ts';
 import { type EventRow, eventBody } from '../../events/outbox.ts';
 import type { Services } from '../../http/services.ts';
-import { PLATFORM_TENANT } from '../../jobs/queue.ts';
 import { listInstances } from '../../tenancy/tenancy.ts';
 import { jobContext } from '../../work/job-context.ts';
 import { write } from '../../work/write.ts';
@@ -23,18 +22,37 @@ export const DELIVER = 'webhooks.deliver';
  * subscription and record, so a record's events reach a receiver in order (a failing delivery
  * holds back the record's later ones until it succeeds or is dead). One relay per tenant at a
  * time; answers the events taken.
+ *
+ * Given `only` (the tenants whose writes or the job workers' sweep signalled events), each is
+ * looked at with statements pinned to it: on Citus its worker alone, so one worker down holds back
+ * its own tenants and no other. Without, the tenants with events are read across tenants first.
  */
 export async function relayEvents(services: Services, only?: readonly string[]): Promise<number> {
-  const { rows: pending } = await sql<{ tenant_id: string }>`${sql.raw(crossTenant('pending-events'))}
-    SELECT DISTINCT tenant_id FROM events
-    ${only ? sql`WHERE tenant_id = ANY(${only.length > 0 ? [...only] : [PLATFORM_TENANT]}::uuid[])` : sql``}
-    LIMIT 1000`.execute(services.db);
+  const tenants = only ?? (await pendingTenants(services));
   let relayed = 0;
-  for (const { tenant_id } of pending) relayed += await relayTenant(services, tenant_id);
+  let failure: unknown;
+  for (const tenantId of tenants) {
+    try {
+      relayed += await relayTenant(services, tenantId);
+    } catch (error) {
+      // The others are relayed all the same; the failure is the run's (logged), and the sweep comes back.
+      failure ??= error;
+    }
+  }
+  if (failure !== undefined) throw failure;
   return relayed;
 }
 
+async function pendingTenants(services: Services): Promise<string[]> {
+  const { rows } = await sql<{ tenant_id: string }>`${sql.raw(crossTenant('pending-events'))}
+    SELECT DISTINCT tenant_id FROM events LIMIT 1000`.execute(services.db);
+  return rows.map((row) => row.tenant_id);
+}
+
 async function relayTenant(services: Services, tenantId: string): Promise<number> {
+  // A wake-up names tenants that may have nothing left (another node relayed them): one look.
+  const waiting = await services.db.selectFrom('events').select('seq').where('tenant_id', '=', tenantId).limit(1).execute();
+  if (waiting.length === 0) return 0;
   // Most tenants subscribe to nothing: their events go in one statement, with no transaction.
   const { numDeletedRows } = await services.db
     .deleteFrom('events')

@@ -94,9 +94,9 @@ export interface AttemptToSend {
 }
 
 /**
- * An attempt begins, in one statement: the delivery (unless already delivered) is counted, its
- * webhook read, and the attempt logged as SENT with its number. Undefined when there is nothing
- * to send: no such delivery, delivered already (a job run again after its process died), or its
+ * An attempt begins, in one statement (on Citus on the tenant's worker alone): the delivery
+ * (unless already delivered) is counted, its webhook read, and the attempt logged as SENT with its
+ * number. Undefined when there is nothing to send: no such delivery, delivered already (a job run again after its process died), or its
  * webhook deleted (then the delivery is FAILED: nobody is left to deliver to).
  */
 export async function startAttempt(
@@ -106,25 +106,29 @@ export async function startAttempt(
   attemptId: string,
   at: Date,
 ): Promise<AttemptToSend | undefined> {
-  const { rows } = await sql<AttemptToSend & { deleted: boolean }>`
-    WITH hook AS (
-      SELECT w.id, w.url, w.secret FROM webhook_deliveries d
-      JOIN webhooks w ON w.tenant_id = ${tenantId} AND w.id = d.webhook_id
-      WHERE d.tenant_id = ${tenantId} AND d.id = ${deliveryId}),
-    counted AS (
-      UPDATE webhook_deliveries
-      SET attempts = attempts + 1, updated_at = ${at},
-        state = CASE WHEN EXISTS (SELECT 1 FROM hook) THEN state ELSE 'FAILED' END
-      WHERE tenant_id = ${tenantId} AND id = ${deliveryId} AND state <> 'DELIVERED'
-      RETURNING id, webhook_id, event_id, body, attempts),
-    logged AS (
+  // No CTE is read by another part of the statement: on Citus that would make it a sub-plan whose
+  // result goes to every worker (and its commit a 2PC over them all), so a delivery would need
+  // workers that hold nothing of its tenant. The attempt's row and the count read the same snapshot.
+  const { rows } = await sql<AttemptToSend>`
+    WITH logged AS (
       INSERT INTO webhook_attempts (tenant_id, id, delivery_id, webhook_id, attempt, url, status, started_at)
-      SELECT ${tenantId}, ${attemptId}, counted.id, counted.webhook_id, counted.attempts, hook.url, 'SENT', ${at}
-      FROM counted, hook)
-    SELECT counted.attempts AS attempt, counted.id AS "deliveryId", counted.webhook_id AS "webhookId",
-      counted.event_id AS "eventId", counted.body, hook.url, hook.secret
-    FROM counted, hook`.execute(db);
-  return rows[0];
+      SELECT ${tenantId}, ${attemptId}, d.id, d.webhook_id, d.attempts + 1, w.url, 'SENT', ${at}
+      FROM webhook_deliveries d JOIN webhooks w ON w.tenant_id = ${tenantId} AND w.id = d.webhook_id
+      WHERE d.tenant_id = ${tenantId} AND d.id = ${deliveryId} AND d.state <> 'DELIVERED')
+    UPDATE webhook_deliveries d SET attempts = d.attempts + 1, updated_at = ${at}
+    FROM webhooks w
+    WHERE d.tenant_id = ${tenantId} AND d.id = ${deliveryId} AND d.state <> 'DELIVERED'
+      AND w.tenant_id = ${tenantId} AND w.id = d.webhook_id
+    RETURNING d.attempts AS attempt, d.id AS "deliveryId", d.webhook_id AS "webhookId", d.event_id AS "eventId",
+      d.body, w.url, w.secret`.execute(db);
+  if (rows[0]) return rows[0];
+  // Its subscription is gone: the delivery fails (its attempt counted).
+  await sql`UPDATE webhook_deliveries SET attempts = attempts + 1, updated_at = ${at}, state = 'FAILED'
+    WHERE tenant_id = ${tenantId} AND id = ${deliveryId} AND state <> 'DELIVERED'
+      AND NOT EXISTS (SELECT 1 FROM webhooks w WHERE w.tenant_id = ${tenantId} AND w.id = webhook_deliveries.webhook_id)`.execute(
+    db,
+  );
+  return undefined;
 }
 
 export interface AttemptOutcome {
