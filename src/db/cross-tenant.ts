@@ -8,9 +8,9 @@
  */
 export const CROSS_TENANT_STATEMENTS = {
   'due-tenants':
-    "Job workers serve every tenant: on Citus they first read which tenants have due jobs (FOR UPDATE over many shards is refused), then take each tenant's jobs pinned to it (jobs/queue.ts).",
+    "The job workers' sweep, a safety net for scheduled work (retries, delayed jobs) and wake-ups missed: which tenants have due jobs or events waiting, in one statement, at most every second while it finds work and every CAIRN_JOB_SWEEP_SECONDS (5) idle, about once a period for the cluster. Work a write enqueues wakes the nodes by tenant instead (a notification), claimed pinned to the tenant. On Citus it names the known tenants (only their shards are read) and, when a worker is unreachable, asks each worker's tenants apart, so the others are served (jobs/queue.ts, jobs/sweep.ts).",
   'pending-events':
-    "The outbox relay serves every tenant: it reads which tenants have events waiting, then relays each tenant's pinned to it (modules/webhooks/relay.ts).",
+    "The outbox relay asked for every tenant (a signal that names none): which tenants have events waiting, then each relayed pinned to it. A relay for named tenants (a write's, or the sweep's) reads no other tenant (modules/webhooks/relay.ts).",
   'idempotency-expiry':
     "The platform's periodic job removes every tenant's expired Idempotency-Keys in one statement, each shard its own in parallel (http/idempotency-store.ts).",
   'installation-copy':
