@@ -279,7 +279,7 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
         if (status < 300 || ATTEMPTS.has(status)) await record(request, status, disclosure, parsedAnswer(payload));
       } else if (request.accessDeferred) {
         await record(request, status, disclosure, request.accessDeferred.answer);
-      } else if (status < 300 || ATTEMPTS.has(status)) {
+      } else if (status < 300 ? !emptyWrite(request, payload) : ATTEMPTS.has(status)) {
         await record(request, status, disclosure, undefined);
       }
       return payload;
@@ -288,6 +288,11 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
       return failureAnswer(error, request, reply);
     }
   });
+}
+
+/** A write answered with nothing (a delete's 200 with no body) showed nothing. */
+function emptyWrite(request: FastifyRequest, payload: unknown): boolean {
+  return request.method !== 'GET' && (payload === undefined || payload === null || payload === '');
 }
 
 function disclosureOf(request: FastifyRequest): Disclosure | undefined {

@@ -164,7 +164,7 @@ export async function filteredPage<Row>(
     statement = sql`${sql.raw(list.searched ? '' : PREPARED)}
       WITH matches AS MATERIALIZED (${matches}),
       page AS (SELECT matches.* FROM matches ORDER BY ${sortedBy('matches')} LIMIT ${paging.size} OFFSET ${offsetOf(paging)})
-      SELECT ${alias}.*${extra}, total.cairn_total
+      SELECT ${alias}.*${extra}, total.*
       FROM (SELECT count(*) AS cairn_total${disclosed} FROM matches) AS total
       LEFT JOIN (page JOIN ${sql.table(list.table)} AS ${alias} ON ${alias}.tenant_id = ${list.tenantId} AND ${alias}.id = page.id) ON true
       ORDER BY ${sortedBy('page')}`;

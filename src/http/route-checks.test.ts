@@ -6,7 +6,7 @@ import formats from 'ajv-formats';
 import fc from 'fast-check';
 import { SignJWT } from 'jose';
 import { applyFormation } from '../modules/formation/operations.ts';
-import { createTestTenant, startApp } from '../test/harness.ts';
+import { createTestTenant, startApp, type TestTenant } from '../test/harness.ts';
 import { fixtureParam, fullFormation, seedFixtures, tenantSnapshot } from '../test/route-fixtures.ts';
 import { routerPlanProblems } from '../test/router-plans.ts';
 import { edgeValues, type JsonSchema, SchemaArbitraries } from '../test/schema-arbitraries.ts';
@@ -76,19 +76,19 @@ const other = await seedFixtures(tenantB, 'b', formation);
 const otherIds = Object.values(other.ids);
 const nothingClient = await tenantA.clientWithRole('nothing');
 /** A user of A with every permission, for the routes closed to API clients (chat archive). */
-const userTokenA = await signedInUser();
+const userTokenA = await signedInUser(tenantA);
 
-async function signedInUser(): Promise<string> {
-  const api = tenantA.api;
-  const made = await api.post(`${tenantA.admin}/users`, {
+async function signedInUser(tenant: TestTenant): Promise<string> {
+  const api = tenant.api;
+  const made = await api.post(`${tenant.admin}/users`, {
     username: 'route-checks',
     email: 'route-checks@example.org',
-    roles: [{ permissionName: 'admin', instanceName: tenantA.instance.name }],
+    roles: [{ permissionName: 'admin', instanceName: tenant.instance.name }],
   });
   if (made.status !== 201) throw new Error(`route checks: no user (${made.text})`);
-  await api.put(`${tenantA.admin}/users/route-checks/password`, { password: 'route checks password' });
-  const login = await tenantA.anonymous.post('/auth/token', {
-    tenantName: tenantA.tenant.name,
+  await api.put(`${tenant.admin}/users/route-checks/password`, { password: 'route checks password' });
+  const login = await tenant.anonymous.post('/auth/token', {
+    tenantName: tenant.tenant.name,
     username: 'route-checks',
     password: 'route checks password',
   });
@@ -965,6 +965,111 @@ async function keepFormation(): Promise<void> {
   const published = await applyFormation(systemContext(app.services, tenantA.tenant, tenantA.instance), formation);
   formationVersion = published.version;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The access log over the route table: every answer that shows a patient's data has its record,
+// whichever way it went out (DECISIONS "Access log").
+
+describe('the access log: every disclosing route, every way its answer goes out', () => {
+  test('a fresh answer, a replay of a kept one, an empty page with a total, a write answer: each is recorded', async (t) => {
+    const tenant = await createTestTenant(app, formation);
+    const fixtures = await seedFixtures(tenant, 'c', formation);
+    const userToken = await signedInUser(tenant);
+    const patientIds = (
+      await app.services.db.selectFrom('patients').select('id').where('tenant_id', '=', tenant.tenant.id).execute()
+    ).map((row) => row.id);
+    const disclosing = operations.filter((op) => {
+      const rule = app.accessTable.get(`${op.method} ${op.path.replace(/\{(\w+)\}/g, ':$1')}`);
+      // The log's own records hold ids and metadata only: reading or exporting them is not itself logged.
+      const theLog = /access-log|ACCESS_LOG/.test(op.path);
+      return op.path.startsWith('/{tenantName}/') && !theLog && rule?.discloses !== undefined && 'resource' in rule.discloses;
+    });
+    // Reads first, then writes, deletes last: a delete takes away what later routes name.
+    const rank = (op: Operation) => (op.method === 'GET' ? 0 : op.method === 'DELETE' ? 2 : 1);
+    const ordered = [...disclosing].sort((a, b) => rank(a) - rank(b));
+    const params = (op: Operation) =>
+      Object.fromEntries(op.pathParams.map((param) => [param.name, fixtureParam(fixtures, param.name, op.path) ?? randomUUID()]));
+    const problems: string[] = [];
+    const exercised = { fresh: 0, replayed: 0, emptyPage: 0 };
+
+    /** The record of an answer, found by the request id it answered with. */
+    async function recordOf(answer: { headers: Record<string, unknown> }) {
+      return app.services.db
+        .selectFrom('access_log')
+        .selectAll()
+        .where('tenant_id', '=', tenant.tenant.id)
+        .where('request_id', '=', String(answer.headers['x-request-id']))
+        .executeTakeFirst();
+    }
+
+    /** The patients an answer shows: those whose ids its body holds, and those its path names when it has a body. */
+    function shownPatients(url: string, text: string): string[] {
+      return text === '' ? [] : patientIds.filter((id) => url.includes(id) || text.includes(id));
+    }
+
+    async function expectRecord(op: Operation, how: string, url: string, answer: Answer, matched?: number) {
+      const shown = shownPatients(url, answer.text);
+      const record = await recordOf(answer);
+      if (shown.length === 0 && matched === undefined) return;
+      if (!record)
+        return void problems.push(`${op.key} (${how}): answered ${answer.status} showing ${shown.length} patient(s), no record`);
+      const missing = shown.filter((id) => !record.patient_ids.includes(id));
+      if (missing.length > 0) problems.push(`${op.key} (${how}): the record does not name ${missing.length} patient(s) shown`);
+      if (matched !== undefined && record.matched !== matched)
+        problems.push(`${op.key} (${how}): the record says ${record.matched} matched, the answer ${matched}`);
+    }
+
+    for (const op of ordered) {
+      const token = op.callers === 'USER' ? userToken : tenant.adminClient.token;
+      const url = urlOf(op, params(op));
+      const write = op.method !== 'GET' && op.method !== 'DELETE';
+      let body = fixtures.bodies[op.key];
+      const read = operations.find((candidate) => candidate.method === 'GET' && candidate.path === op.path);
+      if (body === undefined && read && (op.method === 'PUT' || op.method === 'PATCH')) {
+        const answer = await send({ method: 'GET', url: urlOf(read, params(read)), token });
+        if (answer.status === 200) body = JSON.parse(answer.text);
+      }
+      if (write && body === undefined && op.bodySchema) body = {};
+      const key = randomUUID();
+      const request = {
+        method: op.method as 'GET',
+        url,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(write ? { 'idempotency-key': key } : {}),
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { payload: JSON.stringify(renewed(body, 900, randomUUID())) } : {}),
+      };
+      const fresh = await app.server.inject(request);
+      if (fresh.statusCode >= 300) continue;
+      exercised.fresh += 1;
+      const answer = { status: fresh.statusCode, headers: fresh.headers, text: fresh.body };
+      await expectRecord(op, 'fresh', url, answer);
+      if (write) {
+        const again = await app.server.inject(request);
+        if (again.headers['idempotent-replayed'] === 'true') {
+          exercised.replayed += 1;
+          await expectRecord(op, 'replayed', url, { status: again.statusCode, headers: again.headers, text: again.body });
+        }
+      }
+      // A page past the end: no item, but its total still tells how many match.
+      const page = op.method === 'GET' && op.queryParams.some((param) => param.name === 'page') ? JSON.parse(fresh.body) : null;
+      const total = page?.totalElements ?? page?.metaInfo?.totalElements;
+      if (typeof total === 'number' && total > 0) {
+        const beyond = `${url}${url.includes('?') ? '&' : '?'}page=${total + 1}`;
+        const empty = await app.server.inject({ method: 'GET', url: beyond, headers: { authorization: `Bearer ${token}` } });
+        if (empty.statusCode === 200) {
+          exercised.emptyPage += 1;
+          await expectRecord(op, 'empty page', beyond, { status: 200, headers: empty.headers, text: empty.body }, total);
+        }
+      }
+    }
+    t.diagnostic(`${disclosing.length} disclosing routes: ${JSON.stringify(exercised)}`);
+    assert.deepEqual(problems, []);
+    assert.ok(exercised.fresh > 100 && exercised.replayed > 20 && exercised.emptyPage > 10, JSON.stringify(exercised));
+  });
+});
 
 // ---------------------------------------------------------------------------------------------
 // On Citus: every statement the checks above sent is a router plan, but the cross-tenant ones.

@@ -19,6 +19,8 @@ export interface SandboxOutbound {
   channel: ChannelName;
   /** The id of Cairn's record of the message: a send that runs again is recorded once. */
   reference: string;
+  /** The patient it is about (null for none): the outbox's answers name them in the access log. */
+  patientId?: string | null;
   from: string;
   to: string;
   subject?: string | null;
@@ -37,6 +39,7 @@ export async function sandboxSend(env: SandboxEnv, scope: ProviderScope, message
       id: uuidv7(),
       channel: message.channel,
       reference: message.reference,
+      patient_id: message.patientId ?? null,
       from_address: message.from,
       to_address: message.to,
       subject: message.subject ?? null,
@@ -81,17 +84,18 @@ export const SANDBOX_FAX_URL = 'sandbox:fax.pdf';
 export async function forgetSandboxMessages(
   db: Kysely<DB>,
   scope: ProviderScope,
-  which: { references?: readonly string[]; addresses?: readonly string[] },
+  which: { patientId?: string; references?: readonly string[]; addresses?: readonly string[] },
 ): Promise<void> {
   const references = which.references ?? [];
   const addresses = which.addresses ?? [];
-  if (references.length === 0 && addresses.length === 0) return;
+  if (!which.patientId && references.length === 0 && addresses.length === 0) return;
   await db
     .deleteFrom('sandbox_messages')
     .where('tenant_id', '=', scope.tenantId)
     .where('instance_id', '=', scope.instanceId)
     .where((eb) =>
       eb.or([
+        ...(which.patientId ? [eb('patient_id', '=', which.patientId)] : []),
         ...(references.length > 0 ? [eb('reference', 'in', references)] : []),
         ...(addresses.length > 0 ? [eb('to_address', 'in', addresses), eb('from_address', 'in', addresses)] : []),
       ]),

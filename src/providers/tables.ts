@@ -22,6 +22,8 @@ export interface SandboxMessagesTable {
   id: string;
   channel: string;
   reference: string | null;
+  /** The patient the message is about (migration 0042), null for none. */
+  patient_id: string | null;
   from_address: string;
   to_address: string;
   subject: string | null;

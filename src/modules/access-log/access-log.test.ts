@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { multipart, sampleFile } from '../../test/files.ts';
-import { assertCode, createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
+import { assertCode, createPatient, createTestTenant, startApp, type TestTenant, uuidShape } from '../../test/harness.ts';
 
 const app = await startApp();
 
@@ -13,6 +14,11 @@ async function accessLog(t: TestTenant, query = '') {
   return response.body.data as Record<string, any>[];
 }
 
+/** The records of reads only, newest first: the writes that made a test's records are recorded too (their answers show them). */
+async function readsOf(t: TestTenant, query = '') {
+  return (await accessLog(t, query)).filter((record) => String(record.operation).startsWith('GET '));
+}
+
 describe('the access log: what is written', () => {
   test('a read by id writes who, when, from where, what and the outcome; no field values', async () => {
     const t = await createTestTenant(app);
@@ -20,7 +26,11 @@ describe('the access log: what is written', () => {
     const read = await t.api.get(`${t.base}/patients/${patient.id}`);
     assert.equal(read.status, 200);
     const [record, ...rest] = await accessLog(t);
-    assert.equal(rest.length, 0, 'the create is in the audit log, not here');
+    assert.deepEqual(
+      rest.map((created) => created.operation),
+      ['POST /:tenantName/:instanceName/patients'],
+      'the create answered the patient: recorded too',
+    );
     assert.equal(record!.operation, 'GET /:tenantName/:instanceName/patients/:patientId');
     assert.equal(record!.resourceType, 'PATIENT');
     assert.deepEqual(record!.patientIds, [patient.id]);
@@ -48,13 +58,13 @@ describe('the access log: what is written', () => {
     for (let i = 0; i < 3; i++) ids.push((await createPatient(t, { firstName: 'Ada', lastName: `List${i}` })).id);
     const page = await t.api.get(`${t.base}/patients?size=2&sort=lastName,asc`);
     assert.equal(page.status, 200);
-    const records = await accessLog(t);
+    const records = await readsOf(t);
     assert.equal(records.length, 1);
     assert.deepEqual([...records[0]!.patientIds].sort(), ids.slice(0, 2).sort());
     assert.equal(records[0]!.recordIds, null);
     // A page with no patient disclosed nothing, and is not written.
     assert.equal((await t.api.get(`${t.base}/patients?search=nobody-has-this-name`)).status, 200);
-    assert.equal((await accessLog(t)).length, 1);
+    assert.equal((await readsOf(t)).length, 1);
   });
 
   test('refusals on a patient are attempts: 403 without the permission, 404 for an id not there', async () => {
@@ -86,9 +96,129 @@ describe('the access log: what is written', () => {
       reads.map((read) => read.status),
       Array.from({ length: 30 }, (_, i) => (i % 10 === 9 ? 403 : i % 10 === 8 ? 404 : 200)),
     );
-    const records = await accessLog(t);
+    const records = await readsOf(t);
     assert.deepEqual(records.map((record) => record.requestId).sort(), reads.map((read) => read.headers['x-request-id']).sort());
     assert.equal(app.services.accessLog.inFlight, 0);
+  });
+});
+
+describe('the access log: every way an answer goes out', () => {
+  test('an idempotent replay is recorded from the answer it sends again, even when the patient went in between', async () => {
+    const t = await createTestTenant(app);
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill', mrn: 'MRN-REPLAY-1' });
+    const headers = { 'idempotency-key': randomUUID() };
+    const first = await t.api.request('POST', `${t.base}/by-filter/patients`, { mrn: 'MRN-REPLAY-1' }, headers);
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.body.content[0].id, patient.id);
+    assert.equal((await t.api.delete(`${t.base}/patients/${patient.id}`)).status, 200);
+    const replay = await t.api.request('POST', `${t.base}/by-filter/patients`, { mrn: 'MRN-REPLAY-1' }, headers);
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.equal(replay.body.content[0].id, patient.id, 'the kept answer, with the patient, is sent again');
+    const records = await accessLog(t);
+    const replayed = records.find((record) => record.requestId === replay.headers['x-request-id']);
+    assert.ok(replayed, 'the replay has its record');
+    assert.deepEqual(
+      [replayed.patientIds, replayed.operation],
+      [[patient.id], 'POST /:tenantName/:instanceName/by-filter/patients'],
+    );
+  });
+
+  test("an empty page's total discloses who matches: the record keeps the count and names the matching patients", async () => {
+    const t = await createTestTenant(app);
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill', phone: '+14155550123' });
+    const probe = await t.api.get(`${t.base}/patients?phone=%2B14155550123&page=3`);
+    assert.equal(probe.status, 200, probe.text);
+    assert.deepEqual([probe.body.content.length, probe.body.totalElements], [0, 1]);
+    const [record] = await accessLog(t);
+    assert.deepEqual([record!.patientIds, record!.matched, record!.requestId], [[patient.id], 1, probe.headers['x-request-id']]);
+    // No match, no disclosure: nothing written.
+    assert.equal((await t.api.get(`${t.base}/patients?phone=%2B14155550199`)).status, 200);
+    assert.equal((await readsOf(t)).length, 1);
+  });
+
+  test("FHIR's _summary=count discloses who matches a name and birth date: recorded with the count and the patients", async () => {
+    const t = await createTestTenant(app);
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quillfeather', birthDate: '1980-02-03' });
+    const count = await t.api.get(`${t.base}/fhir/R4/Patient?family=Quillfeather&birthdate=1980-02-03&_summary=count`);
+    assert.equal(count.status, 200, count.text);
+    assert.deepEqual([count.body.total, count.body.entry], [1, undefined]);
+    const [record] = await readsOf(t);
+    assert.deepEqual([record!.patientIds, record!.matched, record!.requestId], [[patient.id], 1, count.headers['x-request-id']]);
+  });
+
+  test('a write that answers with patient data is recorded: PATCH {} answers the whole patient', async () => {
+    const t = await createTestTenant(app);
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
+    const created = await accessLog(t);
+    assert.deepEqual(
+      created.map((record) => [record.operation, record.patientIds]),
+      [['POST /:tenantName/:instanceName/patients', [patient.id]]],
+      'the create answered the patient',
+    );
+    const patched = await t.api.patch(`${t.base}/patients/${patient.id}`, {});
+    assert.equal(patched.status, 200, patched.text);
+    const [record] = await accessLog(t);
+    assert.deepEqual(
+      [record!.operation, record!.patientIds, record!.requestId],
+      ['PATCH /:tenantName/:instanceName/patients/:patientId', [patient.id], patched.headers['x-request-id']],
+    );
+  });
+
+  test("each record has Cairn's own request id; the caller's is kept apart, only when short and well-formed", async () => {
+    const t = await createTestTenant(app);
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
+    const read = (requestId: string) =>
+      t.api.request('GET', `${t.base}/patients/${patient.id}`, undefined, { 'x-request-id': requestId });
+    const traced = await read('trace-0af7651916cd43dd');
+    const again = await read('trace-0af7651916cd43dd');
+    const long = await read('x'.repeat(8000));
+    const records = await accessLog(t);
+    const byAnswer = (answer: { headers: Record<string, unknown> }) =>
+      records.find((record) => record.requestId === answer.headers['x-request-id'])!;
+    for (const answer of [traced, again, long]) assert.match(String(answer.headers['x-request-id']), uuidShape);
+    assert.notEqual(traced.headers['x-request-id'], again.headers['x-request-id'], 'two requests, two ids');
+    assert.equal(byAnswer(traced).callerRequestId, 'trace-0af7651916cd43dd');
+    assert.equal(byAnswer(again).callerRequestId, 'trace-0af7651916cd43dd');
+    assert.equal(byAnswer(long).callerRequestId, null, 'an id of 8,000 characters is not kept');
+  });
+
+  test("the sandbox's outbox shows patients' addresses and messages: recorded", async () => {
+    const t = await createTestTenant(app);
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill', email: 'ada.quill@example.org' });
+    const draft = await t.api.post(`${t.base}/patients/${patient.id}/email-drafts`, { subject: 'Hello', body: 'Dear Ada' });
+    assert.equal(draft.status, 201, draft.text);
+    assert.equal((await t.api.post(`${t.base}/patients/${patient.id}/email-drafts/${draft.body.id}/send`, {})).status, 200);
+    await app.jobs.drain();
+    const outbox = await t.api.get(`${t.base}/sandbox/outbox`);
+    assert.equal(outbox.status, 200, outbox.text);
+    assert.equal(outbox.body.content[0].patientId, patient.id);
+    const [record] = await accessLog(t);
+    assert.deepEqual(
+      [record!.operation, record!.resourceType, record!.patientIds],
+      ['GET /:tenantName/:instanceName/sandbox/outbox', 'MESSAGE', [patient.id]],
+    );
+  });
+
+  test('a record that cannot be written fails the answer with a 500 naming the request, never the database', async () => {
+    const t = await createTestTenant(app);
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
+    // This tenant's records only: other tests share the database.
+    const check = `access_log_refuses_${t.tenant.id.replaceAll('-', '')}`;
+    await sql`ALTER TABLE access_log ADD CONSTRAINT ${sql.id(check)} CHECK (tenant_id <> ${sql.lit(t.tenant.id)}::uuid) NOT VALID`.execute(
+      app.services.db,
+    );
+    try {
+      for (const url of [`${t.base}/patients/${patient.id}`, `${t.base}/patients/${randomUUID()}`]) {
+        const read = await t.api.get(url);
+        assert.equal(read.status, 500, read.text);
+        assert.deepEqual(read.body[0].errorCode, 'INTERNAL_ERROR');
+        assert.equal(read.body[0].message, 'Internal server error');
+        assert.deepEqual(read.body[0].details, { requestId: read.headers['x-request-id'] });
+        assert.ok(!/constraint|violat|access_log|Quill/i.test(read.text), read.text);
+      }
+    } finally {
+      await sql`ALTER TABLE access_log DROP CONSTRAINT ${sql.id(check)}`.execute(app.services.db);
+    }
   });
 });
 
@@ -105,7 +235,7 @@ describe('the access log: files and signed links', () => {
     const fileId = uploaded.body[0].id as string;
     const linked = await t.api.get(`${base}/${summary.body.id}?signedUrls=true`);
     assert.equal(linked.status, 200, linked.text);
-    const issued = await accessLog(t);
+    const issued = await readsOf(t);
     assert.deepEqual(
       issued.map((record) => record.resourceType),
       ['DOCUMENT_SUMMARY'],
@@ -116,7 +246,7 @@ describe('the access log: files and signed links', () => {
       const bytes = await app.server.inject({ method: 'GET', url: `${link.pathname}${link.search}`, remoteAddress: '10.1.2.3' });
       assert.equal(bytes.statusCode, 200);
     }
-    const [second, first] = await accessLog(t);
+    const [second, first] = await readsOf(t);
     assert.equal(first!.id === second!.id, false, 'each use is a record');
     assert.equal(second!.operation, 'GET /files/links/:fileId');
     assert.equal(second!.actorType, 'LINK');
@@ -127,14 +257,14 @@ describe('the access log: files and signed links', () => {
     assert.deepEqual(second!.recordIds, [fileId]);
     assert.equal(second!.instanceId, t.instance.id);
     // "Everything API client C saw" takes in what its links showed.
-    assert.equal((await accessLog(t, `&actorId=${t.adminClient.id}`)).length, 3);
+    assert.equal((await readsOf(t, `&actorId=${t.adminClient.id}`)).length, 3);
     // A changed link shows nothing, and names no tenant to record it in.
     const forged = await app.server.inject({
       method: 'GET',
       url: `${link.pathname}${link.search.replace('API_CLIENT', 'USER')}`,
     });
     assert.equal(forged.statusCode, 403);
-    assert.equal((await accessLog(t)).length, 3);
+    assert.equal((await readsOf(t)).length, 3);
     // GET /files/{fileId} shows the file's entry: recorded too.
     assert.equal((await t.api.get(`${t.base}/files/${fileId}`)).status, 200);
     const [entry] = await accessLog(t);
@@ -208,21 +338,26 @@ describe('the access log: every route declares what it discloses', () => {
     return Object.values(node).some((value) => typeof value === 'object' && carriesPatients(value, components, depth + 1));
   }
 
-  test('a read under a patient, or whose answer carries patient data, says what it discloses (or why nothing)', async () => {
+  test('a route under a patient, or whose answer carries patient data, says what it discloses (or why nothing): reads and writes', async () => {
     const document = (await app.server.inject({ method: 'GET', url: '/openapi.json' })).json();
     const components = document.components?.schemas ?? {};
     const undeclared: string[] = [];
     let checked = 0;
     for (const [path, operations] of Object.entries<Record<string, any>>(document.paths)) {
-      const get = operations.get;
-      if (!get) continue;
-      const answer = get.responses?.['200']?.content?.['application/json']?.schema;
-      if (!path.includes('{patientId}') && !carriesPatients(answer, components)) continue;
-      checked += 1;
-      const route = `GET ${path.replace(/\{(\w+)\}/g, ':$1')}`;
-      if (!app.accessTable.get(route)?.discloses) undeclared.push(route);
+      for (const [method, operation] of Object.entries<any>(operations)) {
+        // An answer to a write that carries patient data is a disclosure too; a write answered with no body shows nothing.
+        const answers = Object.entries<any>(operation.responses ?? {})
+          .filter(([status]) => status.startsWith('2'))
+          .map(([, response]) => response?.content?.['application/json']?.schema)
+          .filter((schema) => schema !== undefined);
+        if (answers.length === 0) continue;
+        if (!path.includes('{patientId}') && !answers.some((answer) => carriesPatients(answer, components))) continue;
+        checked += 1;
+        const route = `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`;
+        if (!app.accessTable.get(route)?.discloses) undeclared.push(route);
+      }
     }
-    assert.ok(checked > 40, `${checked} routes carry patient data`);
+    assert.ok(checked > 100, `${checked} routes carry patient data`);
     assert.deepEqual(
       undeclared,
       [],
@@ -242,25 +377,26 @@ describe('the access log: reading it', () => {
     assert.equal((await reader.get(`${t.base}/patients/${other.id}`)).status, 200);
     const history = await t.api.get(`${t.base}/patients/${patient.id}/access-log`);
     assert.equal(history.status, 200, history.text);
-    assert.equal(history.body.metaInfo.totalElements, 2);
-    const [newest, oldest] = history.body.data;
+    // The create answered the patient too: its record is the oldest.
+    assert.equal(history.body.metaInfo.totalElements, 3);
+    const [newest, read, created] = history.body.data;
     assert.notEqual(newest.actorId, t.adminClient.id);
-    assert.equal(oldest.actorId, t.adminClient.id);
+    assert.deepEqual([read.actorId, created.operation], [t.adminClient.id, 'POST /:tenantName/:instanceName/patients']);
     const byAdmin = await t.api.get(`${t.base}/patients/${patient.id}/access-log?actorId=${t.adminClient.id}`);
-    assert.equal(byAdmin.body.data.length, 1);
+    assert.equal(byAdmin.body.data.length, 2);
     // Everything one caller saw, across patients.
     const readerId = newest.actorId as string;
     assert.equal((await accessLog(t, `&actorId=${readerId}`)).length, 2);
-    assert.equal((await accessLog(t, `&patientId=${other.id}`)).length, 1);
+    assert.equal((await accessLog(t, `&patientId=${other.id}`)).length, 2);
     const future = new Date(Date.now() + 3_600_000).toISOString();
     // A deleted patient's history: 404 under the patient, still on the tenant's log.
     assert.equal((await t.api.delete(`${t.base}/patients/${other.id}`)).status, 200);
     assertCode(await t.api.get(`${t.base}/patients/${other.id}/access-log`), 404, 'PATIENT_NOT_FOUND');
-    assert.equal((await accessLog(t, `&patientId=${other.id}`)).length, 1);
+    assert.equal((await accessLog(t, `&patientId=${other.id}`)).length, 2);
     assert.equal((await accessLog(t, `&from=${future}`)).length, 0);
     assert.equal((await accessLog(t, `&operation=${encodeURIComponent('GET /:tenantName/:instanceName/patients')}`)).length, 0);
     // Reading the log writes nothing to it: its records hold ids and metadata only.
-    assert.equal((await accessLog(t)).length, 3);
+    assert.equal((await accessLog(t)).length, 5);
   });
 
   test('needs a token, ACCESS_LOG_READ (an administrator has it, a care coordinator not), and stays in its tenant', async () => {

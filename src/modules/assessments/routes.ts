@@ -43,7 +43,7 @@ const assessmentRoutes: AreaPlugin = async (app) => {
   app.post(
     path,
     {
-      config: needs('ASSESSMENT_UPDATE'),
+      config: needs('ASSESSMENT_UPDATE', { discloses: thePatient('ASSESSMENT_RECORD') }),
       schema: {
         tags,
         summary: 'Create a record (201), NEW unless status says otherwise',
@@ -81,7 +81,7 @@ const assessmentRoutes: AreaPlugin = async (app) => {
   app.put(
     `${path}/:assessmentRecordId`,
     {
-      config: needs('ASSESSMENT_UPDATE'),
+      config: needs('ASSESSMENT_UPDATE', { discloses: thePatient('ASSESSMENT_RECORD') }),
       schema: {
         tags,
         summary: 'Change a record: the body as create, or the whole record as read',
@@ -101,7 +101,7 @@ const assessmentRoutes: AreaPlugin = async (app) => {
   app.put(
     `${path}/:assessmentRecordId/answers`,
     {
-      config: needs('ASSESSMENT_UPDATE'),
+      config: needs('ASSESSMENT_UPDATE', { discloses: thePatient('ASSESSMENT_RECORD') }),
       schema: {
         tags,
         summary: 'Save answers: flat "<cdtName>__<fieldName>" keys',
@@ -121,7 +121,7 @@ const assessmentRoutes: AreaPlugin = async (app) => {
   app.delete(
     `${path}/:assessmentRecordId`,
     {
-      config: needs('ASSESSMENT_UPDATE'),
+      config: needs('ASSESSMENT_UPDATE', { discloses: thePatient('ASSESSMENT_RECORD') }),
       schema: {
         tags,
         summary: 'Delete a record (200, empty body)',

@@ -80,7 +80,7 @@ const calendarRoutes: AreaPlugin = async (app) => {
   app.post(
     `${base}/events`,
     {
-      config: needs('CALENDAR_UPDATE'),
+      config: needs('CALENDAR_UPDATE', { discloses: oneEvent }),
       schema: {
         tags,
         summary: 'Create a calendar event (201)',
@@ -112,7 +112,7 @@ const calendarRoutes: AreaPlugin = async (app) => {
   app.put(
     `${base}/events/:id`,
     {
-      config: needs('CALENDAR_UPDATE'),
+      config: needs('CALENDAR_UPDATE', { discloses: oneEvent }),
       schema: {
         tags,
         summary: 'Replace a calendar event',
@@ -128,7 +128,7 @@ const calendarRoutes: AreaPlugin = async (app) => {
   app.patch(
     `${base}/events/:id`,
     {
-      config: needs('CALENDAR_UPDATE'),
+      config: needs('CALENDAR_UPDATE', { discloses: oneEvent }),
       schema: {
         tags,
         summary: 'Change the fields given of a calendar event',

@@ -59,7 +59,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
     app[method](
       `${P}/overview`,
       {
-        config: needs('CARE_PLAN_UPDATE'),
+        config: needs('CARE_PLAN_UPDATE', { discloses: thePatient('CARE_PLAN') }),
         schema: {
           tags,
           summary: 'Set the care plan overview; answers the overview object',
@@ -100,7 +100,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
   app.post(
     `${P}/goals`,
     {
-      config: needs('CARE_PLAN_UPDATE'),
+      config: needs('CARE_PLAN_UPDATE', { discloses: thePatient('GOAL') }),
       schema: {
         tags,
         summary: 'Add a goal from a goal template, with a task per task template',
@@ -138,7 +138,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
   app.patch(
     `${P}/goals/:goalId`,
     {
-      config: needs('CARE_PLAN_UPDATE'),
+      config: needs('CARE_PLAN_UPDATE', { discloses: thePatient('GOAL') }),
       schema: {
         tags,
         summary: 'Change a goal’s name, status or priority (status REMOVED removes it)',
@@ -169,7 +169,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
   app.post(
     `${P}/goals/:goalId/tasks`,
     {
-      config: needs('CARE_PLAN_UPDATE'),
+      config: needs('CARE_PLAN_UPDATE', { discloses: thePatient('TASK') }),
       schema: {
         tags,
         summary: "Add a task to a goal, about the goal's patient",
@@ -207,7 +207,7 @@ const carePlanRoutes: AreaPlugin = async (app) => {
   app.post(
     `${P}/goals/:goalId/comments`,
     {
-      config: needs('CARE_PLAN_UPDATE'),
+      config: needs('CARE_PLAN_UPDATE', { discloses: thePatient('GOAL_COMMENT') }),
       schema: {
         tags,
         summary: 'Comment on a goal',

@@ -38,7 +38,7 @@ const cdtRoutes: AreaPlugin = async (app) => {
   app.post(
     path,
     {
-      config: needs('CDT_UPDATE'),
+      config: needs('CDT_UPDATE', { discloses: thePatient('CDT_RECORD') }),
       schema: {
         tags,
         summary: 'Create a record',
@@ -60,7 +60,7 @@ const cdtRoutes: AreaPlugin = async (app) => {
   app.patch(
     path,
     {
-      config: needs('CDT_UPDATE'),
+      config: needs('CDT_UPDATE', { discloses: thePatient('CDT_RECORD') }),
       schema: {
         tags,
         summary: 'Change many records: each row reports its own result',
@@ -94,7 +94,7 @@ const cdtRoutes: AreaPlugin = async (app) => {
   app.patch(
     `${path}/:recordId`,
     {
-      config: needs('CDT_UPDATE'),
+      config: needs('CDT_UPDATE', { discloses: thePatient('CDT_RECORD') }),
       schema: {
         tags,
         summary: 'Change the fields present in the body; null clears one',
@@ -113,7 +113,7 @@ const cdtRoutes: AreaPlugin = async (app) => {
   app.delete(
     `${path}/:recordId`,
     {
-      config: needs('CDT_UPDATE'),
+      config: needs('CDT_UPDATE', { discloses: thePatient('CDT_RECORD') }),
       schema: {
         tags,
         summary: 'Delete a record (200, empty body)',

@@ -71,7 +71,7 @@ const chatRoutes: AreaPlugin = async (app) => {
     `${base}/inbound`,
     {
       config: {
-        ...needs('CHAT_UPDATE'),
+        ...needs('CHAT_UPDATE', { discloses: thePatient('CHAT_MESSAGE') }),
         requestBodies: {
           'application/json': InboundJson,
           'multipart/form-data': uploadForm('attachmentAsFiles', 'The files, one part each', {

@@ -3,6 +3,7 @@ import { Value } from 'typebox/value';
 import { v7 as uuidv7 } from 'uuid';
 import type { Work } from '../../events/work.ts';
 import { phonesFor } from '../../formation/phones.ts';
+import { disclose } from '../../http/access-log.ts';
 import type { Context } from '../../http/context.ts';
 import { attachFiles } from '../../records/attachments.ts';
 import { withPatient } from '../../records/patient-scope.ts';
@@ -116,6 +117,8 @@ function bodyOf(fields: Record<string, unknown>): MessageInputBody {
 export async function sendCommunication(ctx: Context, request: FastifyRequest, communicationId: string, origin: string) {
   const communication = readCommunication(ctx, communicationId);
   const recipient = await recipientOf(ctx, communication.patientContactId);
+  // The record made shows the patient's message: the access log names them.
+  disclose(request, [recipient.patient.id]);
   const { channel } = communication;
   // Checked again: the formation may have changed since step one.
   const phone = channel === 'EMAIL' ? null : await instancePhone(ctx, communication.phoneId, channel);

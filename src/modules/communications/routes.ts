@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { requestOrigin } from '../../files/links.ts';
+import { named } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
@@ -37,7 +38,7 @@ const communicationRoutes: AreaPlugin = async (app) => {
     '/:tenantName/:instanceName/:communicationId/messages',
     {
       config: {
-        ...needs('COMMUNICATION_SEND'),
+        ...needs('COMMUNICATION_SEND', { discloses: named('MESSAGE') }),
         requestBodies: { 'application/json': MessageInput, 'multipart/form-data': MessageForm },
       },
       schema: {

@@ -46,7 +46,7 @@ const contactRoutes: AreaPlugin = async (app) => {
   app.post(
     '/:tenantName/:instanceName/patients/:patientId/contacts',
     {
-      config: needs('GENERAL_MY_PATIENTS_READ_UPDATE'),
+      config: needs('GENERAL_MY_PATIENTS_READ_UPDATE', { discloses: thePatient('CONTACT') }),
       schema: {
         tags,
         summary: 'Add a contact to a patient (answers 200, as production does)',
@@ -80,7 +80,7 @@ const contactRoutes: AreaPlugin = async (app) => {
   app.patch(
     '/:tenantName/:instanceName/patients/:patientId/contacts/:contactId',
     {
-      config: needs('GENERAL_MY_PATIENTS_READ_UPDATE'),
+      config: needs('GENERAL_MY_PATIENTS_READ_UPDATE', { discloses: thePatient('CONTACT') }),
       schema: {
         tags,
         summary: 'Change the fields given; pdtRecordId cannot change',

@@ -60,7 +60,7 @@ const documentRoutes: AreaPlugin = async (app, options) => {
   app.post(
     path,
     {
-      config: needs('DOCUMENT_UPDATE'),
+      config: needs('DOCUMENT_UPDATE', { discloses: thePatient('DOCUMENT_SUMMARY') }),
       schema: {
         tags,
         summary: 'Create a document summary (201; files: null until files are added)',
@@ -100,7 +100,7 @@ const documentRoutes: AreaPlugin = async (app, options) => {
   app.put(
     `${path}/:summaryId`,
     {
-      config: needs('DOCUMENT_UPDATE'),
+      config: needs('DOCUMENT_UPDATE', { discloses: thePatient('DOCUMENT_SUMMARY') }),
       schema: {
         tags,
         summary: 'Replace a summary: its type and the files to keep',
@@ -120,7 +120,7 @@ const documentRoutes: AreaPlugin = async (app, options) => {
   app.delete(
     `${path}/:summaryId`,
     {
-      config: needs('DOCUMENT_UPDATE'),
+      config: needs('DOCUMENT_UPDATE', { discloses: thePatient('DOCUMENT_SUMMARY') }),
       schema: {
         tags,
         summary: 'Delete a summary, its document type record and its files (200, empty body)',
@@ -139,7 +139,7 @@ const documentRoutes: AreaPlugin = async (app, options) => {
     `${path}/:summaryId/files`,
     {
       config: {
-        ...needs('DOCUMENT_UPDATE'),
+        ...needs('DOCUMENT_UPDATE', { discloses: thePatient('FILE') }),
         requestBodies: { 'multipart/form-data': uploadForm('files', 'The files, one part each') },
       },
       schema: {
@@ -196,7 +196,7 @@ const documentRoutes: AreaPlugin = async (app, options) => {
   app.post(
     typePath,
     {
-      config: needs('DOCUMENT_UPDATE'),
+      config: needs('DOCUMENT_UPDATE', { discloses: thePatient('DOCUMENT_SUMMARY') }),
       schema: {
         tags,
         summary: "Create the summary's document type record (201)",
@@ -217,7 +217,7 @@ const documentRoutes: AreaPlugin = async (app, options) => {
   app.put(
     typePath,
     {
-      config: needs('DOCUMENT_UPDATE'),
+      config: needs('DOCUMENT_UPDATE', { discloses: thePatient('DOCUMENT_SUMMARY') }),
       schema: {
         tags,
         summary: "Replace the document type record's values (it must exist)",
@@ -235,7 +235,7 @@ const documentRoutes: AreaPlugin = async (app, options) => {
   app.delete(
     typePath,
     {
-      config: needs('DOCUMENT_UPDATE'),
+      config: needs('DOCUMENT_UPDATE', { discloses: thePatient('DOCUMENT_SUMMARY') }),
       schema: {
         tags,
         summary: 'Delete the document type record (200, empty body)',

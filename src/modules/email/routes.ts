@@ -63,7 +63,7 @@ const emailRoutes: AreaPlugin = async (app, { services }) => {
   app.post(
     base,
     {
-      config: needs('EMAIL_UPDATE'),
+      config: needs('EMAIL_UPDATE', { discloses: thePatient('EMAIL_DRAFT') }),
       schema: {
         tags,
         summary: 'Write an email draft (201, status WAITING)',
@@ -94,7 +94,7 @@ const emailRoutes: AreaPlugin = async (app, { services }) => {
   app.patch(
     `${base}/:draftId`,
     {
-      config: needs('EMAIL_UPDATE'),
+      config: needs('EMAIL_UPDATE', { discloses: thePatient('EMAIL_DRAFT') }),
       schema: {
         tags,
         summary: 'Change the fields given of an email draft',
@@ -112,7 +112,7 @@ const emailRoutes: AreaPlugin = async (app, { services }) => {
   app.delete(
     `${base}/:draftId`,
     {
-      config: needs('EMAIL_UPDATE'),
+      config: needs('EMAIL_UPDATE', { discloses: thePatient('EMAIL_DRAFT') }),
       schema: {
         tags,
         summary: 'Delete an email draft and its files (200, empty)',
@@ -131,7 +131,7 @@ const emailRoutes: AreaPlugin = async (app, { services }) => {
     `${base}/:draftId`,
     {
       config: {
-        ...needs('EMAIL_UPDATE'),
+        ...needs('EMAIL_UPDATE', { discloses: thePatient('EMAIL_DRAFT') }),
         requestBodies: { 'multipart/form-data': uploadForm('attachmentsAsFiles', 'The files, one part each') },
       },
       schema: {
@@ -152,7 +152,7 @@ const emailRoutes: AreaPlugin = async (app, { services }) => {
   app.post(
     `${base}/:draftId/send`,
     {
-      config: needs('EMAIL_UPDATE'),
+      config: needs('EMAIL_UPDATE', { discloses: thePatient('EMAIL_DRAFT') }),
       schema: {
         tags,
         summary: 'Send an email draft: the email (200), stored and queued; the draft is gone',
@@ -215,7 +215,15 @@ const emailRoutes: AreaPlugin = async (app, { services }) => {
   app.post(
     '/:tenantName/:instanceName/providers/email/inbound',
     {
-      config: { access: { public: true }, requestBodies: { 'message/rfc822': Type.String({ format: 'binary' }) } },
+      config: {
+        access: {
+          public: true,
+          discloses: {
+            none: "the operator's mail system, signed, hears where the email it delivered landed; it has no caller to record, and the email's arrival is in the audit log",
+          },
+        },
+        requestBodies: { 'message/rfc822': Type.String({ format: 'binary' }) },
+      },
       schema: {
         tags,
         summary: 'An inbound email from your mail system: the raw message, signed (Standard Webhooks)',

@@ -153,6 +153,7 @@ async function handOver(services: Services, scope: Scope, email: EmailRow): Prom
   const files = await filesOf(services.db, scope, EMAIL_FILES, [email.id]);
   const sent = await driver.send(scope, {
     id: email.id,
+    patientId: email.patient_id,
     from: { address: email.from_address, name: driver.from.name },
     to: { address: email.to_address, name: email.receiver_name },
     subject: email.subject ?? '',

@@ -50,9 +50,11 @@ const E = `${P}/encounters/:encounterId`;
 const listNote = 'Sort: createdAt (default, newest first) or updatedAt. `status`: one or more statuses.';
 const finalizedNote = 'A FINALIZED encounter is read-only without ENCOUNTER_FINALIZED_UPDATE (403).';
 /** The writes that change an encounter or its parts: a FINALIZED one needs its own permission too (DECISIONS §7). */
-const writes = () =>
+/** A write to an encounter or its parts: its answer shows the patient's `resource` (an answer to a write is a disclosure too). */
+const writes = (resource: string) =>
   needs('ENCOUNTER_UPDATE', {
     alsoNeeds: { permission: 'ENCOUNTER_FINALIZED_UPDATE', when: 'the encounter is FINALIZED' },
+    discloses: thePatient(resource),
   });
 
 const encounterRoutes: AreaPlugin = async (app) => {
@@ -109,7 +111,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.post(
     `${P}/encounters`,
     {
-      config: needs('ENCOUNTER_UPDATE'),
+      config: needs('ENCOUNTER_UPDATE', { discloses: thePatient('ENCOUNTER') }),
       schema: {
         tags,
         summary: 'Create an encounter (201)',
@@ -247,7 +249,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.patch(
     E,
     {
-      config: writes(),
+      config: writes('ENCOUNTER'),
       schema: {
         tags,
         summary: 'Change an encounter',
@@ -263,7 +265,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.delete(
     E,
     {
-      config: writes(),
+      config: writes('ENCOUNTER'),
       schema: {
         tags,
         summary: 'Delete an encounter (200, empty)',
@@ -295,7 +297,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.post(
     `${E}/comments`,
     {
-      config: writes(),
+      config: writes('ENCOUNTER_COMMENT'),
       schema: {
         tags,
         summary: 'Comment on an encounter (201)',
@@ -314,7 +316,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.patch(
     `${E}/comments/:commentId`,
     {
-      config: writes(),
+      config: writes('ENCOUNTER_COMMENT'),
       schema: {
         tags,
         summary: "Change a comment's text",
@@ -332,7 +334,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.delete(
     `${E}/comments/:commentId`,
     {
-      config: writes(),
+      config: writes('ENCOUNTER_COMMENT'),
       schema: { tags, summary: 'Remove a comment (200, empty)', params: CommentParams, response: { 200: EmptyBody, ...errors } },
     },
     async (request, reply) => {
@@ -359,7 +361,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.patch(
     `${E}/disposition`,
     {
-      config: writes(),
+      config: writes('ENCOUNTER_DISPOSITION'),
       schema: {
         tags,
         summary: "Change an encounter's disposition",
@@ -389,7 +391,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.post(
     `${E}/assessments`,
     {
-      config: writes(),
+      config: writes('ASSESSMENT_RECORD'),
       schema: {
         tags,
         summary: 'Link an assessment to an encounter (201)',
@@ -420,7 +422,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.patch(
     `${E}/assessments/:linkId`,
     {
-      config: writes(),
+      config: writes('ASSESSMENT_RECORD'),
       schema: {
         tags,
         summary: "Set a link's assessment record",
@@ -439,7 +441,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
   app.delete(
     `${E}/assessments/:linkId`,
     {
-      config: writes(),
+      config: writes('ASSESSMENT_RECORD'),
       schema: {
         tags,
         summary: 'Remove an assessment link (200, empty)',

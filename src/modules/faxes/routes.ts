@@ -50,7 +50,7 @@ const faxRoutes: AreaPlugin = async (app, options) => {
   app.post(
     base,
     {
-      config: needs('FAX_UPDATE'),
+      config: needs('FAX_UPDATE', { discloses: itsPatient('FAX', 'patient.id') }),
       schema: {
         tags,
         summary: 'Write a fax draft (201, DRAFT)',
@@ -76,7 +76,7 @@ const faxRoutes: AreaPlugin = async (app, options) => {
   app.patch(
     `${base}/:faxId`,
     {
-      config: needs('FAX_UPDATE'),
+      config: needs('FAX_UPDATE', { discloses: itsPatient('FAX', 'patient.id') }),
       schema: {
         tags,
         summary: 'Change the fields given of a fax',
@@ -112,7 +112,7 @@ const faxRoutes: AreaPlugin = async (app, options) => {
     `${base}/:faxId/files`,
     {
       config: {
-        ...needs('FAX_UPDATE'),
+        ...needs('FAX_UPDATE', { discloses: itsPatient('FAX', 'patient.id') }),
         requestBodies: { 'multipart/form-data': uploadForm('files', 'The files, one part each') },
       },
       schema: {
@@ -147,7 +147,7 @@ const faxRoutes: AreaPlugin = async (app, options) => {
   app.post(
     `${base}/:faxId/send`,
     {
-      config: needs('FAX_UPDATE'),
+      config: needs('FAX_UPDATE', { discloses: itsPatient('FAX', 'patient.id') }),
       schema: {
         tags,
         summary: 'Send a fax draft: QUEUED, then SENDING, SENT, DELIVERED or FAILED',

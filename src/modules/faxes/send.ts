@@ -109,6 +109,7 @@ export async function runSendFax(job: ClaimedJob, services: Services): Promise<n
     const urls = files.map((file) => (issue === null ? null : services.files.withLink(file, issue).url));
     const sent = await driver.send(scope, {
       id: fax.id,
+      patientId: fax.patient_id,
       from: fax.from_number,
       to: fax.to_number ?? '',
       subject: fax.subject,

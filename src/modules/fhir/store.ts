@@ -1,6 +1,7 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Context } from '../../http/context.ts';
 import { type FhirResource, invalidParam, isUuid, nothing, paramsOf } from '../../http/fhir.ts';
+import { MATCH_BOUND } from '../../http/pagination.ts';
 
 /**
  * A resource's reads: one statement each, on the table the area declared, in the tenant (and the
@@ -149,12 +150,15 @@ export async function searchRows(
   ctx: Context,
   resource: FhirResource,
   search: Search,
-): Promise<{ total: number } | { rows: Row[]; hasNext: boolean }> {
+): Promise<{ total: number; matched: Row[] } | { rows: Row[]; hasNext: boolean }> {
   let select = rowsOf(ctx, resource);
   for (const condition of search.where) select = select.where(condition);
   if (search.summaryCount) {
     const { total } = await select.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-    return { total: Number(total) };
+    // A small count tells who matches (a phone's patient): those records are read for the access log.
+    const few = Number(total) > 0 && Number(total) <= MATCH_BOUND;
+    const matched = few ? ((await withColumns(ctx, resource, select.selectAll('r')).limit(MATCH_BOUND).execute()) as Row[]) : [];
+    return { total: Number(total), matched };
   }
   if (search.after) select = select.where('r.id', '>', search.after);
   const rows = (await withColumns(ctx, resource, select.selectAll('r'))
@@ -172,22 +176,25 @@ export async function searchRows(
 export async function searchSources(
   ctx: Context,
   searches: ReadonlyMap<FhirResource, Search>,
-): Promise<{ total: number } | { found: Found[]; hasNext: boolean }> {
+): Promise<{ total: number; matched: Found[] } | { found: Found[]; hasNext: boolean }> {
   const pages = await Promise.all(
     [...searches].map(async ([source, search]) => ({ source, page: await searchRows(ctx, source, search) })),
   );
   const found: Found[] = [];
+  const matched: Found[] = [];
   let total = 0;
   let more = false;
   for (const { source, page } of pages) {
-    if ('total' in page) total += page.total;
-    else {
+    if ('total' in page) {
+      total += page.total;
+      matched.push(...page.matched.map((row) => ({ source, row })));
+    } else {
       found.push(...page.rows.map((row) => ({ source, row })));
       more ||= page.hasNext;
     }
   }
   const { count, summaryCount } = searches.values().next().value as Search;
-  if (summaryCount) return { total };
+  if (summaryCount) return { total, matched: total <= MATCH_BOUND ? matched : [] };
   // Uuids in PostgreSQL's order: their lower-case text's.
   found.sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
   return { found: found.slice(0, count), hasNext: more || found.length > count };

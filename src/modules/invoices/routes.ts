@@ -54,7 +54,7 @@ const invoiceRoutes: AreaPlugin = async (app) => {
   app.post(
     `${base}/invoices/:invoiceId/pay`,
     {
-      config: needs('INVOICE_PAY'),
+      config: needs('INVOICE_PAY', { discloses: itsPatient('INVOICE', 'patient.id') }),
       schema: {
         tags,
         summary: "Pay an invoice with the patient's saved payment method",

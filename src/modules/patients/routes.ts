@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { eachPatient, thePatient } from '../../http/access-log.ts';
+import { eachPatient, itsPatient, thePatient } from '../../http/access-log.ts';
 import { type Context, contextOf } from '../../http/context.ts';
 import { PageObject, pageObject, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -89,7 +89,7 @@ const patientRoutes: AreaPlugin = async (app) => {
   app.post(
     '/:tenantName/:instanceName/patients',
     {
-      config: needs('PATIENT_CREATE'),
+      config: needs('PATIENT_CREATE', { discloses: itsPatient('PATIENT', 'id') }),
       schema: {
         tags,
         summary: 'Create a patient',
@@ -109,7 +109,7 @@ const patientRoutes: AreaPlugin = async (app) => {
   app.patch(
     '/:tenantName/:instanceName/patients',
     {
-      config: needs('PATIENT_UPDATE'),
+      config: needs('PATIENT_UPDATE', { discloses: eachPatient('PATIENT', '', 'id') }),
       schema: {
         tags,
         summary: 'Change many patients at once, all or nothing',
@@ -144,7 +144,7 @@ const patientRoutes: AreaPlugin = async (app) => {
   app.patch(
     '/:tenantName/:instanceName/patients/:patientId',
     {
-      config: needs('PATIENT_UPDATE'),
+      config: needs('PATIENT_UPDATE', { discloses: thePatient('PATIENT') }),
       schema: {
         tags,
         summary: 'Change the fields present in the body; others keep their values',

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { eachPatient, itsPatient } from '../../http/access-log.ts';
+import { eachPatient, itsPatient, thePatient } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -25,7 +25,7 @@ const paymentRoutes: AreaPlugin = async (app, options) => {
   app.post(
     '/:tenantName/:instanceName/payment/patients/:patientId/payment-methods',
     {
-      config: needs('PAYMENT_METHOD_UPDATE'),
+      config: needs('PAYMENT_METHOD_UPDATE', { discloses: thePatient('PAYMENT_METHOD') }),
       schema: {
         tags: ['Payments'],
         summary: "Save a patient's payment method for later off-session charges",
@@ -42,7 +42,7 @@ const paymentRoutes: AreaPlugin = async (app, options) => {
   app.post(
     subscriptions,
     {
-      config: needs('SUBSCRIPTION_UPDATE'),
+      config: needs('SUBSCRIPTION_UPDATE', { discloses: itsPatient('SUBSCRIPTION', 'patient.id') }),
       schema: {
         tags: ['Payments'],
         summary: "Start a subscription: the patient's saved method charged each period",
@@ -92,7 +92,7 @@ const paymentRoutes: AreaPlugin = async (app, options) => {
   app.delete(
     `${subscriptions}/:subscriptionId`,
     {
-      config: needs('SUBSCRIPTION_UPDATE'),
+      config: needs('SUBSCRIPTION_UPDATE', { discloses: itsPatient('SUBSCRIPTION', 'patient.id') }),
       schema: {
         tags: ['Payments'],
         summary: 'Cancel a subscription at once: it answers CANCELED (again: the same, nothing changed)',

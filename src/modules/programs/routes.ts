@@ -95,7 +95,7 @@ const programRoutes: AreaPlugin = async (app) => {
   app.patch(
     `${PATH}/:programName`,
     {
-      config: needs('PROGRAM_UPDATE'),
+      config: needs('PROGRAM_UPDATE', { discloses: thePatient('PROGRAM') }),
       schema: {
         tags,
         summary: 'Enrol the patient, or change the running enrolment',
@@ -115,7 +115,7 @@ const programRoutes: AreaPlugin = async (app) => {
   app.patch(
     `${PATH}/:programName/phases`,
     {
-      config: needs('PROGRAM_UPDATE'),
+      config: needs('PROGRAM_UPDATE', { discloses: thePatient('PROGRAM') }),
       schema: {
         tags,
         summary: 'Move the running enrolment to a phase',
@@ -135,7 +135,7 @@ const programRoutes: AreaPlugin = async (app) => {
   app.delete(
     `${PATH}/:programName`,
     {
-      config: needs('PROGRAM_UPDATE'),
+      config: needs('PROGRAM_UPDATE', { discloses: thePatient('PROGRAM') }),
       schema: {
         tags,
         summary: 'Unassign: delete an enrolment by id, or the running enrolment by program name',

@@ -21,6 +21,7 @@ function view(row: SandboxRow): SandboxMessageView {
     id: row.id,
     channel: row.channel as ChannelName,
     reference: row.reference,
+    patientId: row.patient_id,
     from: row.from_address,
     to: row.to_address,
     subject: row.subject,

@@ -1,3 +1,4 @@
+import { eachPatient, itsPatient } from '../../http/access-log.ts';
 import { contextOf } from '../../http/context.ts';
 import { PageObject, pageObject } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
@@ -19,7 +20,8 @@ const sandboxRoutes: AreaPlugin = async (app) => {
   app.get(
     `${base}/outbox`,
     {
-      config: needs('SANDBOX_MANAGE'),
+      // Patients' addresses and messages: the access log names each message's patient.
+      config: needs('SANDBOX_MANAGE', { discloses: eachPatient('MESSAGE', 'content', 'patientId') }),
       schema: {
         tags,
         summary: 'What the sandbox was given to send, newest first (page object)',
@@ -45,7 +47,7 @@ const sandboxRoutes: AreaPlugin = async (app) => {
     app.post(
       `${base}/outbox/:messageId/${action}`,
       {
-        config: needs('SANDBOX_MANAGE'),
+        config: needs('SANDBOX_MANAGE', { discloses: itsPatient('MESSAGE', 'patientId') }),
         schema: {
           tags,
           summary: `Tell the sandbox a message was ${meaning}`,
@@ -62,7 +64,7 @@ const sandboxRoutes: AreaPlugin = async (app) => {
   app.post(
     `${base}/inbound`,
     {
-      config: needs('SANDBOX_MANAGE'),
+      config: needs('SANDBOX_MANAGE', { discloses: itsPatient('MESSAGE', 'patientId') }),
       schema: {
         tags,
         summary: 'Make a message come in, as if through the channel’s provider (201)',

@@ -15,6 +15,8 @@ export const SandboxMessage = Type.Object({
   channel: ChannelName,
   /** Cairn's id of the record sent (an email's). */
   reference: Nullable(Type.String()),
+  /** The patient the message is about, as the sending area knew it. */
+  patientId: Nullable(Uuid),
   from: Type.String(),
   to: Type.String(),
   subject: Nullable(Type.String()),

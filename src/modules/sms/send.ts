@@ -93,6 +93,7 @@ export async function deliverSms(ctx: Context, row: SmsRow): Promise<SmsRow> {
     }));
     const sent = await driver.send(ctx.scope, {
       id: row.id,
+      patientId: row.patient_id,
       from: row.from_address,
       to: row.to_address,
       body: row.message,

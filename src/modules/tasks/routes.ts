@@ -97,7 +97,7 @@ const taskRoutes: AreaPlugin = async (app) => {
   app.post(
     '/:tenantName/:instanceName/tasks',
     {
-      config: needs('TASK_UPDATE'),
+      config: needs('TASK_UPDATE', { discloses: itsPatient('TASK', 'patient.id') }),
       schema: {
         tags,
         summary: 'Create a task',
@@ -118,7 +118,7 @@ const taskRoutes: AreaPlugin = async (app) => {
   app.patch(
     '/:tenantName/:instanceName/tasks',
     {
-      config: needs('TASK_UPDATE'),
+      config: needs('TASK_UPDATE', { discloses: eachPatient('TASK', '', 'patient.id') }),
       schema: {
         tags,
         summary: 'Set the status of many tasks, all or nothing',
@@ -149,7 +149,7 @@ const taskRoutes: AreaPlugin = async (app) => {
   app.patch(
     '/:tenantName/:instanceName/tasks/:taskId',
     {
-      config: needs('TASK_UPDATE'),
+      config: needs('TASK_UPDATE', { discloses: itsPatient('TASK', 'patient.id') }),
       schema: {
         tags,
         summary: 'Change the fields present in the body',
@@ -169,7 +169,7 @@ const taskRoutes: AreaPlugin = async (app) => {
   app.patch(
     '/:tenantName/:instanceName/tasks/:taskId/watchers',
     {
-      config: needs('TASK_UPDATE'),
+      config: needs('TASK_UPDATE', { discloses: itsPatient('TASK', 'patient.id') }),
       schema: {
         tags,
         summary: 'Add a watcher (a user); adding one already watching changes nothing',
@@ -187,7 +187,7 @@ const taskRoutes: AreaPlugin = async (app) => {
   app.delete(
     '/:tenantName/:instanceName/tasks/:taskId/watchers/:watcherId',
     {
-      config: needs('TASK_UPDATE'),
+      config: needs('TASK_UPDATE', { discloses: itsPatient('TASK', 'patient.id') }),
       schema: {
         tags,
         summary: 'Remove a watcher',
@@ -205,7 +205,7 @@ const taskRoutes: AreaPlugin = async (app) => {
   app.patch(
     '/:tenantName/:instanceName/tasks/:taskId/comments',
     {
-      config: needs('TASK_UPDATE'),
+      config: needs('TASK_UPDATE', { discloses: itsPatient('TASK', 'patient.id') }),
       schema: {
         tags,
         summary: 'Add a comment by the caller',
@@ -223,7 +223,7 @@ const taskRoutes: AreaPlugin = async (app) => {
   app.delete(
     '/:tenantName/:instanceName/tasks/:taskId/comments/:commentId',
     {
-      config: needs('TASK_UPDATE'),
+      config: needs('TASK_UPDATE', { discloses: itsPatient('TASK', 'patient.id') }),
       schema: {
         tags,
         summary: 'Delete a comment',

@@ -118,6 +118,7 @@ export async function placeCall(ctx: Context, row: CallRow): Promise<CallRow> {
     const { use: driver } = await ctx.services.providers.for(voiceSlot, ctx.scope);
     const placed = await driver.call(ctx.scope, {
       id: row.id,
+      patientId: row.patient_id,
       from: row.from_address,
       userPhone: row.user_phone ?? '',
       to: row.to_address,

@@ -76,7 +76,7 @@ const voiceRoutes: AreaPlugin = async (app, { services }) => {
   app.patch(
     `${base}/:voiceCallId`,
     {
-      config: needs('VOICE_CALL_UPDATE'),
+      config: needs('VOICE_CALL_UPDATE', { discloses: named('VOICE_CALL') }),
       schema: {
         tags,
         summary: 'Assign a call to a patient: `{patientId}`',
@@ -86,7 +86,17 @@ const voiceRoutes: AreaPlugin = async (app, { services }) => {
         response: { 200: VoiceCall, ...errors },
       },
     },
-    async (request) => assignCall(contextOf(request), request.params.voiceCallId, request.body.patientId, requestOrigin(request)),
+    async (request) => {
+      const call = await assignCall(
+        contextOf(request),
+        request.params.voiceCallId,
+        request.body.patientId,
+        requestOrigin(request),
+      );
+      // The call is the patient's now: its answer shows it.
+      disclose(request, [request.body.patientId], [request.params.voiceCallId]);
+      return call;
+    },
   );
 
   app.get(

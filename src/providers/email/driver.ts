@@ -21,6 +21,8 @@ export interface EmailAttachment {
 export interface OutboundEmail {
   /** Cairn's id of the email: its Message-ID, and the sandbox's reference. */
   id: string;
+  /** The patient the message is about, or null: the sandbox keeps it, so its outbox's answers name the patient in the access log. */
+  patientId: string | null;
   from: Address;
   to: Address;
   subject: string;

@@ -11,6 +11,7 @@ export function sandboxEmail(options: Record<string, unknown>, env: EmailEnv): E
       const externalId = await sandboxSend(env, scope, {
         channel: 'EMAIL',
         reference: email.id,
+        patientId: email.patientId,
         from: email.from.address,
         to: email.to.address,
         subject: email.subject,

@@ -21,6 +21,8 @@ export interface FaxFile {
 export interface OutboundFax {
   /** Cairn's id of the fax: the sandbox's reference. */
   id: string;
+  /** The patient the message is about, or null: the sandbox keeps it, so its outbox's answers name the patient in the access log. */
+  patientId: string | null;
   from: string | null;
   to: string;
   subject: string | null;

@@ -9,6 +9,7 @@ export function sandboxFax(env: FaxEnv): FaxDriver {
       const externalId = await sandboxSend(env, scope, {
         channel: 'FAX',
         reference: fax.id,
+        patientId: fax.patientId,
         from: fax.from ?? '',
         to: fax.to,
         subject: fax.subject,

@@ -9,6 +9,8 @@ import type { ProviderScope } from '../slot.ts';
 export interface OutboundSms {
   /** Cairn's id of the message: the sandbox's reference. */
   id: string;
+  /** The patient the message is about, or null: the sandbox keeps it, so its outbox's answers name the patient in the access log. */
+  patientId: string | null;
   /** The instance phone it goes from (E.164). */
   from: string;
   to: string;

@@ -8,6 +8,7 @@ export function sandboxSms(env: SmsEnv): SmsDriver {
       const externalId = await sandboxSend(env, scope, {
         channel: 'SMS',
         reference: sms.id,
+        patientId: sms.patientId,
         from: sms.from,
         to: sms.to,
         body: sms.body,

@@ -15,6 +15,8 @@ import type { ProviderScope } from '../slot.ts';
 export interface OutboundCall {
   /** Cairn's id of the call: the sandbox's reference. */
   id: string;
+  /** The patient the message is about, or null: the sandbox keeps it, so its outbox's answers name the patient in the access log. */
+  patientId: string | null;
   /** The instance phone both legs show (E.164). */
   from: string;
   userPhone: string;

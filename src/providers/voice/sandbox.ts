@@ -9,6 +9,7 @@ export function sandboxVoice(env: VoiceEnv): VoiceDriver {
       const externalId = await sandboxSend(env, scope, {
         channel: 'VOICE_CALL',
         reference: call.id,
+        patientId: call.patientId,
         from: call.from,
         to: call.to,
         subject: `Call from ${call.userPhone}${call.record ? ', recorded' : ''}`,
