@@ -76,8 +76,8 @@ const jobRoutes: AreaPlugin = async (app, { services }) => {
           throw found ? new ApiError('JOB_NOT_DEAD', { jobId, state: found.state }) : new ApiError('JOB_NOT_FOUND', { jobId });
         }
         w.changed({ action: 'JOB_REQUEUED', entityType: 'JOB', entityId: jobId });
-        // The job is due now: wake this node's workers rather than wait for the next poll.
-        w.afterCommit(() => services.jobs.wake());
+        // The job is due now: wake the workers for its tenant (here, or the job nodes) rather than wait for a sweep.
+        w.afterCommit(() => services.jobs.wake([ctx.tenant.id]));
         return requeued;
       });
       return jobView(row, services);
