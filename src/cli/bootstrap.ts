@@ -28,6 +28,12 @@ export async function openMigrated(config: Config): Promise<Database> {
     return database;
   } catch (error) {
     await database.close();
+    // A serving role made with `cairn database grant` may not change the schema: its owner migrates.
+    if ((error as { code?: unknown }).code === '42501') {
+      throw new Error(
+        "the schema needs migrating and this role may not: run `cairn migrate` as the tables' owner, then start again",
+      );
+    }
     throw error;
   }
 }

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { areas } from '../areas.ts';
 import { loadConfig, settingsDocumentation, settingsOf } from '../config.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import { APPEND_ONLY, grantServing } from '../db/roles.ts';
 import { systemContext } from '../http/context.ts';
 import { accessLogSettings, verifyChain } from '../modules/access-log/index.ts';
 import { applyFormation } from '../modules/formation/index.ts';
@@ -40,6 +41,8 @@ Usage:
   cairn sandbox inbound <tenant>/<instance> --channel EMAIL|SMS|VOICE_CALL|FAX --from F --to T
                         [--subject S] [--message M] [--recorded]
                                                 Make a message come in through the sandbox
+  cairn database grant <role>                   As the tables' owner: let <role> serve (every table, but the access
+                                                log's: SELECT and INSERT only); serve with it (docs/operating.md)
   cairn access-log verify <tenant> [--hash H]   Check the tenant's access log against its hash chain; names the
                                                 first broken link (exit 1) or prints the newest seal's hash;
                                                 H, a hash published earlier (ACCESS_LOG_SEALED), must be in it
@@ -163,6 +166,14 @@ async function main(argv: string[]): Promise<void> {
       case 'migrate': {
         const applied = await migrateToLatest(db);
         console.log(applied.length ? `Applied ${applied.join(', ')}` : 'The schema is up to date');
+        break;
+      }
+      case 'database grant': {
+        if (database.kind === 'pglite') fail('the embedded database has no roles: grant on PostgreSQL or Citus (DATABASE_URL)');
+        const tables = await grantServing(db, rest[0] ?? fail('which role? cairn database grant <role>'));
+        console.log(
+          `Granted ${rest[0]} what serving needs on ${tables.length} tables; on ${APPEND_ONLY.join(' and ')} only SELECT and INSERT`,
+        );
         break;
       }
       case 'tenant create': {

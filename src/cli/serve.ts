@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import type { Config } from '../config.ts';
+import { accessLogWritable } from '../db/roles.ts';
 import { serveMetricsForWorkers } from '../http/metrics.ts';
 import { ensureDemoTenant, openMigrated, tokenHowTo } from './bootstrap.ts';
 import { heapFlags } from './heap.ts';
@@ -18,6 +19,11 @@ export async function serve(config: Config, workers: number): Promise<void> {
   if (cluster.isWorker) return runServer(config);
 
   const database = await openMigrated(config);
+  if (await accessLogWritable(database.db, database.kind)) {
+    console.error(
+      'access log: this role may change or remove its records; serve as a role made with `cairn database grant <role>` (docs/operating.md)',
+    );
+  }
   const demo = config.demo.enabled ? await ensureDemoTenant(config, database) : undefined;
   if (workers <= 1) {
     const { buildApp } = await import('../app.ts');

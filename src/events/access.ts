@@ -46,7 +46,8 @@ export interface AccessEntry {
 /** At most this many record ids are kept on a record: a page names its patients, not every row. */
 const MAX_RECORD_IDS = 20;
 
-function rowOf(entry: AccessEntry): NewRow<'access_log'> {
+/** A record as its row: ids only, the record ids bounded. */
+export function accessRow(entry: AccessEntry): NewRow<'access_log'> {
   const recordIds = [...new Set(entry.recordIds)].slice(0, MAX_RECORD_IDS);
   return {
     tenant_id: entry.tenantId,
@@ -71,7 +72,7 @@ function rowOf(entry: AccessEntry): NewRow<'access_log'> {
 
 /** One statement for records of one tenant; their `patient_ids` are indexed (GIN) for "who saw patient P". */
 export async function writeAccess(db: Kysely<DB>, entries: AccessEntry | readonly AccessEntry[]): Promise<void> {
-  const rows = (Array.isArray(entries) ? entries : [entries]).map(rowOf);
+  const rows = (Array.isArray(entries) ? entries : [entries]).map(accessRow);
   if (rows.length === 0) return;
   await db.insertInto('access_log').values(rows).execute();
 }

@@ -10,7 +10,9 @@ import { type Kysely, sql } from 'kysely';
  * - `cairn_access_log_remove`: the only way to remove records or seals. It runs with its owner's
  *   rights (the role that migrates), so the role Cairn serves with needs no UPDATE or DELETE on the
  *   log (`cairn database grant`), and it removes only through a seal older than the retention it
- *   is given, writing the retention seal after the newest seal in the same statement.
+ *   is given, writing the retention seal after the newest seal, and the removal's own access
+ *   record, in the same statement. It is called alone in its transaction: on Citus a transaction
+ *   may not reach a shard as two roles (the caller's and the function's owner's).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE access_log_seals ADD COLUMN format smallint NOT NULL DEFAULT 1`.execute(db);
@@ -18,9 +20,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE access_log_seals ADD COLUMN removal jsonb`.execute(db);
   await sql`
     CREATE FUNCTION cairn_access_log_remove(
-      tenant uuid, anchor bigint, seal_seq bigint, previous text, seal_hash text, removal jsonb, at timestamptz
+      tenant uuid, anchor bigint, seal_seq bigint, previous text, seal_hash text, removal jsonb, at timestamptz,
+      record jsonb
     ) RETURNS integer LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path FROM CURRENT AS $$
     DECLARE
+      entry access_log := jsonb_populate_record(NULL::access_log, record);
       newest access_log_seals;
       target access_log_seals;
       removed integer;
@@ -43,16 +47,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       INSERT INTO access_log_seals
         (tenant_id, seq, through_at, through_id, records, previous_hash, hash, sealed_at, format, kind, removal)
       VALUES (tenant, seal_seq, newest.through_at, newest.through_id, 0, previous, seal_hash, at, 2, 'RETENTION', removal);
+      IF entry.tenant_id <> tenant THEN
+        RAISE EXCEPTION 'the removal is recorded in its own tenant' USING ERRCODE = '22023';
+      END IF;
+      INSERT INTO access_log VALUES (entry.*);
       RETURN removed;
     END $$
   `.execute(db);
   await sql`
-    REVOKE ALL ON FUNCTION cairn_access_log_remove(uuid, bigint, bigint, text, text, jsonb, timestamptz) FROM PUBLIC
+    REVOKE ALL ON FUNCTION cairn_access_log_remove(uuid, bigint, bigint, text, text, jsonb, timestamptz, jsonb) FROM PUBLIC
   `.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`DROP FUNCTION cairn_access_log_remove(uuid, bigint, bigint, text, text, jsonb, timestamptz)`.execute(db);
+  await sql`DROP FUNCTION cairn_access_log_remove(uuid, bigint, bigint, text, text, jsonb, timestamptz, jsonb)`.execute(db);
   await sql`ALTER TABLE access_log_seals DROP COLUMN removal`.execute(db);
   await sql`ALTER TABLE access_log_seals DROP COLUMN kind`.execute(db);
   await sql`ALTER TABLE access_log_seals DROP COLUMN format`.execute(db);
