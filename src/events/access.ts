@@ -43,6 +43,17 @@ export interface AccessEntry {
   matched?: number | null;
 }
 
+/**
+ * A write's answer, recorded with the write itself (work/unit.ts): the record but its time and
+ * patients, which the write fills with the patients it changed, one statement with its audit rows.
+ * The access log then records only what the answer shows beyond them (http/access-log.ts).
+ */
+export interface WriteDisclosure {
+  entry: Omit<AccessEntry, 'patientIds' | 'at'>;
+  /** The patients the request's committed writes recorded. */
+  readonly recorded: Set<string>;
+}
+
 /** At most this many record ids are kept on a record: a page names its patients, not every row. */
 const MAX_RECORD_IDS = 20;
 

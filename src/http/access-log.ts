@@ -199,9 +199,15 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
   app.decorateRequest('accessExpected', null);
 
   // Known to write (caller known, route discloses): records written meanwhile may wait for this one.
+  // A write's answer is recorded with the write itself, naming the patients it changed (work/unit.ts).
   app.addHook('preHandler', async (request) => {
-    if (request.accessAttempt && disclosureOf(request)) {
-      request.accessExpected = services.accessLog.expect(request.accessAttempt.tenantId);
+    const disclosure = disclosureOf(request);
+    const attempt = request.accessAttempt;
+    if (!attempt || !disclosure) return;
+    request.accessExpected = services.accessLog.expect(attempt.tenantId);
+    if (request.method !== 'GET' && request.context) {
+      const entry = { ...entryOf(request, attempt, disclosure, writeStatus(request)), recordIds: pathRecords(request) };
+      request.context = { ...request.context, disclosure: { entry, recorded: new Set() } };
     }
   });
   const release = async (request: FastifyRequest) => request.accessExpected?.();
@@ -220,21 +226,17 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
     if (!attempt) return;
     const shown = status < 300;
     const matched = shown ? totalOf(body) : null;
-    const patients = [...disclosure.patients(request, body), ...((shown && matchesOf(body)) || [])].filter(isId);
+    // The request's writes recorded the patients they changed with them: the rest of what it shows here.
+    const recorded = (shown && request.context?.disclosure?.recorded) || new Set<string>();
+    const patients = [...disclosure.patients(request, body), ...((shown && matchesOf(body)) || [])].filter(
+      (id) => isId(id) && !recorded.has(id),
+    );
     if (patients.length === 0 && !matched) return;
     await services.accessLog.write({
-      tenantId: attempt.tenantId,
-      instanceId: attempt.instanceId,
-      actor: attempt.actor,
+      ...entryOf(request, attempt, disclosure, status),
       at: services.clock.now(),
-      clientAddress: request.ip ?? null,
-      requestId: request.id,
-      callerRequestId: callerRequestId(request),
-      operation: `${request.method} ${request.routeOptions.url ?? ''}`,
-      resourceType: disclosure.resource,
       patientIds: patients,
       recordIds: [...pathRecords(request), ...(shown ? (disclosure.records?.(request, body) ?? []) : []).filter(isId)],
-      outcome: status,
       matched,
     });
     // The node that wrote records seals them once they have settled (modules/access-log/jobs.ts).
@@ -288,6 +290,28 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
       return failureAnswer(error, request, reply);
     }
   });
+}
+
+/** An answer's record, but its time, patients and records: who asked, from where, through which route. */
+function entryOf(request: FastifyRequest, attempt: AccessAttempt, disclosure: Disclosure, status: number) {
+  return {
+    tenantId: attempt.tenantId,
+    instanceId: attempt.instanceId,
+    actor: attempt.actor,
+    clientAddress: request.ip ?? null,
+    requestId: request.id,
+    callerRequestId: callerRequestId(request),
+    operation: `${request.method} ${request.routeOptions.url ?? ''}`,
+    resourceType: disclosure.resource,
+    outcome: status,
+  };
+}
+
+/** The status a write's route answers when it succeeds: its one documented 2xx (201 for a create), else 200. */
+function writeStatus(request: FastifyRequest): number {
+  const documented = Object.keys((request.routeOptions.schema?.response as object | undefined) ?? {}).map(Number);
+  const successes = documented.filter((status) => status >= 200 && status < 300);
+  return successes.length === 1 ? successes[0]! : 200;
 }
 
 /** A write answered with nothing (a delete's 200 with no body) showed nothing. */

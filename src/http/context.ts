@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { Scope } from '../db/scope.ts';
+import type { WriteDisclosure } from '../events/access.ts';
 import { type Actor, systemActor } from '../events/audit.ts';
 import type { Permission } from '../formation/permissions.ts';
 import type { Formation } from '../formation/schemas.ts';
@@ -35,6 +36,8 @@ export interface TenantContext {
   can(permission: Permission): boolean;
   /** The Idempotency-Key this request holds (http/idempotency.ts): its write marks it committed. */
   readonly idempotency?: IdempotencyClaim;
+  /** A write whose answer shows patient data: its access record goes in with the write (http/access-log.ts). */
+  readonly disclosure?: WriteDisclosure;
 }
 
 /** The context of an instance route (`/{tenantName}/{instanceName}/...`). */

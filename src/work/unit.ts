@@ -1,9 +1,11 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { parameterBatches } from '../db/batches.ts';
 import type { DB, NewRow } from '../db/schema.ts';
+import { accessRow } from '../events/access.ts';
 import { type AuditEntry, auditRow, createdStamp, eventsOfAction, updatedStamp } from '../events/audit.ts';
 import { eventRow, type NewEvent } from '../events/outbox.ts';
 import type { NewJob, Work } from '../events/work.ts';
+import { ACCESS_SIGNAL } from '../http/access-log.ts';
 import type { TenantContext } from '../http/context.ts';
 import { keyRow } from '../http/idempotency-store.ts';
 import { EVENTS_SIGNAL } from '../jobs/kinds.ts';
@@ -30,6 +32,8 @@ export class UnitOfWork implements Work {
   /** The tenants of what the write committed: events to relay, jobs to take. */
   private emitted = new Set<string>();
   private enqueued = new Set<string>();
+  /** The patients this write's access record names (a request's write whose answer shows them). */
+  private disclosed: string[] = [];
   private sealed = false;
 
   /** Made once the write holds its connection `db`, whose instant it takes. */
@@ -97,16 +101,34 @@ export class UnitOfWork implements Work {
   }
 
   /**
+   * The access record of the request's answer, when the request discloses (its context says so):
+   * the patients this write changed that no earlier write of the request recorded.
+   */
+  private get access() {
+    const { disclosure } = this.ctx;
+    if (!disclosure) return undefined;
+    const patients = [...new Set(this.audits.map((row) => row.patient_id))].filter(
+      (id): id is string => typeof id === 'string' && !disclosure.recorded.has(id),
+    );
+    return patients.length > 0
+      ? { patients, row: accessRow({ ...disclosure.entry, at: this.now, patientIds: patients }) }
+      : undefined;
+  }
+
+  /**
    * The buffered rows' inserts, a table at a time, in slices under the parameters a statement may
-   * carry; and the request's idempotency key, so the key and the write commit or roll back together.
+   * carry; the request's idempotency key, so the key and the write commit or roll back together;
+   * and the access record of the request's answer, so the write and its record are one round trip.
    */
   private inserts() {
-    const { key } = this;
+    const { key, access } = this;
+    this.disclosed = access?.patients ?? [];
     return [
       ...parameterBatches(this.audits).map((rows) => this.db.insertInto('audit_events').values(rows)),
       ...parameterBatches(this.events).map((rows) => this.db.insertInto('events').values(rows)),
       ...parameterBatches(this.jobs).map((rows) => this.db.insertInto('jobs').values(rows)),
       ...(key ? [keyRow(this.db, key, this.now)] : []),
+      ...(access ? [this.db.insertInto('access_log').values(access.row)] : []),
     ];
   }
 
@@ -129,23 +151,21 @@ export class UnitOfWork implements Work {
 
   /** Writes what was buffered, in the transaction, just before its commit: one statement unless a bulk edit's. */
   async flush(): Promise<void> {
-    const rows = this.audits.length + this.events.length + this.jobs.length + (this.key ? 1 : 0);
     const keyed = [...this.keyed];
-    if (rows > ONE_STATEMENT_ROWS) {
-      for (const insert of this.inserts()) await insert.execute();
-      this.seal();
-    } else if (rows > 0) {
+    const inserts = this.inserts();
+    // A bulk edit's rows go in statements of their own (the key and the access record add one row each at most).
+    if (this.audits.length + this.events.length + this.jobs.length > ONE_STATEMENT_ROWS) {
+      for (const insert of inserts) await insert.execute();
+    } else if (inserts.length > 0) {
       // The first insert is the statement; the others ride on it as CTEs: one round trip.
-      const [first, ...rest] = this.inserts();
+      const [first, ...rest] = inserts;
       if (rest.length === 0) await first!.execute();
       else {
         const ctes = sql.join(rest.map((insert, index) => sql`${sql.ref(`written_${index}`)} AS (${insert})`));
         await sql`WITH ${ctes} ${first!}`.execute(this.db);
       }
-      this.seal();
-    } else {
-      this.seal();
     }
+    this.seal();
     if (keyed.length > 0) await enqueueKeyed(this.db, keyed);
   }
 
@@ -157,6 +177,10 @@ export class UnitOfWork implements Work {
     const { key } = this;
     if (key) key.written = true;
     const { jobs } = this.ctx.services;
+    if (this.disclosed.length > 0) {
+      for (const patient of this.disclosed) this.ctx.disclosure?.recorded.add(patient);
+      jobs.signal(ACCESS_SIGNAL);
+    }
     if (this.emitted.size > 0) jobs.signal(EVENTS_SIGNAL, this.emitted);
     if (this.enqueued.size > 0) jobs.wake(this.enqueued);
     for (const callback of this.callbacks) {

@@ -42497,6 +42497,8 @@ export interface paths {
                                  */
                                 channel: "SMS" | "EMAIL" | "VOICE_CALL" | "FAX";
                                 reference: string | null;
+                                /** Format: uuid */
+                                patientId: string | null;
                                 from: string;
                                 to: string;
                                 subject: string | null;
@@ -42700,6 +42702,8 @@ export interface paths {
                              */
                             channel: "SMS" | "EMAIL" | "VOICE_CALL" | "FAX";
                             reference: string | null;
+                            /** Format: uuid */
+                            patientId: string | null;
                             from: string;
                             to: string;
                             subject: string | null;
@@ -42929,6 +42933,8 @@ export interface paths {
                              */
                             channel: "SMS" | "EMAIL" | "VOICE_CALL" | "FAX";
                             reference: string | null;
+                            /** Format: uuid */
+                            patientId: string | null;
                             from: string;
                             to: string;
                             subject: string | null;
@@ -43158,6 +43164,8 @@ export interface paths {
                              */
                             channel: "SMS" | "EMAIL" | "VOICE_CALL" | "FAX";
                             reference: string | null;
+                            /** Format: uuid */
+                            patientId: string | null;
                             from: string;
                             to: string;
                             subject: string | null;

@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { multipart, sampleFile } from '../../test/files.ts';
 import { assertCode, createPatient, createTestTenant, startApp, type TestTenant, uuidShape } from '../../test/harness.ts';
+import { captureStatements, stopCapture } from '../../test/statements.ts';
 
 const app = await startApp();
 
@@ -148,7 +149,13 @@ describe('the access log: every way an answer goes out', () => {
 
   test('a write that answers with patient data is recorded: PATCH {} answers the whole patient', async () => {
     const t = await createTestTenant(app);
+    const sent = captureStatements();
     const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
+    stopCapture(sent);
+    // The create's record rides in the create's own statement (the unit of work), not one of its own.
+    const texts = [...sent.keys()];
+    assert.ok(texts.some((text) => /insert into "patients"/i.test(text) && /insert into "access_log"/i.test(text)));
+    assert.equal(texts.filter((text) => /insert into "access_log"/i.test(text)).length, 1, texts.join('\n'));
     const created = await accessLog(t);
     assert.deepEqual(
       created.map((record) => [record.operation, record.patientIds]),

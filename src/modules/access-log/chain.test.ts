@@ -198,7 +198,11 @@ describe('the access log: retention', () => {
       `retention-days:${RETENTION_DAYS}`,
     ]);
     assert.equal(records.filter((record) => record.patientIds.includes(old)).length, 0, 'the old reads are gone');
-    assert.equal(records.filter((record) => record.patientIds.includes(recent)).length, 2, 'the recent ones (its create, its read) are kept');
+    assert.equal(
+      records.filter((record) => record.patientIds.includes(recent)).length,
+      2,
+      'the recent ones (its create, its read) are kept',
+    );
     assert.equal((await (await freshApi(t)).get(`${t.base}/patients/${old}/access-log`)).body.data.length, 0);
     clock.advance(2 * MINUTE);
     await app.jobs.drain();

@@ -10,6 +10,5 @@ import { forgetSandboxMessages } from '../../providers/sandbox.ts';
 export const sandboxPatientData: PatientData = {
   tables: ['sandbox_messages'],
   mentions: { sandbox_messages: { by: 'from_address, to_address (a phone or email), reference (a message record)' } },
-  purge: (w, scope, patient) =>
-    forgetSandboxMessages(w.db, scope, { patientId: patient.id, addresses: patient.addresses }),
+  purge: (w, scope, patient) => forgetSandboxMessages(w.db, scope, { patientId: patient.id, addresses: patient.addresses }),
 };
