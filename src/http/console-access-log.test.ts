@@ -6,7 +6,7 @@ import { createPatient } from '../test/harness.ts';
 
 /**
  * The console's access log in a browser (see console.test.ts): a patient read over the API shows
- * in the patient's Access history (paged to its oldest row) and on the tenant's Access log
+ * in the patient's Access history (paged to its row) and on the tenant's Access log
  * filtered by patient and caller; a caller without ACCESS_LOG_READ reads a plain sentence saying
  * so, not an error. axe-core on each at 1280 and 390 px.
  */
@@ -19,7 +19,9 @@ const idle = (page: Page) => page.locator('[aria-busy="true"]').first().waitFor(
 
 /** A patient read once by the admin client over the API, and the access record that read wrote. */
 async function readPatient(tag: string) {
-  const patient = await createPatient(t, { firstName: 'Ada', lastName: `Logged${tag}` });
+  // Made by another client, whose create's answer (recorded too) the caller filter leaves out.
+  const creator = await t.apiWith(['PATIENT_CREATE']);
+  const patient = await createPatient(t, { firstName: 'Ada', lastName: `Logged${tag}` }, creator);
   const read = await t.api.get(`${t.base}/patients/${patient.id}`);
   assert.equal(read.status, 200, read.text);
   const log = await t.api.get(`${t.admin}/access-log?patientId=${patient.id}`);
@@ -54,9 +56,10 @@ describe('the console: the access log', { skip: skipBrowser }, () => {
       await history.getByRole('button', { name: 'Refresh the history' }).click();
       await idle(page);
       await history.locator(`tr[data-actor="${viewer.id}"]`).first().waitFor();
-      // The API's read came before the page opened: it is the last row of the last page.
+      // The API's read came before the page opened: among the oldest rows, paged to.
+      const row = history.locator(`tr[data-access="${record.id}"]`);
       const next = history.getByRole('navigation', { name: 'Access history pages' }).getByRole('button', { name: 'Next' });
-      while ((await next.count()) > 0 && (await next.isEnabled())) {
+      while ((await row.count()) === 0 && (await next.count()) > 0 && (await next.isEnabled())) {
         const shown = await history.getByText(/^Page \d+ of/).textContent();
         await next.click();
         await history
@@ -64,9 +67,7 @@ describe('the console: the access log', { skip: skipBrowser }, () => {
           .filter({ hasNotText: shown ?? '' })
           .waitFor();
       }
-      const row = history.locator(`tr[data-access="${record.id}"]`);
       await row.waitFor();
-      assert.equal(await history.locator('tbody tr').last().getAttribute('data-access'), record.id);
       const seen = (await row.textContent()) ?? '';
       for (const part of [`API_CLIENT:${t.adminClient.name}`, READ_PATIENT, 'PATIENT', '200 seen', '127.0.0.1']) {
         assert.ok(seen.includes(part), `${part} in ${seen}`);
