@@ -14,7 +14,9 @@ import type { Services } from './services.ts';
  * route says what its answers disclose beside its permission, `needs('PATIENT_READ', { discloses:
  * thePatient('PATIENT') })`, and this hook does the rest: no route writes its own record. One
  * statement per answer, whatever the number of patients on the page; no field values, only ids.
- * Writes are not in it: the audit log records them in the writer's transaction.
+ * The record is of the answer actually sent, whichever way it goes out: a kept answer replayed
+ * under Idempotency-Key, a page whose total alone tells who matches, the answer to a write (whose
+ * record the write itself carries, work/unit.ts: this hook records what the answer shows beyond).
  */
 
 /** What a route's answers disclose. */
