@@ -284,15 +284,29 @@ async function main() {
       }
     }
     const report = summarize(measured, memory, seedTimes, (Date.now() - started) / 1000);
+    // Saved as each part ends: a long run stopped part way keeps what it measured.
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const save = () => {
+      fs.mkdirSync(path.join(root, 'bench/results'), { recursive: true });
+      fs.writeFileSync(
+        path.join(root, `bench/results/${stamp}${quick ? '-quick' : ''}.json`),
+        JSON.stringify(report.json, null, 2),
+      );
+      fs.writeFileSync(path.join(root, `bench/results/latest${quick ? '-quick' : ''}.md`), report.text);
+    };
+    save();
     report.text += await benchExportWalks(`http://127.0.0.1:${cairnPort}/${tenants.large}/sandbox`, tokens.large!);
     log('== files');
     report.text += await benchFiles();
+    save();
     // After the servers above are gone: the events bench runs its own cluster and servers.
     for (const child of children) child.kill('SIGTERM');
     await sleep(500);
     report.text += await benchEvents();
     report.text += await benchMessages();
+    save();
     report.text += await benchCitus();
+    save();
     // Last, on the run's own large tenant (its servers gone): the access log on against off, its
     // size, and its two questions over 10M records.
     report.text += await benchAccessLog({
@@ -301,6 +315,7 @@ async function main() {
       clientKey: `${clientKey}-large`,
       clientSecret,
     });
+    save();
     // Then, on the same tenant (the access log's servers gone): FHIR read and search against
     // Cairn's own, and the bulk $export's throughput.
     report.text += await benchFhir({
@@ -309,17 +324,12 @@ async function main() {
       clientKey: `${clientKey}-large`,
       clientSecret,
     });
+    save();
     // Last, on a PostgreSQL of its own (a backup and a copy take the whole installation): backup,
     // restore and copy at the large size, against pg_dump and pg_restore.
     report.text += await benchOperating();
     process.stdout.write(report.text);
-    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-    fs.mkdirSync(path.join(root, 'bench/results'), { recursive: true });
-    fs.writeFileSync(
-      path.join(root, `bench/results/${stamp}${quick ? '-quick' : ''}.json`),
-      JSON.stringify(report.json, null, 2),
-    );
-    fs.writeFileSync(path.join(root, `bench/results/latest${quick ? '-quick' : ''}.md`), report.text);
+    save();
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await sleep(500);
