@@ -28,15 +28,21 @@ import { systemContext } from './context.ts';
  *    from its schemas (valid and invalid path values, queries and bodies): no 5xx, every answer
  *    documented (status, content type, body schema), and none holding the other tenant's data.
  *
- * FUZZ_RUNS (cases per operation, default 5) and FUZZ_SEED make a longer or a replayed run;
+ * FUZZ_RUNS (cases per operation, default 5) and FUZZ_SEED (fixed by default; `random` explores)
+ * make a longer or a replayed run;
  * FUZZ_ONLY (a substring of `METHOD /path`) and FUZZ_PATH narrow a replay to one operation's case;
  * FUZZ_STATS=1 lists the statuses each operation answered. For example:
- *   FUZZ_RUNS=300 npm test -- route-checks
+ *   FUZZ_SEED=random FUZZ_RUNS=300 npm test -- route-checks
  *   FUZZ_SEED=123 FUZZ_RUNS=300 FUZZ_ONLY='POST /{tenantName}/{instanceName}/tasks' FUZZ_PATH=42 npm test -- route-checks
  */
 
 const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 5);
-const FUZZ_SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : (Date.now() ^ (Math.random() * 0x7fffffff)) | 0;
+// A fixed seed unless asked for a random one: a run that fails once in CI must fail the same way on
+// a laptop. Explore with FUZZ_SEED=random and a larger FUZZ_RUNS; fix what it finds, then replay it.
+const FUZZ_SEED =
+  process.env.FUZZ_SEED === 'random'
+    ? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0
+    : Number(process.env.FUZZ_SEED ?? 1694124028);
 if (!Number.isInteger(FUZZ_RUNS) || FUZZ_RUNS < 1 || !Number.isInteger(FUZZ_SEED)) {
   throw new Error(
     `FUZZ_RUNS must be a positive integer and FUZZ_SEED an integer (got ${process.env.FUZZ_RUNS}, ${process.env.FUZZ_SEED})`,

@@ -214,7 +214,9 @@ export class Services {
     });
   }
 
+  // A name with a NUL byte names nothing: PostgreSQL text cannot hold one, and would refuse the lookup.
   tenant(name: string): Promise<Tenant | undefined> {
+    if (name.includes('\u0000')) return Promise.resolve(undefined);
     return this.tenants.get(name);
   }
 
@@ -223,6 +225,7 @@ export class Services {
   }
 
   instance(tenantId: string, name: string): Promise<Instance | undefined> {
+    if (name.includes('\u0000')) return Promise.resolve(undefined);
     return this.instances.get(`${tenantId}/${name}`);
   }
 
