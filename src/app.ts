@@ -102,6 +102,7 @@ export async function buildApp({ config, database, clock, blobs, providers, area
   app.setValidatorCompiler(validatorCompiler);
   registerAbsentBodies(app);
   app.setErrorHandler(handleError);
+  app.decorateRequest('errorFormat', null);
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new ApiError('ROUTE_NOT_FOUND', { method: request.method, path: request.url.split('?')[0] })),
   );

@@ -46,13 +46,14 @@ export async function grantServing<DB>(db: Kysely<DB>, role: string): Promise<st
 }
 
 /**
- * Whether the role serving may change or remove access records: true for the tables' owner and a
+ * Whether the role serving may change or remove access records or their seals: true for the tables' owner and a
  * superuser, which a server should not serve as (it says so at start). False on the embedded database.
  */
 export async function accessLogWritable<DB>(db: Kysely<DB>, kind: DatabaseKind): Promise<boolean> {
   if (kind === 'pglite') return false;
   const { rows } = await sql<{ writable: boolean }>`
-    SELECT has_table_privilege('access_log', 'UPDATE') OR has_table_privilege('access_log', 'DELETE')
-      OR has_table_privilege('access_log', 'TRUNCATE') AS writable`.execute(db);
+    SELECT bool_or(has_table_privilege(log, 'UPDATE') OR has_table_privilege(log, 'DELETE')
+      OR has_table_privilege(log, 'TRUNCATE')) AS writable
+    FROM unnest(ARRAY['access_log', 'access_log_seals']) AS log`.execute(db);
   return rows[0]?.writable ?? false;
 }

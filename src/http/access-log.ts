@@ -3,6 +3,7 @@ import type { AccessActor } from '../events/access.ts';
 import type { Caller } from '../tenancy/access.ts';
 import { failureAnswer } from '../wire/errors.ts';
 import { REPLAYED_HEADER } from './idempotency.ts';
+import type { AnswerShows } from './idempotency-store.ts';
 import { matchesOf } from './pagination.ts';
 import { callerRequestId } from './request-id.ts';
 import type { Services } from './services.ts';
@@ -207,7 +208,7 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
     const attempt = request.accessAttempt;
     if (!attempt || !disclosure) return;
     request.accessExpected = services.accessLog.expect(attempt.tenantId);
-    if (request.method !== 'GET' && request.context) {
+    if (request.method !== 'GET' && request.context && !answersNothing(request)) {
       const entry = { ...entryOf(request, attempt, disclosure, writeStatus(request)), recordIds: pathRecords(request) };
       request.context = { ...request.context, disclosure: { entry, recorded: new Set() } };
     }
@@ -228,17 +229,17 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
     if (!attempt) return;
     const shown = status < 300;
     const matched = shown ? totalOf(body) : null;
+    // A replay's are the kept answer's, as its first sending named them.
+    const shows = (shown && request.answerShows) || showsOf(request, disclosure, body, shown);
     // The request's writes recorded the patients they changed with them: the rest of what it shows here.
     const recorded = (shown && request.context?.disclosure?.recorded) || new Set<string>();
-    const patients = [...disclosure.patients(request, body), ...((shown && matchesOf(body)) || [])].filter(
-      (id) => isId(id) && !recorded.has(id),
-    );
+    const patients = shows.patients.filter((id) => !recorded.has(id));
     if (patients.length === 0 && !matched) return;
     await services.accessLog.write({
       ...entryOf(request, attempt, disclosure, status),
       at: services.clock.now(),
       patientIds: patients,
-      recordIds: [...pathRecords(request), ...(shown ? (disclosure.records?.(request, body) ?? []) : []).filter(isId)],
+      recordIds: shows.records,
       matched,
     });
     // The node that wrote records seals them once they have settled (modules/access-log/jobs.ts).
@@ -250,6 +251,8 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
   app.addHook('preSerialization', async (request, reply, payload) => {
     const disclosure = disclosureOf(request);
     if (!disclosure || reply.statusCode >= 300) return payload;
+    // Kept with the answer if Idempotency-Key keeps it, for its replays' records.
+    request.answerShows = showsOf(request, disclosure, payload, true);
     // A request that wrote nothing under a key may yet be answered with the key's kept answer.
     if (request.idempotency && !request.idempotency.written) {
       request.accessDeferred = { answer: payload };
@@ -280,7 +283,8 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
       if (!disclosure || request.accessWritten) return payload;
       const status = reply.statusCode;
       if (reply.getHeader(REPLAYED_HEADER) === 'true') {
-        if (status < 300 || ATTEMPTS.has(status)) await record(request, status, disclosure, parsedAnswer(payload));
+        if (status < 300 ? !emptyWrite(request, payload) : ATTEMPTS.has(status))
+          await record(request, status, disclosure, parsedAnswer(payload));
       } else if (request.accessDeferred) {
         await record(request, status, disclosure, request.accessDeferred.answer);
       } else if (status < 300 ? !emptyWrite(request, payload) : ATTEMPTS.has(status)) {
@@ -292,6 +296,18 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
       return failureAnswer(error, request, reply);
     }
   });
+}
+
+/**
+ * The patients and records an answer shows: its disclosure's (from the path, and for a 2xx its
+ * body) and, for a 2xx page, the matches its total stands for.
+ */
+function showsOf(request: FastifyRequest, disclosure: Disclosure, body: unknown, shown: boolean): AnswerShows {
+  const answer = shown ? body : undefined;
+  return {
+    patients: [...disclosure.patients(request, answer), ...((shown && matchesOf(body)) || [])].filter(isId),
+    records: [...pathRecords(request), ...(shown ? (disclosure.records?.(request, body) ?? []) : [])].filter(isId),
+  };
 }
 
 /** An answer's record, but its time, patients and records: who asked, from where, through which route. */
@@ -316,9 +332,19 @@ function writeStatus(request: FastifyRequest): number {
   return successes.length === 1 ? successes[0]! : 200;
 }
 
-/** A write answered with nothing (a delete's 200 with no body) showed nothing. */
+/** A write answered with nothing (a delete's 200 with no body, or its replay) showed nothing. */
 function emptyWrite(request: FastifyRequest, payload: unknown): boolean {
-  return request.method !== 'GET' && (payload === undefined || payload === null || payload === '');
+  const empty = payload == null || payload === '' || (Buffer.isBuffer(payload) && payload.length === 0);
+  return request.method !== 'GET' && empty;
+}
+
+/**
+ * A write whose success is documented as an empty body (EmptyBody): its answer shows nothing, so
+ * its write carries no record either (the change itself is in the audit log).
+ */
+function answersNothing(request: FastifyRequest): boolean {
+  const responses = (request.routeOptions.schema?.response ?? {}) as Record<string, { type?: unknown } | undefined>;
+  return responses[String(writeStatus(request))]?.type === 'null';
 }
 
 function disclosureOf(request: FastifyRequest): Disclosure | undefined {

@@ -19,7 +19,19 @@ export interface IdempotencyKeysTable {
   status_code: number | null;
   response_headers: Json<Record<string, string>> | null;
   response_body: Uint8Array | null;
+  /** What the kept answer showed, for the access log's record of a replay (migration 0043). */
+  answer_shows: Json<AnswerShows> | null;
   expires_at: Timestamp;
+}
+
+/**
+ * The patients and records an answer showed as the access log named them when it was first sent:
+ * kept with the answer, so its replays are recorded alike (the handler that named them may not run
+ * to that point again, and a page's matches are not in its JSON).
+ */
+export interface AnswerShows {
+  patients: string[];
+  records: string[];
 }
 
 declare module '../db/schema.ts' {
@@ -56,7 +68,7 @@ export const ANSWER_LEASE_MS = 5 * 60_000;
 
 /** What a key another request holds says of a request under it. */
 export type HeldKey =
-  | { kind: 'replay'; status: number; headers: Record<string, string>; body: Buffer }
+  | { kind: 'replay'; status: number; headers: Record<string, string>; body: Buffer; shows: AnswerShows | null }
   | { kind: 'mismatch' }
   | { kind: 'running' }
   /** Committed, but the node stopped before storing the answer: the write happened, its answer is gone. */
@@ -105,7 +117,7 @@ export async function freeExpiredKey(db: Kysely<DB>, claim: IdempotencyClaim, no
 export async function heldKey(db: Kysely<DB>, claim: IdempotencyClaim, now: Date): Promise<HeldKey | undefined> {
   const held = await db
     .selectFrom('idempotency_keys')
-    .select(['fingerprint', 'claim_id', 'committed_at', 'status_code', 'response_headers', 'response_body'])
+    .select(['fingerprint', 'claim_id', 'committed_at', 'status_code', 'response_headers', 'response_body', 'answer_shows'])
     .where('tenant_id', '=', claim.tenantId)
     .where('caller_id', '=', claim.callerId)
     .where('key', '=', claim.key)
@@ -119,6 +131,7 @@ export async function heldKey(db: Kysely<DB>, claim: IdempotencyClaim, now: Date
       status: held.status_code,
       headers: held.response_headers ?? {},
       body: Buffer.from(held.response_body ?? new Uint8Array()),
+      shows: held.answer_shows,
     };
   }
   const lease = new Date(now.getTime() - ANSWER_LEASE_MS);
@@ -129,13 +142,14 @@ export interface KeptAnswer {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  shows: AnswerShows | null;
 }
 
 /** Keeps the answer of a request whose write committed the key, for its retries. */
 export async function keepAnswer(db: Kysely<DB>, claim: IdempotencyClaim, answer: KeptAnswer): Promise<void> {
   await sql`${sql.raw(PREPARED)}
     UPDATE idempotency_keys SET status_code = ${answer.status}, response_headers = ${JSON.stringify(answer.headers)}::jsonb,
-      response_body = ${answer.body}
+      response_body = ${answer.body}, answer_shows = ${answer.shows && JSON.stringify(answer.shows)}::jsonb
     WHERE tenant_id = ${claim.tenantId} AND caller_id = ${claim.callerId} AND key = ${claim.key} AND claim_id = ${claim.claimId}`.execute(
     db,
   );
@@ -158,6 +172,7 @@ export async function keepUnwrittenAnswer(
       status_code: answer.status,
       response_headers: JSON.stringify(answer.headers),
       response_body: answer.body,
+      answer_shows: answer.shows && JSON.stringify(answer.shows),
     })
     .onConflict((conflict) => conflict.columns(['tenant_id', 'caller_id', 'key']).doNothing())
     .returning('claim_id')
@@ -182,7 +197,11 @@ export async function removeExpiredKeys(db: Kysely<DB>, now: Date): Promise<numb
  */
 export async function forgetAnswersNaming(db: Kysely<DB>, tenantId: string, terms: readonly string[]): Promise<void> {
   if (terms.length === 0) return;
-  const names = terms.map((term) => sql<boolean>`position(convert_to(${term}, 'UTF8') in response_body) > 0`);
+  // In the answer's bytes, or among the patients it showed (a `named` route's answer may not hold the id).
+  const names = terms.map(
+    (term) =>
+      sql<boolean>`(position(convert_to(${term}, 'UTF8') in response_body) > 0 OR answer_shows -> 'patients' @> to_jsonb(${term}::text))`,
+  );
   await db
     .deleteFrom('idempotency_keys')
     .where('tenant_id', '=', tenantId)

@@ -3,6 +3,7 @@ import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyReques
 import { Type } from 'typebox';
 import { ApiError, type ErrorCatalog, errorBody, type NamesOf } from '../wire/errors.ts';
 import {
+  type AnswerShows,
   type HeldKey,
   heldKey,
   type IdempotencyClaim,
@@ -62,6 +63,11 @@ declare module '../wire/errors.ts' {
 declare module 'fastify' {
   interface FastifyRequest {
     idempotency: IdempotencyClaim | null;
+    /**
+     * What the answer shows of patients, as the access log names them: set by the access log for a
+     * fresh answer and kept with it; set from the kept answer when one is replayed.
+     */
+    answerShows: AnswerShows | null;
   }
   interface FastifyContextConfig {
     /**
@@ -100,6 +106,7 @@ function fingerprint(request: FastifyRequest, callerId: string): string {
 
 export function registerIdempotency(app: FastifyInstance, services: Services): void {
   app.decorateRequest('idempotency', null);
+  app.decorateRequest('answerShows', null);
 
   // After validation (a 400 holds no key), before the handler; nothing is read or written yet.
   app.addHook('preHandler', async (request) => {
@@ -136,19 +143,19 @@ export function registerIdempotency(app: FastifyInstance, services: Services): v
     try {
       if (claim.written) {
         // A stream's answer is not kept: a retry meets a committed key without one (409).
-        if (body !== null) await keepAnswer(services.db, claim, answerOf(reply, body));
+        if (body !== null) await keepAnswer(services.db, claim, answerOf(request, reply, body));
         return payload;
       }
       // This request committed nothing: it keeps a success, and a key another request holds decides.
       if (
         body !== null &&
         reply.statusCode < 400 &&
-        (await keepUnwrittenAnswer(services.db, claim, answerOf(reply, body), now))
+        (await keepUnwrittenAnswer(services.db, claim, answerOf(request, reply, body), now))
       ) {
         return payload;
       }
       const held = await heldKey(services.db, claim, now);
-      return held ? answerFor(reply, held) : payload;
+      return held ? answerFor(request, reply, held) : payload;
     } catch (error) {
       // The write stands; a retry then meets a committed key without an answer (409), never a second write.
       request.log.warn({ code: (error as { code?: string }).code }, 'the idempotency key could not be settled');
@@ -157,18 +164,19 @@ export function registerIdempotency(app: FastifyInstance, services: Services): v
   });
 }
 
-function answerOf(reply: FastifyReply, body: Buffer): KeptAnswer {
+function answerOf(request: FastifyRequest, reply: FastifyReply, body: Buffer): KeptAnswer {
   const headers: Record<string, string> = {};
   for (const name of KEPT_HEADERS) {
     const value = reply.getHeader(name);
     if (value !== undefined) headers[name] = String(value);
   }
-  return { status: reply.statusCode, headers, body };
+  return { status: reply.statusCode, headers, body, shows: reply.statusCode < 300 ? request.answerShows : null };
 }
 
 /** The answer a request gets when another request holds its key, in place of its own (onSend). */
-function answerFor(reply: FastifyReply, held: HeldKey): Buffer | string {
+function answerFor(request: FastifyRequest, reply: FastifyReply, held: HeldKey): Buffer | string {
   if (held.kind === 'replay') {
+    request.answerShows = held.shows;
     reply.code(held.status).headers(held.headers).header(REPLAYED_HEADER, 'true');
     return held.body;
   }

@@ -168,8 +168,8 @@ export class JobRunner<Env> {
 
   /**
    * A write on this process enqueued jobs of `tenants`: they are taken here now when there is room,
-   * and the other nodes are told when this process takes none or has no room. Without tenants
-   * (an administrator's requeue), a sweep looks across tenants now.
+   * and the other nodes are told when this process takes none or has no room. Without tenants, a
+   * sweep looks across tenants now (a fan-out on Citus: callers name their tenants).
    */
   wake(tenants?: Iterable<string>): void {
     if (tenants === undefined) {

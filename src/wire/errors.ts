@@ -260,8 +260,39 @@ export function failureOf(error: unknown, request: FastifyRequest): ApiError {
  */
 export function failureAnswer(error: unknown, request: FastifyRequest, reply: FastifyReply): string {
   const apiError = failureOf(error, request);
-  reply.code(apiError.status).headers(apiError.headers).type('application/json; charset=utf-8');
-  return JSON.stringify(errorBody(apiError));
+  for (const name of ANSWER_HEADERS) reply.removeHeader(name);
+  const format = request.errorFormat;
+  reply
+    .code(apiError.status)
+    .headers(apiError.headers)
+    .type(format?.contentType ?? 'application/json; charset=utf-8');
+  return JSON.stringify(format ? format.body(apiError) : errorBody(apiError));
+}
+
+/** Headers of the answer an error replaces, which would misdescribe the error. */
+const ANSWER_HEADERS = [
+  'content-disposition',
+  'content-length',
+  'content-range',
+  'etag',
+  'idempotent-replayed',
+  'last-modified',
+  'location',
+];
+
+/**
+ * How an API with an error format of its own writes an error (FHIR's OperationOutcome), for the
+ * answers its error handler does not render (failureAnswer). Its routes set it on each request.
+ */
+export interface ErrorFormat {
+  contentType: string;
+  body(error: ApiError): unknown;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    errorFormat: ErrorFormat | null;
+  }
 }
 
 /** A failure the server is to blame for is logged: its class and code, never its message. */

@@ -3,7 +3,15 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { multipart, sampleFile } from '../../test/files.ts';
-import { assertCode, createPatient, createTestTenant, startApp, type TestTenant, uuidShape } from '../../test/harness.ts';
+import {
+  assertCode,
+  createPatient,
+  createTestTenant,
+  startApp,
+  type TestTenant,
+  testFormation,
+  uuidShape,
+} from '../../test/harness.ts';
 import { captureStatements, stopCapture } from '../../test/statements.ts';
 
 const app = await startApp();
@@ -122,6 +130,43 @@ describe('the access log: every way an answer goes out', () => {
       [replayed.patientIds, replayed.operation],
       [[patient.id], 'POST /:tenantName/:instanceName/by-filter/patients'],
     );
+  });
+
+  test("a replay names what its first sending named: the patient its handler named, the matches behind a page's total", async () => {
+    const phone = { id: randomUUID(), number: '+14155550100', default: true };
+    const t = await createTestTenant(app, testFormation({ instancePhones: [phone] }));
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill', phone: '+14155550123', mrn: 'MRN-REPLAY-2' });
+    const created = await t.api.post(`${t.base}/communications`, { channel: 'SMS', patientContactId: patient.id });
+    assert.equal(created.status, 200, created.text);
+    const sendKey = { 'idempotency-key': randomUUID() };
+    const send = () =>
+      t.api.request('POST', `${t.base}/${created.body.communicationId}/messages`, { message: 'See you' }, sendKey);
+    const probeKey = { 'idempotency-key': randomUUID() };
+    const probe = () => t.api.request('POST', `${t.base}/by-filter/patients?page=3`, { mrn: 'MRN-REPLAY-2' }, probeKey);
+    assert.equal((await send()).status, 201);
+    const first = await probe();
+    assert.deepEqual([first.status, first.body.content.length, first.body.totalElements], [200, 0, 1]);
+    assert.equal((await t.api.delete(`${t.base}/patients/${patient.id}`)).status, 200);
+    // Replayed: the send's handler now stops before naming anyone (the patient is gone), and the
+    // page's JSON holds no id; each record names the patient as the first sending did.
+    const replays = [await send(), await probe()];
+    const records = await accessLog(t);
+    for (const replay of replays) {
+      assert.equal(replay.headers['idempotent-replayed'], 'true', replay.text);
+      const record = records.find((entry) => entry.requestId === replay.headers['x-request-id']);
+      assert.deepEqual(record?.patientIds, [patient.id], `${record?.operation}`);
+    }
+  });
+
+  test('a write answered with no body shows nothing: neither the write nor its answer is recorded', async () => {
+    const t = await createTestTenant(app);
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill', email: 'ada.quill@example.org' });
+    const draft = await t.api.post(`${t.base}/patients/${patient.id}/email-drafts`, { subject: 'Hello', body: 'Dear Ada' });
+    assert.equal(draft.status, 201, draft.text);
+    const deleted = await t.api.delete(`${t.base}/patients/${patient.id}/email-drafts/${draft.body.id}`);
+    assert.deepEqual([deleted.status, deleted.text], [200, '']);
+    const records = await accessLog(t);
+    assert.equal(records.filter((record) => record.requestId === deleted.headers['x-request-id']).length, 0);
   });
 
   test("an empty page's total discloses who matches: the record keeps the count and names the matching patients", async () => {

@@ -146,7 +146,9 @@ export async function sealTenant(services: Services, tenantId: string): Promise<
       const seq = (last?.seq ?? 0) + 1;
       const previous = last?.hash ?? GENESIS;
       const hash = sealHash(previous, seq, rows);
-      await w.db
+      // A retention removal may have taken the sequence number meanwhile (its function locks the
+      // newest seal, not this lock): then nothing is sealed now, and the next run seals after it.
+      const inserted = await w.db
         .insertInto('access_log_seals')
         .values({
           tenant_id: tenantId,
@@ -159,7 +161,10 @@ export async function sealTenant(services: Services, tenantId: string): Promise<
           sealed_at: w.now,
           format: SEAL_FORMAT,
         })
-        .execute();
+        .onConflict((conflict) => conflict.columns(['tenant_id', 'seq']).doNothing())
+        .returning('seq')
+        .executeTakeFirst();
+      if (!inserted) return 0;
       publish(services, w, tenantId, { seq, hash, previousHash: previous, records: rows.length });
       return rows.length;
     });

@@ -15,9 +15,18 @@ async function tenantsOf(services: Services, only: unknown): Promise<string[]> {
   return (await services.db.selectFrom('tenants').select('id').execute()).map((tenant) => tenant.id);
 }
 
+/** Runs `work` for every tenant: one that fails does not hold back the others; the run fails after them. */
 async function eachTenant(services: Services, only: unknown, work: (tenantId: string) => Promise<number>) {
   let done = 0;
-  for (const tenantId of await tenantsOf(services, only)) done += await work(tenantId);
+  let failure: unknown;
+  for (const tenantId of await tenantsOf(services, only)) {
+    try {
+      done += await work(tenantId);
+    } catch (error) {
+      failure ??= error;
+    }
+  }
+  if (failure !== undefined) throw failure;
   return done;
 }
 

@@ -20,7 +20,8 @@ export const RETENTION_OPERATION = 'access-log.retention';
  * `cairn_access_log_remove` (migration 0041), with the rights of the role that migrates: the role
  * Cairn serves with may not delete the log's rows. It is one statement, alone in its transaction
  * (on Citus a transaction may not reach a shard as two roles), and it checks what was read before
- * it: a seal made meanwhile makes it refuse, and the next run removes. It also writes the removal's
+ * it: a seal made meanwhile makes it fail (40001 or 23505), and this run stops there for the
+ * tenant; the next run removes. It also writes the removal's
  * own record (`recordIds`: `through-seal:<n>`, `through:<instant>`, `records:<count>`,
  * `retention-days:<days>`). Answers the records removed.
  */
@@ -73,8 +74,16 @@ export async function removeExpired(services: Services, tenantId: string, retent
       ],
       outcome: 200,
     });
-    await sql`SELECT cairn_access_log_remove(${tenantId}, ${through.seq}, ${seq}, ${newest.hash}, ${hash},
-      ${JSON.stringify(removal)}::jsonb, ${now}, ${JSON.stringify(record)}::jsonb)`.execute(db);
+    try {
+      await sql`SELECT cairn_access_log_remove(${tenantId}, ${through.seq}, ${seq}, ${newest.hash}, ${hash},
+        ${JSON.stringify(removal)}::jsonb, ${now}, ${JSON.stringify(record)}::jsonb)`.execute(db);
+    } catch (error) {
+      // A seal made since the read took the place this removal's seal was to take (refused, or its
+      // insert met the seal's row): the next run removes.
+      const code = (error as { code?: unknown }).code;
+      if (code === '40001' || code === '23505') return removed;
+      throw error;
+    }
     // Published after, in a write of its own: the removal is already in the chain, and in the log's line.
     await write(ctx, async (w) =>
       publish(services, w, tenantId, { seq, hash, previousHash: newest.hash, records, kind: 'RETENTION' }),

@@ -3,7 +3,7 @@ import type { AreaPlugin } from '../../http/plugin.ts';
 import { smartTokenEndpoint } from '../../http/scopes.ts';
 import { ApiError } from '../../wire/errors.ts';
 import { InstanceParams } from '../../wire/schemas.ts';
-import { fhirErrorHandler, fhirResponses } from '../fhir/index.ts';
+import { fhirResponses, useFhirErrors } from '../fhir/index.ts';
 import { ASSERTION_ALGORITHMS } from './assertion.ts';
 import { supportedScopes } from './smart-scopes.ts';
 
@@ -25,7 +25,7 @@ const SmartConfiguration = Type.Object({
 
 const smartConfigurationRoutes: AreaPlugin = async (app, { services, fhir }) => {
   const resources = [...fhir.values()].flat();
-  app.setErrorHandler(fhirErrorHandler);
+  useFhirErrors(app);
 
   app.get(
     '/:tenantName/:instanceName/fhir/R4/.well-known/smart-configuration',

@@ -11,7 +11,7 @@ import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
 import { ApiError } from '../../wire/errors.ts';
 import { InstanceParams } from '../../wire/schemas.ts';
-import { FHIR_JSON, fhirErrorHandler, fhirResponses } from '../fhir/index.ts';
+import { FHIR_JSON, fhirResponses, useFhirErrors } from '../fhir/index.ts';
 import { fileBytes } from '../files/index.ts';
 import { documentFiles } from './catalog.ts';
 import { SUMMARY_FILES } from './types.ts';
@@ -40,7 +40,7 @@ const errors = fhirResponses(400, 401, 403, 404, 416, 429, 503);
 const wantsFhirJson = (request: FastifyRequest) => /application\/fhir\+json/i.test(request.headers.accept ?? '');
 
 const binaryRoutes: AreaPlugin = async (app, { services }) => {
-  app.setErrorHandler(fhirErrorHandler);
+  useFhirErrors(app);
 
   app.get(
     '/:tenantName/:instanceName/fhir/R4/Binary/:id',

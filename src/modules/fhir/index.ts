@@ -1,2 +1,2 @@
 /** What other areas may use of the fhir area: its answers' media type and OperationOutcome errors, for a FHIR route of their own (Binary). */
-export { FHIR_JSON, fhirErrorHandler, fhirResponses } from './outcome.ts';
+export { FHIR_JSON, fhirResponses, useFhirErrors } from './outcome.ts';

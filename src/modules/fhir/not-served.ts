@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Api, AreaPlugin } from '../../http/plugin.ts';
 import { ApiError } from '../../wire/errors.ts';
-import { fhirErrorHandler } from './outcome.ts';
+import { useFhirErrors } from './outcome.ts';
 
 /**
  * What answers under the FHIR base when no route does, registered with the base as its prefix so
@@ -52,7 +52,7 @@ function notServed(app: Api, types: ReadonlySet<string>, request: FastifyRequest
 const notServedRoutes: AreaPlugin = async (app, { fhir }) => {
   // The types served, and those linked to and read by a route of their area's own (Binary).
   const types = new Set([...fhir.keys(), ...[...fhir.values()].flat().flatMap((source) => source.linkedReads ?? [])]);
-  app.setErrorHandler(fhirErrorHandler);
+  useFhirErrors(app);
   app.addHook('onRequest', async (request) => {
     throw notServed(app, types, request);
   });

@@ -1,6 +1,6 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { logFailure, toApiError } from '../../wire/errors.ts';
+import { type ApiError, type ErrorFormat, failureOf } from '../../wire/errors.ts';
 
 /** FHIR's media type: every answer of the FHIR API is JSON in it. */
 export const FHIR_JSON = 'application/fhir+json; charset=utf-8';
@@ -49,19 +49,37 @@ export function operationOutcome(status: number, code: string, message: string) 
   };
 }
 
+/** An error as an OperationOutcome: its problems, or its message; a 5xx names its request. */
+function outcomeOf(apiError: ApiError) {
+  const problems = (apiError.details.errors as { path: string; message: string }[] | undefined) ?? [];
+  const message =
+    problems.length > 0 ? problems.map((problem) => `${problem.path}: ${problem.message}`).join('; ') : apiError.message;
+  const requestId = apiError.details.requestId;
+  return operationOutcome(
+    apiError.status,
+    apiError.errorCode,
+    typeof requestId === 'string' ? `${message} (request ${requestId})` : message,
+  );
+}
+
+const fhirErrors: ErrorFormat = { contentType: FHIR_JSON, body: outcomeOf };
+
 /**
  * Errors of the FHIR API answer OperationOutcome, never the care-management error array: the
  * status, headers (Retry-After) and logging are the API's own (wire/errors.ts), the body FHIR's.
  */
-export function fhirErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const apiError = toApiError(error);
-  logFailure(error, apiError, request);
-  for (const [name, value] of Object.entries(apiError.headers)) reply.header(name, value);
-  const problems = (apiError.details.errors as { path: string; message: string }[] | undefined) ?? [];
-  const message =
-    problems.length > 0 ? problems.map((problem) => `${problem.path}: ${problem.message}`).join('; ') : apiError.message;
-  return reply
-    .code(apiError.status)
-    .type(FHIR_JSON)
-    .send(operationOutcome(apiError.status, apiError.errorCode, message));
+function fhirErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const apiError = failureOf(error, request);
+  return reply.code(apiError.status).headers(apiError.headers).type(FHIR_JSON).send(outcomeOf(apiError));
+}
+
+/**
+ * A plugin under the FHIR base answers its errors as OperationOutcomes: those its handlers throw,
+ * and those a hook meets after the answer was made (an access record that could not be written).
+ */
+export function useFhirErrors(app: FastifyInstance): void {
+  app.setErrorHandler(fhirErrorHandler);
+  app.addHook('onRequest', async (request) => {
+    request.errorFormat = fhirErrors;
+  });
 }

@@ -71,4 +71,19 @@ describe('FHIR R4: search by POST', () => {
     assert.ok(pages.length > 0, 'the POST search is in the access log');
     assert.deepEqual([pages[0].resourceType, pages[0].patientIds], ['PATIENT', [ada.id]]);
   });
+
+  test('a search is a read: Idempotency-Key keeps no Bundle, and each search answers afresh', async () => {
+    const t = await createTestTenant(app);
+    await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
+    const key = { ...FORM, 'idempotency-key': 'search-1' };
+    const search = () => t.api.request('POST', `${fhirBase(t)}/Patient/_search`, 'family=quill', key);
+    assert.equal((await search()).status, 200);
+    const bob = await createPatient(t, { firstName: 'Bob', lastName: 'Quill' });
+    const again = await search();
+    assert.equal(again.headers['idempotent-replayed'], undefined);
+    assert.ok(idsOf(again.body).includes(bob.id), 'the second search sees the patient made since');
+    // A different search under the same key is not a 422 either.
+    const other = await t.api.request('POST', `${fhirBase(t)}/Patient/_search`, 'family=smith', key);
+    assert.equal(other.status, 200, other.text);
+  });
 });

@@ -12,7 +12,7 @@ import { InstanceParams } from '../../wire/schemas.ts';
 import { capabilityStatement } from './capability.ts';
 import { acceptSearchForms, mergeParams, negotiateFormat } from './format.ts';
 import { included, includeNames, parseIncludes } from './include.ts';
-import { FHIR_JSON, fhirErrorHandler, fhirResponses } from './outcome.ts';
+import { FHIR_JSON, fhirResponses, useFhirErrors } from './outcome.ts';
 import { type Found, findInSources, parseTypeSearch, searchSources } from './store.ts';
 
 const tags = ['FHIR R4'];
@@ -76,7 +76,7 @@ function disclosureOf(source: FhirResource): Disclosure | { none: string } {
 
 /** The FHIR R4 API of an instance (docs/fhir.md): read-only, over the same store, errors as OperationOutcome. */
 const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
-  app.setErrorHandler(fhirErrorHandler);
+  useFhirErrors(app);
   app.addHook('onRequest', negotiateFormat);
   acceptSearchForms(app);
   const baseOf = (request: FastifyRequest) => {
@@ -218,7 +218,9 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
     app.post(
       `${BASE}/${type}/_search`,
       {
-        config: access(`${type}.s`),
+        // A search sent as POST is a read: Idempotency-Key does not keep its Bundle (patient data)
+        // for a day, nor answer its refusals outside FHIR's error format.
+        config: { ...access(`${type}.s`), idempotency: false },
         schema: {
           tags,
           summary: `Search ${type} resources by POST: the parameters as a form, answered as the GET search`,

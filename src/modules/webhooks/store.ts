@@ -96,8 +96,9 @@ export interface AttemptToSend {
 /**
  * An attempt begins, in one statement (on Citus on the tenant's worker alone): the delivery
  * (unless already delivered) is counted, its webhook read, and the attempt logged as SENT with its
- * number. Undefined when there is nothing to send: no such delivery, delivered already (a job run again after its process died), or its
- * webhook deleted (then the delivery is FAILED: nobody is left to deliver to).
+ * number. Undefined when there is nothing to send: no such delivery, delivered already (a job run
+ * again after its process died), or its webhook deleted (then a second statement makes the delivery
+ * FAILED: nobody is left to deliver to).
  */
 export async function startAttempt(
   db: Kysely<DB>,
@@ -108,7 +109,8 @@ export async function startAttempt(
 ): Promise<AttemptToSend | undefined> {
   // No CTE is read by another part of the statement: on Citus that would make it a sub-plan whose
   // result goes to every worker (and its commit a 2PC over them all), so a delivery would need
-  // workers that hold nothing of its tenant. The attempt's row and the count read the same snapshot.
+  // workers that hold nothing of its tenant. The attempt's number is read from the statement's
+  // snapshot: one run at a time holds the delivery's job, so no other run moves the count meanwhile.
   const { rows } = await sql<AttemptToSend>`
     WITH logged AS (
       INSERT INTO webhook_attempts (tenant_id, id, delivery_id, webhook_id, attempt, url, status, started_at)

@@ -12,7 +12,7 @@ import { mayReadType } from '../../../http/scopes.ts';
 import { ApiError } from '../../../wire/errors.ts';
 import { InstanceParams, Uuid } from '../../../wire/schemas.ts';
 import { write } from '../../../work/write.ts';
-import { FHIR_JSON, fhirErrorHandler, fhirResponses, Resource } from '../outcome.ts';
+import { FHIR_JSON, fhirResponses, Resource, useFhirErrors } from '../outcome.ts';
 import { NDJSON, RUN_EXPORT } from './job.ts';
 import { type KickOffQuery, planExport, startExport } from './kickoff.ts';
 import { sourcesOf, typeOfKey } from './sources.ts';
@@ -91,7 +91,7 @@ function progressOf(row: ExportRow): string {
 }
 
 const bulkExportRoutes: AreaPlugin = async (app, { services, fhir }) => {
-  app.setErrorHandler(fhirErrorHandler);
+  useFhirErrors(app);
   const sources = sourcesOf(fhir);
 
   const kickOff = (level: ExportLevel) => async (request: FastifyRequest, reply: FastifyReply) => {

@@ -61,7 +61,6 @@ export async function requestPurge(ctx: Context, patientId: string, confirm: str
     });
     w.enqueue({ kind: PURGE_PATIENT, payload: { purgeId: row.id } });
     w.changed({ action: 'PATIENT_PURGE_REQUESTED', entityType: 'PATIENT_PURGE', entityId: row.id, patientId });
-    w.afterCommit(() => services.jobs.wake());
     return row;
   });
 }
