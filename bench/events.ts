@@ -120,7 +120,8 @@ export async function benchEvents(): Promise<string> {
   try {
     log(`== events: the build of ${beforeRef}, for the create baseline`);
     execFileSync('git', ['worktree', 'add', '--detach', worktree, beforeRef], { cwd: root, stdio: 'ignore' });
-    fs.symlinkSync(path.join(root, 'node_modules'), path.join(worktree, 'node_modules'));
+    // Its own dependencies, as its lockfile had them: today's may have dropped a package it imports.
+    execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--silent'], { cwd: worktree, stdio: 'inherit' });
     execFileSync('npm', ['run', 'build', '--silent'], { cwd: worktree, stdio: 'inherit' });
     const admin = new pg.Client({ connectionString: cluster.url('postgres') });
     await admin.connect();

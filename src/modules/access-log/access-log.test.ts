@@ -251,7 +251,7 @@ describe('the access log: every way an answer goes out', () => {
     );
   });
 
-  test('a record that cannot be written fails the answer with a 500 naming the request, never the database', async () => {
+  test('a record that cannot be written fails the answer with a 500 naming the request, never the database (FHIR: an OperationOutcome)', async () => {
     const t = await createTestTenant(app);
     const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
     // This tenant's records only: other tests share the database.
@@ -268,6 +268,14 @@ describe('the access log: every way an answer goes out', () => {
         assert.deepEqual(read.body[0].details, { requestId: read.headers['x-request-id'] });
         assert.ok(!/constraint|violat|access_log|Quill/i.test(read.text), read.text);
       }
+      // Under the FHIR base the failure is an OperationOutcome, naming the request the same way.
+      const fhirRead = await t.api.get(`${t.base}/fhir/R4/Patient/${patient.id}`);
+      assert.equal(fhirRead.status, 500, fhirRead.text);
+      assert.match(String(fhirRead.headers['content-type']), /^application\/fhir\+json/);
+      assert.equal(fhirRead.body.resourceType, 'OperationOutcome');
+      assert.deepEqual(fhirRead.body.issue[0].code, 'exception');
+      assert.equal(fhirRead.body.issue[0].diagnostics, `Internal server error (request ${fhirRead.headers['x-request-id']})`);
+      assert.ok(!/constraint|violat|access_log|Quill/i.test(fhirRead.text), fhirRead.text);
     } finally {
       await sql`ALTER TABLE access_log DROP CONSTRAINT ${sql.id(check)}`.execute(app.services.db);
     }
