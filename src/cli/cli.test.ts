@@ -97,6 +97,9 @@ describe('the cairn command', () => {
       /BROKEN at seal 1: the published hash a{64} is not in the chain/.test(error.stdout ?? ''),
     );
     await assert.rejects(cairn('access-log', 'verify', tenant, '--hash', 'nope'), /--hash takes a seal hash/);
+    // The shortest retention the installation ran with, for removals made before it was raised.
+    assert.match(await cairn('access-log', 'verify', tenant, '--retention-days', '30'), /is intact/);
+    await assert.rejects(cairn('access-log', 'verify', tenant, '--retention-days', 'six'), /--retention-days takes a number/);
   });
 
   test(`serves the API${onPostgres ? ' with two workers that share the token limit' : ''}`, { timeout: 180_000 }, async () => {

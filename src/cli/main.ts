@@ -43,9 +43,11 @@ Usage:
                                                 Make a message come in through the sandbox
   cairn database grant <role>                   As the tables' owner: let <role> serve (every table, but the access
                                                 log's: SELECT and INSERT only); serve with it (docs/operating.md)
-  cairn access-log verify <tenant> [--hash H]   Check the tenant's access log against its hash chain; names the
+  cairn access-log verify <tenant> [--hash H] [--retention-days N]
+                                                Check the tenant's access log against its hash chain; names the
                                                 first broken link (exit 1) or prints the newest seal's hash;
-                                                H, a hash published earlier (ACCESS_LOG_SEALED), must be in it
+                                                H, a hash published earlier (ACCESS_LOG_SEALED), must be in it;
+                                                N, the shortest retention ever in force (default: today's)
   cairn backup <file> [--files-only]            A consistent backup (database and files) while the server serves
   cairn restore <file> [--data-dir D]           Restore into an empty installation (D, or DATABASE_URL) and verify it
   cairn copy --to postgres://… [--files-to s3://bucket?region=R&endpoint=E&forcePathStyle=true]
@@ -122,6 +124,7 @@ async function main(argv: string[]): Promise<void> {
       recorded: { type: 'boolean' },
       'files-only': { type: 'boolean' },
       hash: { type: 'string' },
+      'retention-days': { type: 'string' },
       'data-dir': { type: 'string' },
       'files-to': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -288,9 +291,13 @@ async function main(argv: string[]): Promise<void> {
         const tenant = await tenantNamed(rest[0]);
         const publishedHash = text(options, 'hash', false);
         if (publishedHash && !/^[0-9a-f]{64}$/.test(publishedHash)) fail('--hash takes a seal hash: 64 hexadecimal digits');
+        // The shortest retention the installation has run with: a removal made under it is valid
+        // after the retention was raised; by default the one in force.
+        const retention = text(options, 'retention-days', false);
+        if (retention && !/^[1-9][0-9]{0,5}$/.test(retention)) fail('--retention-days takes a number of days');
         const report = await verifyChain(db, tenant.id, {
           now: services.clock.now(),
-          retentionDays: settingsOf(config, accessLogSettings).retentionDays,
+          retentionDays: retention ? Number(retention) : settingsOf(config, accessLogSettings).retentionDays,
           publishedHash: publishedHash || undefined,
         });
         const reach = `${report.seals} seals, ${report.records} records sealed, ${report.unsealed} not sealed yet, ${report.removals} retention removals${publishedHash ? ', the published hash found' : ''}`;
