@@ -49568,10 +49568,7 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
-                    "Idempotency-Key"?: string;
-                };
+                header?: never;
                 path: {
                     tenantName: string;
                     instanceName: string;
@@ -49935,10 +49932,7 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
-                    "Idempotency-Key"?: string;
-                };
+                header?: never;
                 path: {
                     tenantName: string;
                     instanceName: string;
@@ -50302,10 +50296,7 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
-                    "Idempotency-Key"?: string;
-                };
+                header?: never;
                 path: {
                     tenantName: string;
                     instanceName: string;
@@ -50669,10 +50660,7 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
-                    "Idempotency-Key"?: string;
-                };
+                header?: never;
                 path: {
                     tenantName: string;
                     instanceName: string;
@@ -51036,10 +51024,7 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
-                    "Idempotency-Key"?: string;
-                };
+                header?: never;
                 path: {
                     tenantName: string;
                     instanceName: string;
@@ -51403,10 +51388,7 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
-                    "Idempotency-Key"?: string;
-                };
+                header?: never;
                 path: {
                     tenantName: string;
                     instanceName: string;
@@ -51770,10 +51752,7 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
-                    "Idempotency-Key"?: string;
-                };
+                header?: never;
                 path: {
                     tenantName: string;
                     instanceName: string;
@@ -52137,10 +52116,7 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
-                    "Idempotency-Key"?: string;
-                };
+                header?: never;
                 path: {
                     tenantName: string;
                     instanceName: string;
@@ -52504,10 +52480,7 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
-                    "Idempotency-Key"?: string;
-                };
+                header?: never;
                 path: {
                     tenantName: string;
                     instanceName: string;
@@ -52871,10 +52844,7 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
-                    "Idempotency-Key"?: string;
-                };
+                header?: never;
                 path: {
                     tenantName: string;
                     instanceName: string;
@@ -53238,10 +53208,7 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: {
-                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
-                    "Idempotency-Key"?: string;
-                };
+                header?: never;
                 path: {
                     tenantName: string;
                     instanceName: string;
