@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { call, type Started, startServer } from '../test/processes.ts';
+import { call, jobsSettled, startServer } from '../test/processes.ts';
 import { startReceiver } from '../test/receiver.ts';
 import { scratchUrl } from '../test/scratch-schema.ts';
 
@@ -18,13 +18,6 @@ const skip = !process.env.DATABASE_URL && 'needs DATABASE_URL: the embedded data
 const PATIENTS = 12;
 const UPDATES = 4;
 const DELIVER = 'webhooks.deliver';
-
-/** The deliveries a node's job workers ran to success, from its /metrics. */
-async function deliveriesRunBy(node: Started): Promise<number> {
-  const metrics = await call('GET', `${node.base}/metrics`);
-  const line = metrics.text.split('\n').find((l) => l.startsWith(`cairn_jobs_total{kind="${DELIVER}",outcome="succeeded"}`));
-  return Number(line?.split(' ').at(-1) ?? 0);
-}
 
 describe('the job queue on two nodes', { skip }, () => {
   test('two cairn serve processes under load: no delivery twice, none lost, both work, per-record order', {
@@ -111,7 +104,7 @@ describe('the job queue on two nodes', { skip }, () => {
         'a record is delivered in the order of its writes',
       );
     }
-    const runs = await Promise.all(nodes.map(deliveriesRunBy));
+    const runs = await jobsSettled(nodes, DELIVER, expected);
     t.diagnostic(`deliveries run by each node: ${runs.join(', ')}`);
     assert.equal(runs[0]! + runs[1]!, expected, `each delivery job ran once (${runs.join(' + ')})`);
     assert.ok(

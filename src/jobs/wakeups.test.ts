@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { call, type Started, startServer } from '../test/processes.ts';
+import { call, jobsSettled, startServer } from '../test/processes.ts';
 import { startReceiver } from '../test/receiver.ts';
 import { scratchUrl } from '../test/scratch-schema.ts';
 
@@ -15,12 +15,6 @@ import { scratchUrl } from '../test/scratch-schema.ts';
 
 const skip = !process.env.DATABASE_URL && 'needs DATABASE_URL: notifications go between processes on one PostgreSQL';
 const WRITES = 10;
-
-async function jobsRun(node: Started, kind: string): Promise<number> {
-  const metrics = await call('GET', `${node.base}/metrics`);
-  const line = metrics.text.split('\n').find((l) => l.startsWith(`cairn_jobs_total{kind="${kind}",outcome="succeeded"}`));
-  return Number(line?.split(' ').at(-1) ?? 0);
-}
 
 describe('wake-ups between nodes', { skip }, () => {
   test("an API-only node's writes wake the job node for their tenant: deliveries with no sweep to find them", {
@@ -65,8 +59,11 @@ describe('wake-ups between nodes', { skip }, () => {
     }
     for (let waited = 0; receiver.received.length < WRITES && waited < 60_000; waited += 100) await sleep(100);
     assert.equal(receiver.received.length, WRITES, `every create is delivered (${receiver.received.length} of ${WRITES})`);
-    assert.equal(await jobsRun(api, 'webhooks.deliver'), 0, 'the API-only node runs no job');
-    assert.equal(await jobsRun(jobs, 'webhooks.deliver'), WRITES, 'the job node ran each delivery once');
+    const ids = receiver.received.map((request) => request.headers['webhook-id']);
+    assert.equal(new Set(ids).size, WRITES, 'no event is delivered twice');
+    const [apiRuns, jobRuns] = await jobsSettled([api, jobs], 'webhooks.deliver', WRITES);
+    assert.equal(apiRuns, 0, 'the API-only node runs no job');
+    assert.equal(jobRuns, WRITES, 'the job node ran each delivery once');
 
     for (const node of [api, jobs]) node.stop();
     await Promise.all([api.stopped, jobs.stopped]);

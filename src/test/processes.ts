@@ -108,3 +108,25 @@ export async function workersAnswering(base: string, expected: number): Promise<
   }
   return seen;
 }
+
+/** The runs of a job kind a node's workers ended in success, from its /metrics' cairn_jobs_total. */
+export async function jobsSucceeded(node: Started, kind: string): Promise<number> {
+  const metrics = await call('GET', `${node.base}/metrics`);
+  const line = metrics.text.split('\n').find((l) => l.startsWith(`cairn_jobs_total{kind="${kind}",outcome="succeeded"}`));
+  return Number(line?.split(' ').at(-1) ?? 0);
+}
+
+/**
+ * The nodes' successful runs of a kind once they reach `expected` (or 30 s pass): a receiver sees a
+ * delivery before its job records its end, so counting at the receiver's last request races the
+ * runs still finishing. Then a moment more, for a run that would come twice.
+ */
+export async function jobsSettled(nodes: Started[], kind: string, expected: number): Promise<number[]> {
+  let runs = await Promise.all(nodes.map((node) => jobsSucceeded(node, kind)));
+  for (let waited = 0; runs.reduce((a, b) => a + b, 0) < expected && waited < 30_000; waited += 100) {
+    await sleep(100);
+    runs = await Promise.all(nodes.map((node) => jobsSucceeded(node, kind)));
+  }
+  await sleep(500);
+  return Promise.all(nodes.map((node) => jobsSucceeded(node, kind)));
+}
