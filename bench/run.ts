@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick]`: Cairn's speed, as ratios measured in one run.
+ * `npm run bench [-- --quick] [-- --requests]`: Cairn's speed, as ratios measured in one run.
  *
  * It starts a throwaway PostgreSQL (or uses BENCH_DATABASE_URL), loads a small and a large tenant
  * with `cairn seed bulk`, runs `cairn serve --workers 2` from the build as users would, and two
@@ -44,6 +44,11 @@ import { describeHeapSettings, heapSettings, peakMemory, rssMb, workerPids, work
 import { benchMessages } from './messages.ts';
 import { benchOperating } from './operating.ts';
 
+/**
+ * `--requests` (`npm run bench:requests`): the request scenarios, the export walks and the files
+ * (what latest.md holds) and nothing after; each later part has its own `npm run bench:<part>`.
+ */
+const requestsOnly = process.argv.includes('--requests');
 const sizes = { small: 10_000, large: quick ? 100_000 : 1_000_000 };
 const seconds = quick ? 3 : 10;
 const connections = 10;
@@ -302,6 +307,7 @@ async function main() {
     // After the servers above are gone: the events bench runs its own cluster and servers.
     for (const child of children) child.kill('SIGTERM');
     await sleep(500);
+    if (requestsOnly) return void process.stdout.write(report.text);
     report.text += await benchEvents();
     report.text += await benchMessages();
     save();

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, NewRow } from '../db/schema.ts';
 
@@ -44,14 +44,23 @@ export interface AccessEntry {
 }
 
 /**
- * A write's answer, recorded with the write itself (work/unit.ts): the record but its time and
- * patients, which the write fills with the patients it changed, one statement with its audit rows.
- * The access log then records only what the answer shows beyond them (http/access-log.ts).
+ * A request's answer, recorded by the request's own statements: a write's with its audit rows
+ * (work/unit.ts), a read's in the read (`shownRecord`). The record but its time, patients and
+ * total, which the statement fills; the access log then records only what the answer shows beyond
+ * (http/access-log.ts).
  */
-export interface WriteDisclosure {
-  entry: Omit<AccessEntry, 'patientIds' | 'at'>;
-  /** The patients the request's committed writes recorded. */
+export interface AnswerRecord {
+  entry: Omit<AccessEntry, 'patientIds' | 'at' | 'matched'>;
+  /** The patients the request's committed statements recorded. */
   readonly recorded: Set<string>;
+  /** Whether a read's statement recorded the answer's total. */
+  counted: boolean;
+}
+
+/** A read about to record its answer in its own statement, at this time. */
+export interface ReadRecording {
+  record: AnswerRecord;
+  at: Date;
 }
 
 /** At most this many record ids are kept on a record: a page names its patients, not every row. */
@@ -79,6 +88,55 @@ export function accessRow(entry: AccessEntry): NewRow<'access_log'> {
     outcome: entry.outcome,
     matched: entry.matched ?? null,
   };
+}
+
+/**
+ * The access_log columns' types: a read's record is an INSERT ... SELECT, whose parameters are
+ * typed by their casts (in VALUES the columns would type them, but a SELECT can leave a row out).
+ */
+const COLUMN_TYPES = {
+  tenant_id: 'uuid',
+  id: 'uuid',
+  occurred_at: 'timestamptz',
+  instance_id: 'uuid',
+  actor_type: 'text',
+  actor_id: 'uuid',
+  actor_name: 'text',
+  on_behalf_of: 'text',
+  client_address: 'text',
+  request_id: 'text',
+  caller_request_id: 'text',
+  operation: 'text',
+  resource_type: 'text',
+  patient_ids: 'uuid[]',
+  record_ids: 'text[]',
+  outcome: 'smallint',
+  matched: 'integer',
+} as const satisfies Record<keyof ReturnType<typeof accessRow>, string>;
+
+/**
+ * A read's access record as a CTE of the read's own statement (`recorded AS (...)`): one round
+ * trip and one commit for the answer and its record, as a write's goes in with the write. The
+ * statement gives the patients it shows (`ARRAY(SELECT id FROM answer)`) and the total it
+ * discloses; a row goes in only when either is not empty, as the access log's own would. The
+ * caller then adds what it recorded to `recorded` (and `counted`), for the access log to skip.
+ */
+export function shownRecord(
+  reading: ReadRecording,
+  shows: { patients: RawBuilder<unknown>; matched?: RawBuilder<unknown> },
+): RawBuilder<unknown> {
+  const row = accessRow({ ...reading.record.entry, at: reading.at, patientIds: [] });
+  const columns = Object.keys(COLUMN_TYPES) as (keyof typeof COLUMN_TYPES)[];
+  const values = columns.map((column) =>
+    column === 'patient_ids' || column === 'matched'
+      ? sql.ref(`shown.${column}`)
+      : sql`${row[column]}::${sql.raw(COLUMN_TYPES[column])}`,
+  );
+  return sql`INSERT INTO access_log (${sql.join(columns.map((column) => sql.ref(column)))})
+    SELECT ${sql.join(values)}
+    FROM (SELECT ARRAY(SELECT DISTINCT unnest(${shows.patients}::uuid[]))::uuid[] AS patient_ids,
+      ${shows.matched ?? sql`NULL`}::integer AS matched) AS shown
+    WHERE cardinality(shown.patient_ids) > 0 OR shown.matched > 0`;
 }
 
 /** One statement for records of one tenant; their `patient_ids` are indexed (GIN) for "who saw patient P". */

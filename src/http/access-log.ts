@@ -202,15 +202,16 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
   app.decorateRequest('accessExpected', null);
 
   // Known to write (caller known, route discloses): records written meanwhile may wait for this one.
-  // A write's answer is recorded with the write itself, naming the patients it changed (work/unit.ts).
+  // A write's answer is recorded with the write itself, naming the patients it changed (work/unit.ts);
+  // a read that opts in records its answer in its own statement (events/access.ts shownRecord).
   app.addHook('preHandler', async (request) => {
     const disclosure = disclosureOf(request);
     const attempt = request.accessAttempt;
     if (!attempt || !disclosure) return;
     request.accessExpected = services.accessLog.expect(attempt.tenantId);
-    if (request.method !== 'GET' && request.context && !answersNothing(request)) {
+    if (request.context && !answersNothing(request)) {
       const entry = { ...entryOf(request, attempt, disclosure, writeStatus(request)), recordIds: pathRecords(request) };
-      request.context = { ...request.context, disclosure: { entry, recorded: new Set() } };
+      request.context = { ...request.context, disclosure: { entry, recorded: new Set(), counted: false } };
     }
   });
   const release = async (request: FastifyRequest) => request.accessExpected?.();
@@ -221,20 +222,25 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
    * Writes the record of the answer sent: its patients, and those its total discloses. None when it
    * names no patient and its total is nought (an empty page of no matches disclosed nothing).
    */
-  async function record(request: FastifyRequest, status: number, disclosure: Disclosure, body: unknown): Promise<void> {
+  async function record(request: FastifyRequest, status: number, disclosure: Disclosure, body: unknown, replayed = false) {
     request.accessWritten = true;
     // This answer no longer holds up others' records: from here it writes its own, or none.
     request.accessExpected?.();
     const attempt = request.accessAttempt;
     if (!attempt) return;
     const shown = status < 300;
-    const matched = shown ? totalOf(body) : null;
+    // The request's own statements recorded the patients they changed or read, and a read its total:
+    // the rest of what the answer shows here (a replay's total is the kept answer's, not the read's).
+    const own = shown ? request.context?.disclosure : undefined;
+    const matched = shown && !(own?.counted && !replayed) ? totalOf(body) : null;
     // A replay's are the kept answer's, as its first sending named them.
     const shows = (shown && request.answerShows) || showsOf(request, disclosure, body, shown);
-    // The request's writes recorded the patients they changed with them: the rest of what it shows here.
-    const recorded = (shown && request.context?.disclosure?.recorded) || new Set<string>();
-    const patients = shows.patients.filter((id) => !recorded.has(id));
-    if (patients.length === 0 && !matched) return;
+    const patients = shows.patients.filter((id) => !own?.recorded.has(id));
+    if (patients.length === 0 && !matched) {
+      // Its record went in with its statements: the node seals it as it would its own.
+      if (own && (own.counted || own.recorded.size > 0)) services.jobs.signal(ACCESS_SIGNAL);
+      return;
+    }
     await services.accessLog.write({
       ...entryOf(request, attempt, disclosure, status),
       at: services.clock.now(),
@@ -284,7 +290,7 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
       const status = reply.statusCode;
       if (reply.getHeader(REPLAYED_HEADER) === 'true') {
         if (status < 300 ? !emptyWrite(request, payload) : ATTEMPTS.has(status))
-          await record(request, status, disclosure, parsedAnswer(payload));
+          await record(request, status, disclosure, parsedAnswer(payload), true);
       } else if (request.accessDeferred) {
         await record(request, status, disclosure, request.accessDeferred.answer);
       } else if (status < 300 ? !emptyWrite(request, payload) : ATTEMPTS.has(status)) {

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { Scope } from '../db/scope.ts';
-import type { WriteDisclosure } from '../events/access.ts';
+import type { AnswerRecord, ReadRecording } from '../events/access.ts';
 import { type Actor, systemActor } from '../events/audit.ts';
 import type { Permission } from '../formation/permissions.ts';
 import type { Formation } from '../formation/schemas.ts';
@@ -36,8 +36,11 @@ export interface TenantContext {
   can(permission: Permission): boolean;
   /** The Idempotency-Key this request holds (http/idempotency.ts): its write marks it committed. */
   readonly idempotency?: IdempotencyClaim;
-  /** A write whose answer shows patient data: its access record goes in with the write (http/access-log.ts). */
-  readonly disclosure?: WriteDisclosure;
+  /**
+   * A request whose answer shows patient data: its access record goes in with the request's own
+   * statements, a write's or a read's that opts in (http/access-log.ts, events/access.ts).
+   */
+  readonly disclosure?: AnswerRecord;
 }
 
 /** The context of an instance route (`/{tenantName}/{instanceName}/...`). */
@@ -55,6 +58,18 @@ declare module 'fastify' {
 }
 
 /** The context of a tenant route (`/{tenantName}/admin/...`). */
+/**
+ * The request's access record for a read that records its answer in its own statement
+ * (events/access.ts `shownRecord`): none when the request discloses nothing or has no caller, and
+ * none on Citus, which plans an insert from a read's CTE as steps through the coordinator (the
+ * read's rows pulled to it, then inserted): three trips to the worker where a router read and the
+ * access log's shared statement make two.
+ */
+export function readRecording(ctx: TenantContext): ReadRecording | undefined {
+  if (!ctx.disclosure || ctx.services.dbKind === 'citus') return undefined;
+  return { record: ctx.disclosure, at: ctx.services.clock.now() };
+}
+
 export function tenantContextOf(request: FastifyRequest): TenantContext {
   if (!request.context) throw new Error(`${request.routeOptions.url} has no request context: is it a tenant route?`);
   return request.context;

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { type TSchema, Type } from 'typebox';
 import { PREPARED } from '../db/sql.ts';
+import { type ReadRecording, shownRecord } from '../events/access.ts';
 import { ApiError } from '../wire/errors.ts';
 
 /**
@@ -104,6 +105,12 @@ export interface FilteredList {
    * for the access log (`matches` of the page: see MATCHES).
    */
   patientOfMatch?: string;
+  /**
+   * The request's access record, written by the page's own statement (events/access.ts
+   * shownRecord): the patients of its rows and of the matches its total names, and the total.
+   * Needs `patientOfMatch`, a column of `table`.
+   */
+  reading?: ReadRecording;
 }
 
 /**
@@ -141,8 +148,19 @@ export async function filteredPage<Row>(
   const alias = sql.raw(list.alias);
   const extra = list.extra?.length ? sql`, ${sql.join(list.extra)}` : sql``;
   const base = list.base as SelectQueryBuilder<Record<string, object>, string, object>;
+  const patientColumn = list.patientOfMatch?.split('.').at(-1);
+  const narrowed = list.searched || list.narrowed;
   let statement: RawBuilder<Row & { cairn_total: number; cairn_matches?: string[] | null }>;
-  if (list.searched || list.narrowed) {
+  // The answer's access record, from the page and the total the statement has already: one round trip.
+  const recorded = (patients: RawBuilder<unknown>) => {
+    if (!list.reading || !patientColumn) return sql``;
+    const matched = narrowed
+      ? sql` UNION ALL SELECT unnest(total.cairn_matches) FROM total WHERE total.cairn_total <= ${MATCH_BOUND}`
+      : sql``;
+    const shows = { patients: sql`ARRAY(${patients}${matched})`, matched: sql`(SELECT cairn_total FROM total)` };
+    return sql`, recorded AS (${shownRecord(list.reading, shows)})`;
+  };
+  if (narrowed) {
     const keys = (order.keys.length > 0 ? order.keys : order.fallback).map((key, index) => ({ ...key, name: `k${index}` }));
     const matches = base.select([
       sql.raw<string>(order.tieBreaker).as('id'),
@@ -163,9 +181,10 @@ export async function filteredPage<Row>(
       );
     statement = sql`${sql.raw(list.searched ? '' : PREPARED)}
       WITH matches AS MATERIALIZED (${matches}),
-      page AS (SELECT matches.* FROM matches ORDER BY ${sortedBy('matches')} LIMIT ${paging.size} OFFSET ${offsetOf(paging)})
+      page AS (SELECT matches.* FROM matches ORDER BY ${sortedBy('matches')} LIMIT ${paging.size} OFFSET ${offsetOf(paging)}),
+      total AS (SELECT count(*) AS cairn_total${disclosed} FROM matches)${recorded(sql`SELECT cairn_patient FROM page`)}
       SELECT ${alias}.*${extra}, total.*
-      FROM (SELECT count(*) AS cairn_total${disclosed} FROM matches) AS total
+      FROM total
       LEFT JOIN (page JOIN ${sql.table(list.table)} AS ${alias} ON ${alias}.tenant_id = ${list.tenantId} AND ${alias}.id = page.id) ON true
       ORDER BY ${sortedBy('page')}`;
   } else {
@@ -173,9 +192,10 @@ export async function filteredPage<Row>(
       .limit(paging.size)
       .offset(offsetOf(paging));
     statement = sql`${sql.raw(PREPARED)}
-      WITH page AS (${page})
+      WITH page AS (${page}),
+      total AS (${base.select((eb) => eb.fn.countAll<number>().as('cairn_total'))})${recorded(sql`SELECT ${sql.ref(`page.${patientColumn}`)} FROM page`)}
       SELECT ${alias}.*${extra}, total.cairn_total
-      FROM (${base.select((eb) => eb.fn.countAll<number>().as('cairn_total'))}) AS total
+      FROM total
       LEFT JOIN page AS ${alias} ON true
       ORDER BY ${sql.raw(orderBy(order.keys, order.fallback, order.tieBreaker))}`;
   }
@@ -184,10 +204,17 @@ export async function filteredPage<Row>(
   const matches = rows[0]?.cairn_matches;
   // An empty page is the count's row alone, its page columns null.
   const pageRows = rows.filter((row) => (row as { id?: unknown }).id !== null);
+  const named = list.patientOfMatch && total <= MATCH_BOUND ? (matches ?? []) : undefined;
+  if (list.reading && patientColumn) {
+    const { record } = list.reading;
+    for (const row of pageRows) record.recorded.add((row as Record<string, string>)[patientColumn]!);
+    for (const patient of (narrowed && named) || []) record.recorded.add(patient);
+    record.counted = true;
+  }
   return {
     rows: pageRows.map(({ cairn_total: _, cairn_matches: __, ...row }) => row as Row),
     total,
-    ...(list.patientOfMatch && total <= MATCH_BOUND ? { matches: matches ?? [] } : {}),
+    ...(named ? { matches: named } : {}),
   };
 }
 

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, NewRow, RowUpdate } from '../../db/schema.ts';
 import { PREPARED } from '../../db/sql.ts';
-import type { Context } from '../../http/context.ts';
+import { type Context, readRecording } from '../../http/context.ts';
 import { missingUserIds } from '../../tenancy/users.ts';
 import { ApiError, validationError } from '../../wire/errors.ts';
 import { write, writeStatement } from '../../work/write.ts';
@@ -43,7 +43,7 @@ export function relationScope(ctx: Context): RelationScope {
 
 /** One statement: the patient and its relations. */
 export async function getPatient(ctx: Context, key: string, type: LookupType): Promise<PatientView> {
-  const row = await readPatient(ctx.db, relationScope(ctx), key, type);
+  const row = await readPatient(ctx.db, relationScope(ctx), key, type, readRecording(ctx));
   if (!row) throw new ApiError('PATIENT_NOT_FOUND', { id: key, type });
   const [view] = await patientViews(ctx, [row]);
   return view!;

@@ -2,6 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB, Row } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';
 import { PREPARED } from '../../db/sql.ts';
+import { type ReadRecording, shownRecord } from '../../events/access.ts';
 
 export type PatientRow = Row<'patients'>;
 
@@ -107,17 +108,25 @@ export function patientRelations(scope: RelationScope, alias = 'p', careTeamFrom
   ];
 }
 
-/** One patient with its relations, by id, externalId, externalGuid or MRN: one statement. */
+/**
+ * One patient with its relations, by id, externalId, externalGuid or MRN: one statement, which
+ * also writes the answer's access record when given the request's (`reading`).
+ */
 export async function readPatient(
   db: Kysely<DB>,
   scope: RelationScope,
   key: string,
   type: LookupType = 'ID',
+  reading?: ReadRecording,
 ): Promise<PatientReadRow | undefined> {
-  const { rows } = await sql<PatientReadRow>`${sql.raw(PREPARED)}
-    SELECT p.*, ${sql.join(patientRelations(scope))} FROM patients p
-    WHERE p.tenant_id = ${scope.tenantId} AND p.instance_id = ${scope.instanceId} AND p.${sql.raw(lookupColumns[type])} = ${key}
-  `.execute(db);
+  const read = sql`SELECT p.*, ${sql.join(patientRelations(scope))} FROM patients p
+    WHERE p.tenant_id = ${scope.tenantId} AND p.instance_id = ${scope.instanceId} AND p.${sql.raw(lookupColumns[type])} = ${key}`;
+  const statement = reading
+    ? sql`WITH answer AS (${read}), recorded AS (${shownRecord(reading, { patients: sql`ARRAY(SELECT id FROM answer)` })})
+      SELECT * FROM answer`
+    : read;
+  const { rows } = await sql<PatientReadRow>`${sql.raw(PREPARED)} ${statement}`.execute(db);
+  if (reading && rows[0]) reading.record.recorded.add(rows[0].id);
   return rows[0];
 }
 

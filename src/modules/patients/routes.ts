@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { eachPatient, itsPatient, thePatient } from '../../http/access-log.ts';
-import { type Context, contextOf } from '../../http/context.ts';
+import { type Context, contextOf, readRecording } from '../../http/context.ts';
 import { PageObject, pageObject, parseSort } from '../../http/pagination.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
@@ -40,7 +40,15 @@ const patientRoutes: AreaPlugin = async (app) => {
 
   async function page(ctx: Context, filter: PatientFilter, paging: { page: number; size: number }, sort?: string | string[]) {
     const sortKeys = parseSort(sort, sortableFields);
-    const { rows, total, matches } = await listPatients(ctx.db, relationScope(ctx), filter, ctx.caller, paging, sortKeys);
+    const { rows, total, matches } = await listPatients(
+      ctx.db,
+      relationScope(ctx),
+      filter,
+      ctx.caller,
+      paging,
+      sortKeys,
+      readRecording(ctx),
+    );
     return pageObject(await patientViews(ctx, rows), total, paging, sortKeys.length > 0, matches);
   }
 

@@ -3,6 +3,7 @@ import { parameterBatches } from '../../db/batches.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';
 import { likeContains } from '../../db/sql.ts';
+import type { ReadRecording } from '../../events/access.ts';
 import type { Writing } from '../../events/work.ts';
 import { filteredPage, type Paging, type SortKey } from '../../http/pagination.ts';
 import type { Caller } from '../../tenancy/access.ts';
@@ -135,6 +136,7 @@ export async function listPatients(
   caller: Caller | undefined,
   paging: Paging,
   sort: SortKey[],
+  reading?: ReadRecording,
 ): Promise<{ rows: PatientReadRow[]; total: number; matches?: string[] }> {
   const list = {
     base: filtered(db, where, filter, caller) as never,
@@ -155,6 +157,7 @@ export async function listPatients(
     extra: patientRelations(where),
     // A total of patients matching a phone, an email or a name tells who they are: the access log names them.
     patientOfMatch: 'p.id',
+    reading,
   };
   const order = { keys: sort, fallback: [{ column: 'p.created_at', direction: 'desc' as const }], tieBreaker: 'p.id' };
   return filteredPage<PatientReadRow>(db as Kysely<never>, list, order, paging);
