@@ -27,11 +27,33 @@ const testsUnder = (dir: string) =>
  * PGlite one, which keeps CI within its 30 minutes.
  */
 const databaseIndependent = [/^src\/http\/browser\.test\.ts$/, /^src\/http\/console(-[a-z-]+)?\.test\.ts$/, /^clients\//];
+/**
+ * The files that take longest (one to four minutes each, against seconds for most), started first:
+ * the runner starts files in the order given, and a long one started last keeps the run going
+ * alone on one core at its end.
+ */
+const heaviest = [
+  'src/http/route-checks.test.ts',
+  'src/cli/cli.test.ts',
+  'src/cli/access-kill.test.ts',
+  'src/cli/operating/backup.test.ts',
+  'src/cli/cli-demo.test.ts',
+  'src/http/console.test.ts',
+  'src/http/console-patients.test.ts',
+  'src/modules/auth/token-limit.test.ts',
+  'src/http/console-access-log.test.ts',
+  'src/http/console-formation.test.ts',
+];
+const heaviness = (file: string) => {
+  const rank = heaviest.indexOf(file.split(path.sep).join('/'));
+  return rank < 0 ? 0 : heaviest.length - rank;
+};
 const onPostgres = Boolean(process.env.DATABASE_URL);
 const files = [...testsUnder('src'), ...testsUnder('clients')]
   .filter((file) => !onPostgres || !databaseIndependent.some((pattern) => pattern.test(file.split(path.sep).join('/'))))
   .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
-  .sort();
+  .sort()
+  .sort((a, b) => heaviness(b) - heaviness(a));
 if (files.length === 0) {
   console.error(`No test files match ${filters.join(' ')}`);
   process.exit(1);

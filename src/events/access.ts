@@ -134,7 +134,7 @@ export function shownRecord(
   );
   return sql`INSERT INTO access_log (${sql.join(columns.map((column) => sql.ref(column)))})
     SELECT ${sql.join(values)}
-    FROM (SELECT ARRAY(SELECT DISTINCT unnest(${shows.patients}::uuid[]))::uuid[] AS patient_ids,
+    FROM (SELECT ARRAY(SELECT DISTINCT patient FROM unnest(${shows.patients}::uuid[]) AS patient WHERE patient IS NOT NULL) AS patient_ids,
       ${shows.matched ?? sql`NULL`}::integer AS matched) AS shown
     WHERE cardinality(shown.patient_ids) > 0 OR shown.matched > 0`;
 }
