@@ -17,6 +17,7 @@ import { registerIdempotency } from './http/idempotency.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import type { AccessTable } from './http/route-access.ts';
+import { SchemaCompilation } from './http/schema-compilation.ts';
 import { type Clock, Services } from './http/services.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan, registerAbsentBodies, validatorCompiler } from './http/validation.ts';
 import { accessLogSettings } from './modules/access-log/index.ts';
@@ -45,6 +46,8 @@ export interface App {
   catalogs: Catalogs;
   /** Each route's access rule, as its area declared it. */
   accessTable: AccessTable;
+  /** The routes' schemas, compiled on first use (`compileAll` for a test that checks them all). */
+  schemas: SchemaCompilation;
 }
 
 /** Logs carry no PHI: a request is its method, route pattern and id, never its URL or body. */
@@ -69,6 +72,7 @@ export async function buildApp({ config, database, clock, blobs, providers, area
   const { catalogs, declarations } = mergeAreas(areas);
   const secret = config.jwtSecret || (await sharedJwtSecret(database.db));
 
+  const schemas = new SchemaCompilation();
   const app = Fastify({
     logger: { level: config.logLevel, serializers: logSerializers },
     bodyLimit: config.bodyLimitBytes,
@@ -81,6 +85,7 @@ export async function buildApp({ config, database, clock, blobs, providers, area
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // The serializer compiles schemas with its own Ajv, which must know Cairn's formats too.
     serializerOpts: { ajv: { formats: { e164: isE164, timezone: isTimeZone } } },
+    schemaController: { compilersFactory: { buildSerializer: schemas.serializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await logDatabase(app.log, database);
@@ -99,7 +104,7 @@ export async function buildApp({ config, database, clock, blobs, providers, area
     services.providers.close();
   });
 
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(schemas.validators(validatorCompiler));
   registerAbsentBodies(app);
   app.setErrorHandler(handleError);
   app.decorateRequest('errorFormat', null);
@@ -144,7 +149,7 @@ export async function buildApp({ config, database, clock, blobs, providers, area
   registerConsole(app, config.consoleDir);
   const options = { services, exports: declarations.exports, fhir: declarations.fhir };
   for (const area of areas) if (area.routes) await app.register(area.routes, options);
-  return { server: app, services, catalogs, accessTable };
+  return { server: app, services, catalogs, accessTable, schemas };
 }
 
 /**

@@ -15,6 +15,7 @@ import { allPermissions, type Permission } from '../formation/permissions.ts';
 import type { Formation } from '../formation/schemas.ts';
 import { systemContext } from '../http/context.ts';
 import type { AccessTable } from '../http/route-access.ts';
+import type { SchemaCompilation } from '../http/schema-compilation.ts';
 import type { Clock, Services } from '../http/services.ts';
 import { applyFormation } from '../modules/formation/operations.ts';
 import { type Area, type Catalogs, mergeAreas } from '../platform/area.ts';
@@ -58,6 +59,8 @@ export interface TestApp {
   /** Each route's access rule, as its area declared it. */
   accessTable: AccessTable;
   catalogs: Catalogs;
+  /** The routes' schemas, compiled on first use. */
+  schemas: SchemaCompilation;
   /**
    * The app's job workers, which tests never start: `await app.jobs.drain()` runs the background
    * work this process's tenants have (webhook deliveries, blob removals) to its end, deterministically.
@@ -76,7 +79,7 @@ export async function startApp(overrides: Partial<Config> = {}, options: StartOp
     ...loadConfig({ CAIRN_DEMO: 'false', LOG_LEVEL: 'silent', CAIRN_DATA_DIR: dataDir, ...env }),
     ...overrides,
   };
-  const { server, services, accessTable, catalogs } = await buildApp({ config, database: await database(), ...app });
+  const { server, services, accessTable, catalogs, schemas } = await buildApp({ config, database: await database(), ...app });
   await server.ready();
   after(async () => {
     await server.close();
@@ -88,6 +91,7 @@ export async function startApp(overrides: Partial<Config> = {}, options: StartOp
     config,
     accessTable,
     catalogs,
+    schemas,
     jobs: { drain: () => services.jobs.drain({ tenants: [...ownTenants] }) },
   };
 }

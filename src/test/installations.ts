@@ -102,7 +102,7 @@ export async function openApp(env: Record<string, string>, clock?: TestClock): P
   const config = loadConfig({ CAIRN_DEMO: 'false', LOG_LEVEL: 'silent', ...LOOPBACK_WEBHOOKS, ...env }, settingsSections(areas));
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
   await migrateToLatest(database.db);
-  const { server, services, accessTable, catalogs } = await buildApp({ config, database, ...(clock ? { clock } : {}) });
+  const { server, services, accessTable, catalogs, schemas } = await buildApp({ config, database, ...(clock ? { clock } : {}) });
   await server.ready();
   let closed = false;
   const close = async () => {
@@ -113,7 +113,7 @@ export async function openApp(env: Record<string, string>, clock?: TestClock): P
   };
   after(close);
   return Object.assign(
-    { server, services, config, accessTable, catalogs, jobs: { drain: () => services.jobs.drain() } },
+    { server, services, config, accessTable, catalogs, schemas, jobs: { drain: () => services.jobs.drain() } },
     { close },
   );
 }

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
-import { type AddressObject, type AttachmentStream, MailParser, type MessageText } from 'mailparser';
+import type { AddressObject, AttachmentStream, MessageText } from 'mailparser';
 import { keepFiles, type StoredFile, storeFile } from '../../files/upload.ts';
 import type { Services } from '../../http/services.ts';
 import type { Received } from '../../providers/channels.ts';
@@ -45,6 +45,9 @@ export async function receiveRawEmail(
   const { blobs } = services.files;
   const rules = emailFiles.EMAIL.rules;
   const files: StoredFile[] = [];
+  // Loaded by the first inbound message: mailparser and what it brings hold ~5 MB of heap that an
+  // installation on the sandbox driver, and every worker before its first email, never needs.
+  const { MailParser } = await import('mailparser');
   const parser = new MailParser();
   const parsed = pipeline(request.body as Readable, signed, parser);
   let text: MessageText | undefined;
