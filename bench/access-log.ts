@@ -247,7 +247,7 @@ async function measured(url: string, plan: LoadPlan): Promise<Run> {
     const walBefore = await wal();
     const result = await load(plan);
     const walAfter = await wal();
-    const walPerRequest = walBefore === null || walAfter === null ? null : (walAfter - walBefore) / Math.max(1, result.requests);
+    const walPerRequest = walBefore === null || walAfter === null ? null : (walAfter - walBefore) / Math.max(1, result.sent);
     if (!available)
       return { result, statementsPerRequest: null, logWrites: null, logWriteMs: null, logPlanMs: null, walPerRequest };
     // Everything but this client's own reset and read; the log's write is the statement inserting into access_log.
@@ -262,10 +262,10 @@ async function measured(url: string, plan: LoadPlan): Promise<Run> {
     const row = rows[0]!;
     return {
       result,
-      statementsPerRequest: row.calls / Math.max(1, result.requests),
-      logWrites: row.logCalls / Math.max(1, result.requests),
-      logWriteMs: row.logCalls > 0 ? row.logMs / Math.max(1, result.requests) : null,
-      logPlanMs: row.logCalls > 0 && row.planned ? row.logPlanMs / Math.max(1, result.requests) : null,
+      statementsPerRequest: row.calls / Math.max(1, result.sent),
+      logWrites: row.logCalls / Math.max(1, result.sent),
+      logWriteMs: row.logCalls > 0 ? row.logMs / Math.max(1, result.sent) : null,
+      logPlanMs: row.logCalls > 0 && row.planned ? row.logPlanMs / Math.max(1, result.sent) : null,
       walPerRequest,
     };
   } finally {

@@ -196,6 +196,7 @@ async function loadBoth(bases: string[], token: string, scenario: Scenario): Pro
   );
   return {
     requests: results.reduce((sum, r) => sum + r.requests, 0),
+    sent: results.reduce((sum, r) => sum + r.sent, 0),
     rps: results.reduce((sum, r) => sum + r.rps, 0),
     p50: Math.max(...results.map((r) => r.p50)),
     p95: Math.max(...results.map((r) => r.p95)),
@@ -260,7 +261,7 @@ async function measure(
   const sent = coordinator!.reduce((sum, row) => sum + row.calls, 0);
   const figures: Figures = {
     result,
-    statementsPerRequest: sent / Math.max(1, result.requests),
+    statementsPerRequest: sent / Math.max(1, result.sent),
     shardGroups: null,
     remotePerStatement: null,
     remotePerRequest: null,
@@ -283,7 +284,7 @@ async function measure(
     }
     figures.shardGroups = groups.size;
     figures.remotePerStatement = onTenantTables > 0 ? remote / onTenantTables : null;
-    figures.remotePerRequest = remote / Math.max(1, result.requests);
+    figures.remotePerRequest = remote / Math.max(1, result.sent);
   }
   return figures;
 }

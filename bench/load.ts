@@ -23,7 +23,13 @@ export interface LoadPlan {
 }
 
 export interface LoadResult {
+  /** Requests answered within the window. */
   requests: number;
+  /**
+   * Requests sent, answered or not: those in flight when the window closes still run their
+   * statements, so a count of statements is divided by these.
+   */
+  sent: number;
   rps: number;
   p50: number;
   p95: number;
@@ -74,6 +80,7 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
   times.sort((a, b) => a - b);
   return {
     requests: result.requests.total,
+    sent: result.requests.sent,
     rps: result.requests.total / plan.seconds,
     p50: percentile(times, 50),
     p95: percentile(times, 95),
