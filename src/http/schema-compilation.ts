@@ -12,7 +12,7 @@ type SerializerFactory = ReturnType<typeof SerializerSelector>;
  * serve. The first request of a route pays its compile (a few milliseconds) once per process.
  *
  * A schema that cannot compile is then found at its route's first request, not at start-up, so
- * `compileAll` compiles whatever is still pending: the route-table test calls it on the whole app.
+ * `compileAll` compiles whatever is still pending: schema-compilation.test.ts calls it on the whole app.
  */
 export class SchemaCompilation {
   readonly #pending = new Set<() => unknown>();
