@@ -100,6 +100,7 @@ export async function buildApp({ config, database, clock, blobs, providers, area
     ...(providers ? { providers } : {}),
   });
   app.addHook('onClose', async () => {
+    await services.caches.stop();
     await services.jobs.stop();
     services.providers.close();
   });

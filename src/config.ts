@@ -57,8 +57,9 @@ const EnvSchema = Type.Object({
   }),
   CAIRN_CACHE_TTL_MS: Type.Integer({
     minimum: 0,
-    default: 5000,
-    description: 'How long a node trusts its cached tenants, formations and permissions.',
+    default: 60_000,
+    description:
+      "How long a node trusts its cached tenants, instances and permissions when it hears no change: a change clears every serving process's at once (a notification), so this is only the net under one lost.",
   }),
   LOG_LEVEL: Type.Union(
     [

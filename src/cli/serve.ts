@@ -43,6 +43,7 @@ export async function serve(config: Config, workers: number): Promise<void> {
       await database.close();
     });
     await server.listen({ port: config.port, host: config.host });
+    await services.caches.start();
     await services.jobs.start();
     if (demo) process.stdout.write(tokenHowTo(config, demo));
     return;
@@ -103,6 +104,7 @@ async function runServer(config: Config): Promise<void> {
     await database.close();
   });
   await server.listen({ port: config.port, host: config.host });
+  await services.caches.start();
   await services.jobs.start();
 }
 

@@ -31,6 +31,7 @@ import {
   type Tenant,
 } from '../tenancy/tenancy.ts';
 import { ReadThroughCache } from './cache.ts';
+import { CacheInvalidation } from './cache-invalidation.ts';
 import type { FhirResource } from './fhir.ts';
 import { PageTokens } from './pagination.ts';
 import { TokenService } from './tokens.ts';
@@ -118,8 +119,6 @@ export class Services {
   readonly patientData: readonly PatientData[];
   /** The FHIR resources the areas' records are, by type (Patient; Communication from chat, SMS and email). */
   readonly fhir: ReadonlyMap<string, readonly FhirResource[]>;
-  /** Call after a change to a provider configuration (this node sees it at once, others within the cache's time). */
-  readonly forgetProviderConfigs: () => void;
   readonly log: FastifyBaseLogger;
   /** This process's job workers: started by `cairn serve`, woken by writes, drained by tests. */
   readonly jobs: JobRunner<Services>;
@@ -129,6 +128,9 @@ export class Services {
   private readonly instancesById: ReadThroughCache<Instance>;
   private readonly formations: ReadThroughCache<{ document: Formation }>;
   private readonly access: ReadThroughCache<Access>;
+  private readonly providerConfigs: ReadThroughCache<{ config: StoredConfig | null }>;
+  /** Tells every serving process to drop its read caches (cache-invalidation.ts). */
+  readonly caches: CacheInvalidation;
 
   constructor({ config, database, secret, clock = systemClock, blobs, declared = {}, providers, log = silent }: ServiceOptions) {
     const {
@@ -156,16 +158,15 @@ export class Services {
     this.fhir = fhir;
     this.sealer = new Sealer(secret);
     // A channel's configuration for an instance, its tenant's, or none, read once per node every CAIRN_CACHE_TTL_MS.
-    const providerConfigs = new ReadThroughCache<{ config: StoredConfig | null }>(config.cacheTtlMs, async (key) => {
+    this.providerConfigs = new ReadThroughCache<{ config: StoredConfig | null }>(config.cacheTtlMs, async (key) => {
       const [channel = '', tenantId = '', instanceId = ''] = key.split('/');
       return { config: (await loadProviderConfig(this.db, this.sealer, channel, { tenantId, instanceId })) ?? null };
     });
-    this.forgetProviderConfigs = () => providerConfigs.clear();
     this.providers = new Providers<Services>(
       this,
       (section) => settingsOf(config, section),
       async (channel, scope) =>
-        (await providerConfigs.get(`${channel}/${scope.tenantId}/${scope.instanceId}`))?.config ?? undefined,
+        (await this.providerConfigs.get(`${channel}/${scope.tenantId}/${scope.instanceId}`))?.config ?? undefined,
       providers,
     );
     this.log = log;
@@ -212,6 +213,7 @@ export class Services {
         instanceId || undefined,
       );
     });
+    this.caches = new CacheInvalidation(this.db, () => this.clearCaches(), log, database.listen);
   }
 
   // A name with a NUL byte names nothing: PostgreSQL text cannot hold one, and would refuse the lookup.
@@ -249,11 +251,20 @@ export class Services {
     return access ?? { active: false, instanceIds: new Set(), permissions: new Set() };
   }
 
-  /** Call after a change to tenants, instances, formations, grants or callers' status. */
-  forgetCachedAccess(): void {
+  /**
+   * Call after a committed change to tenants, instances, formations, grants, callers' status or
+   * provider configurations: this process's caches go at once, every other node's on the
+   * notification it hears.
+   */
+  forgetCaches(): Promise<void> {
+    return this.caches.changed();
+  }
+
+  private clearCaches(): void {
     this.tenants.clear();
     this.instances.clear();
     this.instancesById.clear();
     this.access.clear();
+    this.providerConfigs.clear();
   }
 }

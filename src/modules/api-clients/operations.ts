@@ -124,8 +124,8 @@ export async function updateClient(ctx: TenantContext, id: string, body: ApiClie
     w.changed({ action: 'API_CLIENT_UPDATED', entityType: 'API_CLIENT', entityId: id, changedFields: [...changedFields] });
     return readBack(w, ctx, id);
   });
-  // Every node's cached access ends within CAIRN_CACHE_TTL_MS; this one's at once.
-  if (changedFields.length > 0) ctx.services.forgetCachedAccess();
+  // Every node's cached access ends at once (http/cache-invalidation.ts).
+  if (changedFields.length > 0) await ctx.services.forgetCaches();
   return clientView(row);
 }
 

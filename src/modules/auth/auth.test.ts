@@ -187,7 +187,7 @@ describe('bearer tokens', () => {
     const api = new Api(app.server, client.token);
     assert.equal((await api.get(`${t.base}/patients`)).status, 200);
     await app.services.db.updateTable('api_clients').set({ enabled: false }).where('id', '=', client.id).execute();
-    app.services.forgetCachedAccess();
+    await app.services.forgetCaches();
     assert.equal(errorCode(await api.get(`${t.base}/patients`)), 'NOT_VALID_JSON_WEB_TOKEN');
     const again = await anonymous.post('/auth/token', { apiClient: client.clientKey, secret: client.secret });
     assert.equal(errorCode(again), 'INVALID_CLIENT_CREDENTIALS');

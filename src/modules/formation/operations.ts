@@ -45,7 +45,7 @@ export async function publish(ctx: Context): Promise<FormationRow> {
     for (const section of shape.sections) await section.published?.(w, { tenantId: actor.tenantId, instanceId }, document);
     return row;
   });
-  ctx.services.forgetCachedAccess();
+  await ctx.services.forgetCaches();
   return published;
 }
 

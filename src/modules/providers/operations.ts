@@ -136,7 +136,7 @@ export async function putProviderSettings(
       about: { channel, driver: body.driver, ...(instanceName ? { instanceName } : {}) },
       changedFields: ['driver', ...Object.keys(body.options ?? {}).filter((name) => Object.hasOwn(options, name))],
     });
-    w.afterCommit(() => ctx.services.forgetProviderConfigs());
+    w.afterCommit(() => ctx.services.forgetCaches());
     return saved;
   });
   return view(ctx, row, new Map([[instanceId, instanceName ?? '']]));
@@ -161,6 +161,6 @@ export async function deleteProviderSettings(ctx: TenantContext, channel: string
       entityId: null,
       about: { channel, driver: removed.driver, ...(instanceName ? { instanceName } : {}) },
     });
-    w.afterCommit(() => ctx.services.forgetProviderConfigs());
+    w.afterCommit(() => ctx.services.forgetCaches());
   });
 }

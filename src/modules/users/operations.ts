@@ -215,7 +215,7 @@ export async function saveUser(
     });
     return saved;
   });
-  services.forgetCachedAccess();
+  await services.forgetCaches();
   return viewOf(services, tenant, row);
 }
 
@@ -259,7 +259,7 @@ export async function deleteUser(ctx: TenantContext, key: string, lookup: UserLo
     }
     w.changed({ action: 'USER_DELETED', entityType: 'USER', entityId: user.id });
   });
-  services.forgetCachedAccess();
+  await services.forgetCaches();
 }
 
 export async function setPassword(ctx: TenantContext, key: string, lookup: UserLookup, password: string) {
