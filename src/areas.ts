@@ -1,5 +1,6 @@
 import { area as accessLog } from './modules/access-log/area.ts';
 import { area as apiClients } from './modules/api-clients/area.ts';
+import { area as apps } from './modules/apps/area.ts';
 import { area as assessments } from './modules/assessments/area.ts';
 import { area as audit } from './modules/audit/area.ts';
 import { area as auth } from './modules/auth/area.ts';
@@ -45,6 +46,7 @@ export const areas: readonly Area[] = [
   formation,
   users,
   apiClients,
+  apps,
   patients,
   programs,
   carePlan,

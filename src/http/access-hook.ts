@@ -6,6 +6,7 @@ import { requestContext } from './context.ts';
 import type { AccessTable } from './route-access.ts';
 import { scopesAllow } from './scopes.ts';
 import type { Services } from './services.ts';
+import { isCairnToken } from './tokens.ts';
 
 const TENANT_ROUTE = /^\/:tenantName\//;
 const INSTANCE_ROUTE = /^\/:tenantName\/:instanceName(\/|$)/;
@@ -33,8 +34,9 @@ export function registerAccessControl(app: FastifyInstance, services: Services, 
   app.addHook('onRequest', async (request) => {
     const rule = request.routeOptions.config.access;
     if (!rule || rule.public) return;
-    const caller = await services.tokens.verify(bearerToken(request));
+    const token = bearerToken(request);
     const params = request.params as { tenantName: string; instanceName?: string };
+    const caller = isCairnToken(token) ? await services.tokens.verify(token) : await appCaller(services, request, token, params);
     const tenant = await services.tenant(params.tenantName);
     if (!tenant) throw new ApiError('TENANT_NOT_FOUND', { tenantName: params.tenantName });
     if (tenant.id !== caller.tenantId) throw new ApiError('TENANT_ACCESS_DENIED', { tenantName: tenant.name });
@@ -81,6 +83,23 @@ export function registerAccessControl(app: FastifyInstance, services: Services, 
     }
     request.context = requestContext(services, request, caller, access, tenant, instance);
   });
+}
+
+/**
+ * An app's opaque token (http/services.ts `OpaqueTokens`): good only in the instance its
+ * authorization server serves, so it is resolved there, and on instance routes only.
+ */
+async function appCaller(
+  services: Services,
+  request: FastifyRequest,
+  token: string,
+  params: { tenantName: string; instanceName?: string },
+) {
+  const tenant = INSTANCE_ROUTE.test(request.routeOptions.url ?? '') ? await services.tenant(params.tenantName) : undefined;
+  const instance = tenant && (await services.instance(tenant.id, params.instanceName ?? ''));
+  const caller = instance && (await services.opaqueCaller(token, { tenant, instance }));
+  if (!caller) throw new ApiError('NOT_VALID_JSON_WEB_TOKEN');
+  return caller;
 }
 
 function bearerToken(request: FastifyRequest): string {

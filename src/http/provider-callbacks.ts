@@ -66,11 +66,24 @@ export async function checkedCallback<D extends { callbacks?: Callbacks }, Env>(
 }
 
 /** Vendors post forms (application/x-www-form-urlencoded): an area receiving their callbacks reads them as fields. */
-export function acceptForms(app: { addContentTypeParser: Api['addContentTypeParser'] }): void {
+export function acceptForms(
+  app: { addContentTypeParser: Api['addContentTypeParser'] },
+  /** A name given more than once becomes a list (a page's checkboxes); otherwise the last one counts. */
+  { repeated = false }: { repeated?: boolean } = {},
+): void {
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: 256 * 1024 },
-    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+    (_request, body, done) => {
+      const params = new URLSearchParams(String(body));
+      if (!repeated) return done(null, Object.fromEntries(params));
+      const form: Record<string, string | string[]> = {};
+      for (const [name, value] of params) {
+        const had = form[name];
+        form[name] = had === undefined ? value : [had, value].flat();
+      }
+      return done(null, form);
+    },
   );
 }
 

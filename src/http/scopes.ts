@@ -29,10 +29,15 @@ export type Interaction = 'r' | 's';
  */
 export type RouteScope = `${string}.${Interaction}` | '*';
 
-/** `system/{type}.{cruds}` in SMART v2, or v1's `system/{type}.read|write|*`; `*` as the type is every type. */
-const SCOPE = /^system\/([A-Za-z]+|\*)\.(c?r?u?d?s?|read|write|\*)$/;
+/**
+ * `system/{type}.{cruds}` in SMART v2, or v1's `system/{type}.read|write|*`; `*` as the type is every
+ * type. `user/` scopes are an app's acting for a user (modules/apps): they narrow the user's roles
+ * the same way.
+ */
+const SCOPE = /^(system|user)\/([A-Za-z]+|\*)\.(c?r?u?d?s?|read|write|\*)$/;
 
 export interface RequestedScope {
+  context: 'system' | 'user';
   /** A resource type, or `*`. */
   type: string;
   /** What of r and s it asks for (v1's `read` and `*` are both). */
@@ -42,15 +47,15 @@ export interface RequestedScope {
 /** A scope as asked for, or undefined for one that is not a system scope Cairn knows (a launch or user scope). */
 export function parseScope(text: string): RequestedScope | undefined {
   const match = SCOPE.exec(text);
-  if (!match || match[2] === '') return undefined;
-  const [, type, permissions] = match as unknown as [string, string, string];
+  if (!match || match[3] === '') return undefined;
+  const [, context, type, permissions] = match as unknown as [string, RequestedScope['context'], string, string];
   const interactions: Interaction[] =
     permissions === 'read' || permissions === '*'
       ? ['r', 's']
       : permissions === 'write'
         ? []
         : (['r', 's'] as const).filter((letter) => permissions.includes(letter));
-  return { type, interactions };
+  return { context, type, interactions };
 }
 
 /** The scope granting these interactions on a type: `system/Patient.rs`. */

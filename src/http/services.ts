@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { type Config, settingsOf } from '../config.ts';
@@ -60,6 +61,17 @@ export interface ServiceOptions {
 }
 
 /** What the areas declare for the mechanisms the services hold. */
+/**
+ * Access tokens that are not Cairn's own signed ones: an app's, issued by an instance's
+ * authorization server (modules/apps) and good in that instance only. The area that issues them
+ * resolves them in the instance the request names; undefined for a token it does not know.
+ */
+export type OpaqueTokens = (
+  services: Services,
+  token: string,
+  where: { tenant: Tenant; instance: Instance },
+) => Promise<Caller | undefined>;
+
 export interface Declared {
   /** Background work, by kind. */
   jobKinds: ReadonlyMap<string, JobKind<Services>>;
@@ -75,6 +87,8 @@ export interface Declared {
   patientData: readonly PatientData[];
   /** The FHIR resources the areas' records are, by type (the bulk export's job walks them). */
   fhir: ReadonlyMap<string, readonly FhirResource[]>;
+  /** What resolves an app's opaque access token (the apps area's authorization servers), if an area issues them. */
+  opaqueTokens?: OpaqueTokens;
 }
 
 const noop = () => {};
@@ -111,6 +125,8 @@ export class Services {
   readonly providers: Providers<Services>;
   /** Seals the credentials tenants give for outside services (their SMTP password). */
   readonly sealer: Sealer;
+  /** A key for one purpose (an authorization server's cookies), derived from the server's secret: the same on every node. */
+  readonly derivedKey: (purpose: string) => Buffer;
   /** What the channels' areas do with inbound messages and delivery outcomes, by channel. */
   readonly channels: ReadonlyMap<ChannelName, ChannelHandlers<Services>>;
   /** Every outside service's slot, by the area that reaches it. */
@@ -131,6 +147,7 @@ export class Services {
   private readonly providerConfigs: ReadThroughCache<{ config: StoredConfig | null }>;
   /** Tells every serving process to drop its read caches (cache-invalidation.ts). */
   readonly caches: CacheInvalidation;
+  private readonly opaqueTokens: OpaqueTokens | undefined;
 
   constructor({ config, database, secret, clock = systemClock, blobs, declared = {}, providers, log = silent }: ServiceOptions) {
     const {
@@ -141,8 +158,10 @@ export class Services {
       slots = [],
       patientData = [],
       fhir = new Map(),
+      opaqueTokens,
     } = declared;
     this.config = config;
+    this.opaqueTokens = opaqueTokens;
     this.tokens = new TokenService(secret, clock);
     this.pageTokens = new PageTokens(secret);
     this.clock = clock;
@@ -157,6 +176,7 @@ export class Services {
     this.patientData = patientData;
     this.fhir = fhir;
     this.sealer = new Sealer(secret);
+    this.derivedKey = (purpose) => Buffer.from(hkdfSync('sha256', secret, 'cairn', purpose, 32));
     // A channel's configuration for an instance, its tenant's, or none, read once per node every CAIRN_CACHE_TTL_MS.
     this.providerConfigs = new ReadThroughCache<{ config: StoredConfig | null }>(config.cacheTtlMs, async (key) => {
       const [channel = '', tenantId = '', instanceId = ''] = key.split('/');
@@ -246,6 +266,11 @@ export class Services {
   }
 
   /** The caller's permissions in one instance, or across the tenant when `instanceId` is omitted. */
+  /** The caller an opaque access token (an app's) stands for in this instance; undefined when none issued it. */
+  async opaqueCaller(token: string, where: { tenant: Tenant; instance: Instance }): Promise<Caller | undefined> {
+    return this.opaqueTokens?.(this, token, where);
+  }
+
   async accessOf(caller: Caller, instanceId?: string): Promise<Access> {
     const access = await this.access.get(`${caller.tenantId}/${caller.type}/${caller.id}/${instanceId ?? ''}`);
     return access ?? { active: false, instanceIds: new Set(), permissions: new Set() };

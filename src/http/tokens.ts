@@ -8,6 +8,9 @@ export const TOKEN_LIFETIME_SECONDS = 60 * 60;
 const ISSUER = 'cairn';
 const AUDIENCE = 'cairn-api';
 
+/** Cairn's own tokens are JWTs (three dot-separated parts); anything else is an opaque token. */
+export const isCairnToken = (token: string) => token.split('.').length === 3;
+
 export interface IssuedToken {
   token: string;
   expiresAt: Date;

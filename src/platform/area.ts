@@ -17,7 +17,7 @@ import type { FhirResource } from '../http/fhir.ts';
 import { idempotencyErrors } from '../http/idempotency.ts';
 import { forgetAnswersNaming, removeExpiredKeys } from '../http/idempotency-store.ts';
 import type { AreaPlugin } from '../http/plugin.ts';
-import type { Declared, Services } from '../http/services.ts';
+import type { Declared, OpaqueTokens, Services } from '../http/services.ts';
 import type { JobKind } from '../jobs/kinds.ts';
 import { forgetJobsNaming } from '../jobs/queue.ts';
 import { jobSettings } from '../jobs/settings.ts';
@@ -65,6 +65,8 @@ export interface Area {
   exports?: Record<string, ExportSource>;
   /** The FHIR R4 resources its records are (Patient): served read-only at /fhir/R4/{type}. */
   fhir?: FhirResource[];
+  /** The opaque access tokens it issues (an app's), resolved by the access hook in the instance a request names; one area at most. */
+  opaqueTokens?: OpaqueTokens;
   /**
    * Where its route-check fixtures are (its `fixtures.ts`: the records it seeds in a test tenant and
    * the path parameters they fill). Test code: the app never loads it.
@@ -204,6 +206,10 @@ export function mergeAreas(areas: readonly Area[]): Merged {
     for (const resource of area.fhir ?? []) {
       claim('FHIR resource', `${resource.type} from ${resource.table}`, area);
       declarations.fhir.set(resource.type, [...(declarations.fhir.get(resource.type) ?? []), resource]);
+    }
+    if (area.opaqueTokens) {
+      claim('opaque tokens', 'issuer', area);
+      declarations.opaqueTokens = area.opaqueTokens;
     }
     if (area.patientData) {
       // One owner per table: the coverage test then says which area forgot one.

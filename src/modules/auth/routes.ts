@@ -6,7 +6,6 @@ import { ApiError, badField, ErrorBody } from '../../wire/errors.ts';
 import { DateTime } from '../../wire/schemas.ts';
 import { tokenLimitSettings } from './settings.ts';
 import smartRoutes from './smart.ts';
-import smartConfigurationRoutes from './smart-configuration.ts';
 import { type ClientForLogin, findClientByKey, findClientInTenant, findUserForLogin } from './store.ts';
 import { checkedAttempt, type TokenSubject } from './token-limit.ts';
 
@@ -39,8 +38,6 @@ const authRoutes: AreaPlugin = async (app, options) => {
   const { services } = options;
   // Its own scope: OAuth's form bodies and error format stay there.
   await app.register(smartRoutes, options);
-  // Under the FHIR base: the FHIR API's error format.
-  await app.register(smartConfigurationRoutes, options);
   const { db, tokens } = services;
   const limit = settingsOf(services.config, tokenLimitSettings);
 

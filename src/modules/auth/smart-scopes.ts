@@ -14,7 +14,7 @@ export function grantedScopes(requested: string, resources: readonly FhirResourc
   const granted = new Map<string, Set<Interaction>>();
   for (const text of requested.split(' ').filter(Boolean)) {
     const scope = parseScope(text);
-    if (!scope) continue;
+    if (scope?.context !== 'system') continue;
     const types = scope.type === '*' ? [...readable] : readable.has(scope.type) ? [scope.type] : [];
     for (const type of types) {
       const interactions = granted.get(type) ?? new Set();

@@ -75,15 +75,17 @@ describe('SMART Backend Services', () => {
     const t = await createTestTenant(app);
     const config = await t.anonymous.get(`${t.base}/fhir/R4/.well-known/smart-configuration`);
     assert.equal(config.status, 200, config.text);
-    assert.equal(config.body.token_endpoint, TOKEN_URL);
-    assert.deepEqual(config.body.grant_types_supported, ['client_credentials']);
-    assert.deepEqual(config.body.token_endpoint_auth_methods_supported, ['private_key_jwt']);
+    // One token endpoint for apps and backend services, at the FHIR base; /auth/smart/token stays for clients that know it.
+    const fhirToken = `http://localhost:80${t.base}/fhir/R4/oauth/token`;
+    assert.equal(config.body.token_endpoint, fhirToken);
+    assert.ok(config.body.grant_types_supported.includes('client_credentials'));
+    assert.ok(config.body.token_endpoint_auth_methods_supported.includes('private_key_jwt'));
     assert.deepEqual(config.body.token_endpoint_auth_signing_alg_values_supported, ['RS384', 'ES384']);
     assert.ok(config.body.scopes_supported.includes('system/Patient.rs'));
     assert.ok(config.body.capabilities.includes('client-confidential-asymmetric'));
-    // SMART App Launch 2.0 requires it (S256, never plain), though no authorization endpoint is served yet.
+    // SMART App Launch 2.0 requires it: S256, never plain.
     assert.deepEqual(config.body.code_challenge_methods_supported, ['S256']);
-    assert.equal(config.body.authorization_endpoint, undefined);
+    assert.equal(config.body.authorization_endpoint, `http://localhost:80${t.base}/fhir/R4/oauth/authorize`);
     // Under the FHIR base, a miss is an OperationOutcome.
     const nowhere = await t.anonymous.get(`/${t.tenant.name}/nowhere/fhir/R4/.well-known/smart-configuration`);
     assert.equal(nowhere.status, 404);
@@ -108,6 +110,30 @@ describe('SMART Backend Services', () => {
       assert.equal(read.status, 200, JSON.stringify(read.body));
       assert.equal(read.body.id, patient.id);
     }
+
+    // The same grant at the discovered endpoint, the assertion's aud naming it; a client of another tenant is refused there.
+    const atBase = (signed: string, base = t.base) =>
+      app.server.inject({
+        method: 'POST',
+        url: `${base}/fhir/R4/oauth/token`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({
+          grant_type: 'client_credentials',
+          scope: 'system/Patient.rs',
+          client_assertion_type: JWT_BEARER,
+          client_assertion: signed,
+        }).toString(),
+      });
+    const fromBase = await atBase(await assertion(client.clientKey, { audience: fhirToken }));
+    assert.equal(fromBase.statusCode, 200, fromBase.body);
+    assert.equal((await bearer(fromBase.json().access_token, `${t.base}/fhir/R4/Patient/${patient.id}`)).status, 200);
+    const other = await createTestTenant(app);
+    const elsewhere = await atBase(
+      await assertion(client.clientKey, { audience: `http://localhost:80${other.base}/fhir/R4/oauth/token` }),
+      other.base,
+    );
+    assert.equal(elsewhere.statusCode, 401, elsewhere.body);
+    assert.equal(elsewhere.json().error, 'invalid_client');
   });
 
   test('scopes narrow the roles: other types, searches not granted and the care-management API are refused', async () => {
@@ -152,7 +178,10 @@ describe('SMART Backend Services', () => {
     const t = await createTestTenant(app);
     const metadata = await t.anonymous.get(`${t.base}/fhir/R4/metadata`);
     const security = metadata.body.rest[0].security;
-    assert.deepEqual(security.extension[0].extension, [{ url: 'token', valueUri: TOKEN_URL }]);
+    assert.deepEqual(security.extension[0].extension[0], {
+      url: 'token',
+      valueUri: `http://localhost:80${t.base}/fhir/R4/oauth/token`,
+    });
     assert.ok(security.service[0].coding.some((coding: { code: string }) => coding.code === 'SMART-on-FHIR'));
 
     const client = await registeredClient(t, 'admin');

@@ -1,10 +1,11 @@
-import type { FastifyError } from 'fastify';
-import { Type } from 'typebox';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { type Static, Type } from 'typebox';
 import { settingsOf } from '../../config.ts';
 import { requestOrigin } from '../../files/links.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
-import { acceptForms } from '../../http/provider-callbacks.ts';
+import { acceptForms, publicUrl } from '../../http/provider-callbacks.ts';
 import { SMART_TOKEN_PATH, smartTokenEndpoint } from '../../http/scopes.ts';
+import type { Services } from '../../http/services.ts';
 import { TOKEN_LIFETIME_SECONDS } from '../../http/tokens.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { ASSERTION_ALGORITHMS, assertionIssuer, checkAssertion, useAssertionOnce } from './assertion.ts';
@@ -23,7 +24,7 @@ import { checkedAttempt } from './token-limit.ts';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
-class OAuthError extends Error {
+export class OAuthError extends Error {
   constructor(
     readonly status: 400 | 401,
     readonly error: 'invalid_request' | 'invalid_client' | 'invalid_scope' | 'unsupported_grant_type',
@@ -33,9 +34,9 @@ class OAuthError extends Error {
   }
 }
 
-const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() });
+export const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() });
 
-const TokenForm = Type.Object(
+export const TokenForm = Type.Object(
   {
     grant_type: Type.Optional(Type.String({ maxLength: 100 })),
     scope: Type.Optional(Type.String({ maxLength: 4000 })),
@@ -45,35 +46,16 @@ const TokenForm = Type.Object(
   { additionalProperties: true },
 );
 
-const SmartToken = Type.Object({
+export const SmartToken = Type.Object({
   access_token: Type.String(),
   token_type: Type.Literal('bearer'),
   expires_in: Type.Integer(),
   scope: Type.String({ description: 'The scopes granted, one per resource type: fewer than asked where the roles allow less' }),
 });
 
-const smartRoutes: AreaPlugin = async (app, { services, fhir }) => {
-  const { db } = services;
-  const limit = settingsOf(services.config, tokenLimitSettings);
-  const resources = [...fhir.values()].flat();
+const smartRoutes: AreaPlugin = async (app, { services }) => {
   acceptForms(app);
-
-  app.setErrorHandler((error: FastifyError, _request, reply) => {
-    const oauth =
-      error instanceof OAuthError
-        ? error
-        : error.validation || error.statusCode === 415 || error.statusCode === 400
-          ? new OAuthError(400, 'invalid_request', error.message)
-          : undefined;
-    if (oauth) {
-      return reply
-        .code(oauth.status)
-        .header('cache-control', 'no-store')
-        .send({ error: oauth.error, error_description: oauth.message });
-    }
-    // The sign-in limits (429 with Retry-After) answer as Cairn's token routes do.
-    throw error;
-  });
+  app.setErrorHandler(oauthErrors);
 
   app.post(
     SMART_TOKEN_PATH,
@@ -88,53 +70,94 @@ const smartRoutes: AreaPlugin = async (app, { services, fhir }) => {
         response: { 200: SmartToken, 400: OAuthErrorBody, 401: OAuthErrorBody, 429: ErrorBody },
       },
     },
-    async (request, reply) => {
-      const form = request.body;
-      // RFC 6749 §5.2: a missing parameter is invalid_request; unsupported_grant_type is for a grant named but not served.
-      if (!form.grant_type) throw new OAuthError(400, 'invalid_request', 'grant_type is required (client_credentials)');
-      if (form.grant_type !== 'client_credentials') {
-        throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be client_credentials');
-      }
-      if (form.client_assertion_type !== JWT_BEARER || !form.client_assertion) {
-        throw new OAuthError(400, 'invalid_request', `client_assertion_type must be ${JWT_BEARER}, with a client_assertion`);
-      }
-      if (!form.scope) throw new OAuthError(400, 'invalid_request', 'scope is required');
-      const assertion = form.client_assertion;
-      const issuer = assertionIssuer(assertion);
-      const client = issuer ? await findClientByKey(db, issuer) : undefined;
-      const now = services.clock.now();
-      let why = 'no API client has this key, or it is disabled, or it registered no keys';
-      const matches = async () => {
-        if (!client?.enabled || !client.jwks) return false;
-        // As published, and as reached (a proxy in front may change the host the request names).
-        const audiences = [smartTokenEndpoint(services, request), `${requestOrigin(request)}${SMART_TOKEN_PATH}`];
-        const checked = await checkAssertion(assertion, { clientKey: client.clientKey, jwks: client.jwks, audiences, now });
-        if (!checked.ok) {
-          why = checked.why;
-          return false;
-        }
-        why = 'this assertion (its jti) was used before';
-        return useAssertionOnce(db, client, checked, now);
-      };
-      const subject = client && { tenantId: client.tenantId, principalId: client.id };
-      const ok = await checkedAttempt(db, limit, now, { subject, source: request.ip, matches });
-      if (!ok || !client) throw new OAuthError(401, 'invalid_client', why);
-
-      const caller = { type: 'API_CLIENT' as const, id: client.id, tenantId: client.tenantId, name: `API_CLIENT:${client.name}` };
-      const scopes = grantedScopes(form.scope, resources, await services.accessOf(caller));
-      if (scopes.length === 0) {
-        throw new OAuthError(400, 'invalid_scope', "none of the scopes asked for is one this client's roles allow");
-      }
-      const issued = await services.tokens.issue({ ...caller, scopes });
-      reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-      return {
-        access_token: issued.token,
-        token_type: 'bearer' as const,
-        expires_in: TOKEN_LIFETIME_SECONDS,
-        scope: scopes.join(' '),
-      };
-    },
+    async (request, reply) => backendServicesToken(services, request, reply, request.body),
   );
 };
 
 export default smartRoutes;
+
+/** OAuth's error answers (RFC 6749 §5.2) for a scope serving token requests; the sign-in limits (429 with Retry-After) answer as Cairn's token routes do. */
+export function oauthErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const oauth =
+    error instanceof OAuthError
+      ? error
+      : error.validation || error.statusCode === 415 || error.statusCode === 400
+        ? new OAuthError(400, 'invalid_request', error.message)
+        : undefined;
+  if (oauth) {
+    return reply
+      .code(oauth.status)
+      .header('cache-control', 'no-store')
+      .send({ error: oauth.error, error_description: oauth.message });
+  }
+  throw error;
+}
+
+/** The form of a token request, as Fastify parsed it. */
+export type TokenFormBody = Static<typeof TokenForm>;
+
+/**
+ * SMART Backend Services' `client_credentials` grant: checks the form and the signed assertion and
+ * answers the token. Shared by this route and the FHIR base's token endpoint (modules/apps), where
+ * the same grant arrives beside the app launch's.
+ */
+export async function backendServicesToken(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  form: TokenFormBody,
+  /** The tenant whose FHIR base the request came to: a client of another is refused. */
+  tenantId?: string,
+) {
+  const { db } = services;
+  const limit = settingsOf(services.config, tokenLimitSettings);
+  const resources = [...services.fhir.values()].flat();
+  // RFC 6749 §5.2: a missing parameter is invalid_request; unsupported_grant_type is for a grant named but not served.
+  if (!form.grant_type) throw new OAuthError(400, 'invalid_request', 'grant_type is required (client_credentials)');
+  if (form.grant_type !== 'client_credentials') {
+    throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be client_credentials');
+  }
+  if (form.client_assertion_type !== JWT_BEARER || !form.client_assertion) {
+    throw new OAuthError(400, 'invalid_request', `client_assertion_type must be ${JWT_BEARER}, with a client_assertion`);
+  }
+  if (!form.scope) throw new OAuthError(400, 'invalid_request', 'scope is required');
+  const assertion = form.client_assertion;
+  const issuer = assertionIssuer(assertion);
+  const client = issuer ? await findClientByKey(db, issuer) : undefined;
+  const now = services.clock.now();
+  let why = 'no API client of this tenant has this key, or it is disabled, or it registered no keys';
+  const matches = async () => {
+    if (!client?.enabled || !client.jwks || (tenantId !== undefined && client.tenantId !== tenantId)) return false;
+    // As published, and as reached (a proxy in front may change the host the request names).
+    const path = request.url.split('?')[0] ?? SMART_TOKEN_PATH;
+    const audiences = [
+      smartTokenEndpoint(services, request),
+      publicUrl(services, path) ?? '',
+      `${requestOrigin(request)}${path}`,
+    ];
+    const checked = await checkAssertion(assertion, { clientKey: client.clientKey, jwks: client.jwks, audiences, now });
+    if (!checked.ok) {
+      why = checked.why;
+      return false;
+    }
+    why = 'this assertion (its jti) was used before';
+    return useAssertionOnce(db, client, checked, now);
+  };
+  const subject = client && { tenantId: client.tenantId, principalId: client.id };
+  const ok = await checkedAttempt(db, limit, now, { subject, source: request.ip, matches });
+  if (!ok || !client) throw new OAuthError(401, 'invalid_client', why);
+
+  const caller = { type: 'API_CLIENT' as const, id: client.id, tenantId: client.tenantId, name: `API_CLIENT:${client.name}` };
+  const scopes = grantedScopes(form.scope, resources, await services.accessOf(caller));
+  if (scopes.length === 0) {
+    throw new OAuthError(400, 'invalid_scope', "none of the scopes asked for is one this client's roles allow");
+  }
+  const issued = await services.tokens.issue({ ...caller, scopes });
+  reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+  return {
+    access_token: issued.token,
+    token_type: 'bearer' as const,
+    expires_in: TOKEN_LIFETIME_SECONDS,
+    scope: scopes.join(' '),
+  };
+}

@@ -10,7 +10,7 @@ import { DEFAULT_COUNT, MAX_COUNT } from './store.ts';
  */
 export function capabilityStatement(
   types: ReadonlyMap<string, readonly FhirResource[]>,
-  urls: { base: string; token: string },
+  urls: { base: string; token: string; authorize: string; revoke: string; introspect: string },
   version: string,
   at: Date,
 ) {
@@ -37,7 +37,12 @@ export function capabilityStatement(
           extension: [
             {
               url: 'http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris',
-              extension: [{ url: 'token', valueUri: urls.token }],
+              extension: [
+                { url: 'token', valueUri: urls.token },
+                { url: 'authorize', valueUri: urls.authorize },
+                { url: 'revoke', valueUri: urls.revoke },
+                { url: 'introspect', valueUri: urls.introspect },
+              ],
             },
           ],
           cors: true,
@@ -50,7 +55,7 @@ export function capabilityStatement(
             },
           ],
           description:
-            "A bearer token from Cairn's /auth/token, or from SMART Backend Services (.well-known/smart-configuration); the caller's roles, narrowed by a SMART token's scopes, say what it may read.",
+            "A bearer token from Cairn's /auth/token, from an app's SMART App Launch or from SMART Backend Services (.well-known/smart-configuration); the caller's roles, narrowed by a SMART token's scopes, say what it may read.",
         },
         operation: [BULK_OPERATIONS.system],
         resource: [

@@ -6,9 +6,9 @@ import { type Context, contextOf } from '../../http/context.ts';
 import { compact, type FhirResource, paramsOf } from '../../http/fhir.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { heldOf, needs, needsAnyOf } from '../../http/route-access.ts';
-import { smartTokenEndpoint } from '../../http/scopes.ts';
 import { ApiError } from '../../wire/errors.ts';
 import { InstanceParams } from '../../wire/schemas.ts';
+import { oauthEndpoints } from '../apps/index.ts';
 import { capabilityStatement } from './capability.ts';
 import { acceptSearchForms, mergeParams, negotiateFormat } from './format.ts';
 import { included, includeNames, parseIncludes } from './include.ts';
@@ -99,11 +99,11 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
       // Open, but only for an instance there is.
       const tenant = await services.tenant(request.params.tenantName);
       const instance = tenant && (await services.instance(tenant.id, request.params.instanceName));
-      if (!instance) throw new ApiError('INSTANCE_NOT_FOUND', { instanceName: request.params.instanceName });
+      if (!tenant || !instance) throw new ApiError('INSTANCE_NOT_FOUND', { instanceName: request.params.instanceName });
       reply.type(FHIR_JSON);
       return capabilityStatement(
         fhir,
-        { base: baseOf(request), token: smartTokenEndpoint(services, request) },
+        { base: baseOf(request), ...oauthEndpoints(services, request, tenant.name, instance.name) },
         '1.0.0',
         services.clock.now(),
       );

@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import * as oidc from 'openid-client';
+import { createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
+
+/**
+ * SMART App Launch 2.0 (docs/identity.md): an administrator registers an app; a user signs in on
+ * Cairn's page and allows it; the app, an outside relying party (openid-client), trades the code
+ * (with PKCE) for tokens and reads the FHIR API within both its scopes and the user's role.
+ */
+
+const app = await startApp();
+const origin = await app.server.listen({ port: 0, host: '127.0.0.1' });
+after(() => app.server.close());
+
+const REDIRECT = 'http://localhost:5173/callback';
+const PASSWORD = 'correct horse battery';
+
+async function registerApp(t: TestTenant, body: Record<string, unknown> = {}) {
+  const response = await t.api.post(`${t.admin}/apps`, {
+    name: `app-${Math.random().toString(36).slice(2, 8)}`,
+    clientType: 'PUBLIC',
+    redirectUris: [REDIRECT],
+    scopes: ['openid', 'fhirUser', 'offline_access', 'user/*.rs'],
+    ...body,
+  });
+  assert.equal(response.status, 201, response.text);
+  return response.body as { id: string; clientId: string; clientSecret: string | null };
+}
+
+async function userWithPassword(t: TestTenant, role = 'patient-reader') {
+  const username = `nurse-${Math.random().toString(36).slice(2, 8)}`;
+  const user = await t.api.post(`${t.admin}/users`, {
+    username,
+    email: `${username}@example.org`,
+    firstName: 'Joy',
+    lastName: 'Nurse',
+    passwordAccess: true,
+    roles: [{ permissionName: role, instanceName: 'sandbox' }],
+  });
+  assert.equal(user.status, 201, user.text);
+  assert.equal((await t.api.put(`${t.admin}/users/${username}/password`, { password: PASSWORD })).status, 200);
+  return { username, id: (user.body as { id: string }).id };
+}
+
+/** A browser: follows nothing by itself, keeps the cookies it is given. */
+class Browser {
+  private readonly cookies = new Map<string, string>();
+
+  async request(url: string, init: { method?: string; form?: Record<string, string | string[]> } = {}) {
+    const headers: Record<string, string> = { cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ') };
+    let body: string | undefined;
+    if (init.form) {
+      const params = new URLSearchParams();
+      for (const [name, value] of Object.entries(init.form)) for (const one of [value].flat()) params.append(name, one);
+      body = params.toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    }
+    const response = await fetch(new URL(url, origin), {
+      method: init.method ?? (body ? 'POST' : 'GET'),
+      headers,
+      body,
+      redirect: 'manual',
+    });
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair = ''] = cookie.split(';');
+      const [name = '', value = ''] = pair.split('=');
+      if (value) this.cookies.set(name, value);
+      else this.cookies.delete(name);
+    }
+    return { status: response.status, location: response.headers.get('location') ?? undefined, text: await response.text() };
+  }
+}
+
+const fhirBase = (t: TestTenant) => `${origin}${t.base}/fhir/R4`;
+
+async function discover(t: TestTenant, clientId: string, secret?: string) {
+  return oidc.discovery(new URL(fhirBase(t)), clientId, secret, secret ? oidc.ClientSecretBasic(secret) : oidc.None(), {
+    execute: [oidc.allowInsecureRequests],
+  });
+}
+
+/** The whole authorization: the app's URL, sign-in, consent (what `allow` leaves checked), back to the app. */
+async function authorize(
+  t: TestTenant,
+  config: oidc.Configuration,
+  username: string,
+  { scope = 'openid fhirUser offline_access user/Patient.rs user/Task.rs', allow }: { scope?: string; allow?: string[] } = {},
+) {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    scope,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    aud: fhirBase(t),
+  });
+  const browser = new Browser();
+  const start = await browser.request(url.href);
+  assert.equal(start.status, 303, start.text);
+  const signInPage = await browser.request(start.location ?? '');
+  assert.equal(signInPage.status, 200, signInPage.text);
+  assert.match(signInPage.text, /<form method="post"/);
+  const action = /action="([^"]+)"/.exec(signInPage.text)?.[1] ?? '';
+  const signedIn = await browser.request(action, { form: { username, password: PASSWORD } });
+  assert.equal(signedIn.status, 303, signedIn.text);
+  const resumed = await browser.request(signedIn.location ?? '');
+  assert.equal(resumed.status, 303, resumed.text);
+  const consentPage = await browser.request(resumed.location ?? '');
+  assert.equal(consentPage.status, 200, consentPage.text);
+  const offered = [...consentPage.text.matchAll(/name="scope" value="([^"]+)"/g)].map((match) => match[1] ?? '');
+  const consentAction = /action="([^"]+)"/.exec(consentPage.text)?.[1] ?? '';
+  const consented = await browser.request(consentAction, { form: { decision: 'allow', scope: allow ?? offered } });
+  assert.equal(consented.status, 303, consented.text);
+  const back = await browser.request(consented.location ?? '');
+  assert.equal(back.status, 303, back.text);
+  assert.ok(back.location?.startsWith(REDIRECT), back.location);
+  return { callback: new URL(back.location ?? ''), verifier, state, offered };
+}
+
+async function fhirGet(token: string, url: string) {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe('SMART App Launch: an app acts for a user who allows it', () => {
+  test('discovery, sign-in, consent, code with PKCE, tokens that read within the scopes and the role, refresh, revocation', async () => {
+    const t = await createTestTenant(app);
+    const registered = await registerApp(t);
+    const user = await userWithPassword(t);
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Lovelace' });
+
+    const smart = (await fetch(`${fhirBase(t)}/.well-known/smart-configuration`).then((r) => r.json())) as Record<
+      string,
+      string[]
+    > & { capabilities: string[] };
+    assert.equal(smart.authorization_endpoint, `${fhirBase(t)}/oauth/authorize`);
+    assert.equal(smart.token_endpoint, `${fhirBase(t)}/oauth/token`);
+    assert.deepEqual(smart.code_challenge_methods_supported, ['S256']);
+    assert.ok(smart.capabilities.includes('launch-standalone'));
+
+    const config = await discover(t, registered.clientId);
+    assert.equal(config.serverMetadata().issuer, fhirBase(t));
+    const { callback, verifier, state, offered } = await authorize(t, config, user.username);
+    assert.deepEqual(offered, ['fhirUser', 'offline_access', 'user/Patient.rs', 'user/Task.rs']);
+
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+    assert.ok(tokens.refresh_token);
+    assert.equal(tokens.scope?.split(' ').sort().join(' '), 'fhirUser offline_access openid user/Patient.rs user/Task.rs');
+    const claims = tokens.claims();
+    assert.equal(claims?.sub, user.id);
+    assert.equal(claims?.fhirUser, `${fhirBase(t)}/Practitioner/${user.id}`);
+
+    // Patient: in the scopes and the role. Task: in the scopes, not in the role.
+    const read = await fhirGet(tokens.access_token, `${fhirBase(t)}/Patient/${patient.id}`);
+    assert.equal(read.status, 200, JSON.stringify(read.body));
+    assert.equal((await fhirGet(tokens.access_token, `${fhirBase(t)}/Task`)).status, 403);
+    // The token is for the FHIR API of this instance only.
+    assert.equal((await fhirGet(tokens.access_token, `${origin}${t.base}/patients/${patient.id}`)).status, 403);
+
+    // A refresh rotates; the old refresh token used again revokes the family.
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token);
+    assert.notEqual(refreshed.refresh_token, tokens.refresh_token);
+    assert.equal((await fhirGet(refreshed.access_token, `${fhirBase(t)}/Patient/${patient.id}`)).status, 200);
+    await assert.rejects(oidc.refreshTokenGrant(config, tokens.refresh_token), { error: 'invalid_grant' });
+    assert.equal((await fhirGet(refreshed.access_token, `${fhirBase(t)}/Patient/${patient.id}`)).status, 401);
+  });
+
+  test("the user may allow less than the app asks; revocation ends a token at once; a disabled app's tokens stop", async () => {
+    const t = await createTestTenant(app);
+    const registered = await registerApp(t, { clientType: 'CONFIDENTIAL_SYMMETRIC' });
+    assert.ok(registered.clientSecret);
+    const user = await userWithPassword(t, 'admin');
+    const config = await discover(t, registered.clientId, registered.clientSecret ?? '');
+    const { callback, verifier, state } = await authorize(t, config, user.username, { allow: ['user/Patient.rs'] });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+    assert.equal(tokens.refresh_token, undefined);
+    assert.equal(tokens.scope?.split(' ').sort().join(' '), 'openid user/Patient.rs');
+    assert.equal((await fhirGet(tokens.access_token, `${fhirBase(t)}/Patient`)).status, 200);
+    assert.equal((await fhirGet(tokens.access_token, `${fhirBase(t)}/Task`)).status, 403);
+
+    const introspected = await oidc.tokenIntrospection(config, tokens.access_token);
+    assert.equal(introspected.active, true);
+    await oidc.tokenRevocation(config, tokens.access_token);
+    assert.equal((await fhirGet(tokens.access_token, `${fhirBase(t)}/Patient`)).status, 401);
+
+    const again = await authorize(t, config, user.username);
+    const second = await oidc.authorizationCodeGrant(config, again.callback, {
+      pkceCodeVerifier: again.verifier,
+      expectedState: again.state,
+    });
+    assert.equal((await fhirGet(second.access_token, `${fhirBase(t)}/Patient`)).status, 200);
+    assert.equal((await t.api.patch(`${t.admin}/apps/${registered.id}`, { enabled: false })).status, 200);
+    assert.equal((await fhirGet(second.access_token, `${fhirBase(t)}/Patient`)).status, 401);
+  });
+});

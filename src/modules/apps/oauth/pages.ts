@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The pages people see while an app asks for access: sign-in, consent and errors. Plain HTML forms
+ * that work without script, labelled for screen readers, under a Content-Security-Policy that
+ * allows nothing but their one stylesheet (by its hash). `form-action` is left out on purpose:
+ * browsers apply it to the redirects after a form is sent, and the consent form's answer redirects
+ * to the app.
+ */
+
+const STYLE =
+  'body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;line-height:1.5}' +
+  'label{display:block;margin:.75rem 0 .25rem}input[type=text],input[type=password]{width:100%;padding:.5rem}' +
+  'button{margin:1rem .5rem 0 0;padding:.5rem 1rem}fieldset{border:1px solid #888;padding:.5rem 1rem}' +
+  '.error{color:#a00;font-weight:600}li{list-style:none}';
+
+export const PAGE_CSP = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export const html = (text: string) => text.replace(/[&<>"']/g, (char) => escapes[char] ?? char);
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${html(title)}</title><style>${STYLE}</style></head><body><main><h1>${html(title)}</h1>${body}</main></body></html>`;
+}
+
+export function signInPage(action: string, appName: string, error?: string): string {
+  return page(
+    'Sign in',
+    `<p>${html(appName)} asks you to sign in.</p>${error ? `<p class="error" role="alert">${html(error)}</p>` : ''}` +
+      `<form method="post" action="${html(action)}">` +
+      '<label for="username">Username</label><input type="text" id="username" name="username" autocomplete="username" required autofocus>' +
+      '<label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required>' +
+      '<button type="submit">Sign in</button></form>',
+  );
+}
+
+export interface ConsentChoice {
+  scope: string;
+  /** What the scope lets the app do, in words. */
+  meaning: string;
+}
+
+export function consentPage(action: string, appName: string, choices: ConsentChoice[]): string {
+  const items = choices
+    .map(
+      (choice, index) =>
+        `<li><input type="checkbox" id="scope-${index}" name="scope" value="${html(choice.scope)}" checked> <label for="scope-${index}">${html(choice.meaning)} <code>${html(choice.scope)}</code></label></li>`,
+    )
+    .join('');
+  return page(
+    `Allow ${appName}?`,
+    `<form method="post" action="${html(action)}"><fieldset><legend>${html(appName)} asks to:</legend><ul>${items}</ul></fieldset>` +
+      '<p>Uncheck what you do not want to allow.</p>' +
+      '<button type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button></form>',
+  );
+}
+
+export function errorPage(error: string, description?: string): string {
+  return page(
+    'Sign-in cannot go on',
+    `<p class="error" role="alert">${html(error)}</p>${description ? `<p>${html(description)}</p>` : ''}`,
+  );
+}

@@ -1,0 +1,331 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { type TSchema, Type } from 'typebox';
+import type { AreaPlugin } from '../../../http/plugin.ts';
+import { acceptForms } from '../../../http/provider-callbacks.ts';
+import { ApiError, ErrorBody } from '../../../wire/errors.ts';
+import { InstanceParams } from '../../../wire/schemas.ts';
+import { backendServicesToken, OAuthErrorBody, oauthErrors, SmartToken, TokenForm } from '../../auth/index.ts';
+import { OAUTH_ROUTES } from './endpoints.ts';
+import { consent, sendPage, showInteraction, signIn } from './interactions.ts';
+import { errorPage } from './pages.ts';
+import { AuthorizationServers, type InstanceServer } from './servers.ts';
+
+/**
+ * Each instance's authorization server at its FHIR base (SMART App Launch 2.0, OpenID Connect):
+ * oidc-provider answers `<FHIR base>/oauth/*` and `/.well-known/openid-configuration` itself (the
+ * request handed to it whole, before Fastify reads the body); the token endpoint also serves
+ * SMART Backend Services' grant; the sign-in and consent pages are Cairn's.
+ */
+
+const BASE = '/:tenantName/:instanceName/fhir/R4';
+const MOUNTED = /^(\/[^/?#]+\/[^/?#]+\/fhir\/R4)(\/.*)$/;
+const PUBLIC = { access: { public: true } } as const;
+
+const InteractionParams = Type.Object({ ...InstanceParams.properties, uid: Type.String({ maxLength: 100 }) });
+const SignInForm = Type.Object(
+  { username: Type.Optional(Type.String({ maxLength: 200 })), password: Type.Optional(Type.String({ maxLength: 500 })) },
+  { additionalProperties: true },
+);
+const ConsentForm = Type.Object(
+  {
+    decision: Type.Optional(Type.String({ maxLength: 20 })),
+    scope: Type.Optional(
+      Type.Union([Type.String({ maxLength: 200 }), Type.Array(Type.String({ maxLength: 200 }), { maxItems: 200 })]),
+    ),
+  },
+  { additionalProperties: true },
+);
+const Html = Type.Unsafe<string>({ type: 'string' });
+/** A page (sign-in, consent, an error a person reads), or a redirect's short one. */
+const page = (description: string) => ({ description, content: { 'text/html': { schema: Html } } });
+const json = (description: string, schema: TSchema = Type.Object({}, { additionalProperties: true })) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+/** oidc-provider's redirects carry a line saying where, as HTML or text by the Accept header. */
+const redirected = {
+  description: 'Redirected (Location): to the next page, or back to the app with a code or an OAuth error',
+  content: { 'text/html': { schema: Html }, 'text/plain': { schema: Html } },
+};
+/** Cairn's pages redirect with no body. */
+const onward = Type.Unsafe<void>(Type.Null({ description: 'Redirected (Location) onward in the authorization' }));
+const notFound = page('No such instance');
+const noInstance = json('No such instance (INSTANCE_NOT_FOUND)', ErrorBody);
+const pageErrors = {
+  400: page('A request that cannot go on, said on a page: never a redirect to an unregistered URI'),
+  404: notFound,
+};
+const oauthError = json("OAuth's error (RFC 6749 §5.2)", OAuthErrorBody);
+
+/** The pages answer errors as a page: a person reads them, not a client. */
+function pageError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const status = error instanceof ApiError ? error.status : error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
+  request.log.info({ err: error }, 'an authorization page answered an error');
+  return sendPage(
+    reply,
+    status,
+    errorPage('This sign-in cannot go on', 'It may have expired, or been opened in another browser: start again from the app.'),
+  );
+}
+
+/**
+ * OpenID Connect issues a refresh token for offline_access only when the request says
+ * `prompt=consent`. SMART apps ask for offline_access without it, and Cairn asks the user's consent
+ * on every authorization anyway: the prompt is added where the app left it out.
+ */
+function askConsent(params: URLSearchParams) {
+  const scopes = (params.get('scope') ?? '').split(' ');
+  if (scopes.includes('offline_access') && !params.has('prompt')) params.set('prompt', 'consent');
+}
+
+const oauthRoutes: AreaPlugin = async (app, { services }) => {
+  const servers = new AuthorizationServers(services);
+  // The consent page's checkboxes share a name; a token request's parameter given twice is then refused.
+  acceptForms(app, { repeated: true });
+
+  async function serverOf(request: FastifyRequest): Promise<InstanceServer> {
+    const { tenantName, instanceName } = request.params as { tenantName: string; instanceName: string };
+    const server = await servers.of(request, tenantName, instanceName);
+    if (!server) throw new ApiError('INSTANCE_NOT_FOUND', { instanceName });
+    return server;
+  }
+
+  /** oidc-provider takes the request from here, mounted at the FHIR base; `body` when Fastify already read it. */
+  async function handOver(request: FastifyRequest, reply: FastifyReply, body?: unknown) {
+    const server = await serverOf(request);
+    const raw = request.raw as typeof request.raw & { originalUrl?: string; body?: unknown };
+    const [, mount = '', path = '/'] = MOUNTED.exec(raw.url ?? '') ?? [];
+    let rest = path;
+    if (rest.startsWith(OAUTH_ROUTES.authorization)) {
+      const [path, query = ''] = rest.split('?');
+      const params = new URLSearchParams(query);
+      askConsent(params);
+      rest = `${path}?${params}`;
+    }
+    reply.hijack();
+    // As Express mounts an app: oidc-provider finds its mount path in originalUrl, before url.
+    raw.originalUrl = `${mount}${rest}`;
+    raw.url = rest;
+    if (body !== undefined) raw.body = body;
+    await server.handle(raw, reply.raw);
+  }
+
+  // oidc-provider's own endpoints, each named so the API docs show it; the request is handed over before Fastify reads it.
+  const handedOver = (
+    method: 'GET' | 'POST',
+    path: string,
+    summary: string,
+    response: Record<number, unknown>,
+    description?: string,
+  ) =>
+    app.route({
+      method,
+      url: `${BASE}${path}`,
+      config: PUBLIC,
+      schema: {
+        tags: ['Authentication'],
+        summary,
+        ...(description ? { description } : {}),
+        security: [],
+        params: path.includes(':uid') ? InteractionParams : InstanceParams,
+        response,
+      },
+      onRequest: (request, reply) => handOver(request, reply),
+      handler: async () => {
+        throw new Error('handed over to the authorization server in onRequest');
+      },
+    });
+  const authorizeParams =
+    '`response_type=code`, `client_id`, `redirect_uri` (exactly as registered: another is refused on this page, never redirected to), `scope`, `state`, `code_challenge` with `code_challenge_method=S256` (required: plain and none are refused), `aud` (this FHIR base), and optionally `nonce` and `launch`. The user signs in and allows the app (or less); the browser returns to the redirect URI with `code` and `state`, or an OAuth error.';
+  handedOver(
+    'GET',
+    OAUTH_ROUTES.authorization,
+    'Authorize an app (SMART App Launch 2.0, OpenID Connect): where an app sends the user',
+    { 303: redirected, 400: pageErrors[400], 404: noInstance },
+    authorizeParams,
+  );
+  handedOver(
+    'GET',
+    `${OAUTH_ROUTES.authorization}/:uid`,
+    'Resume an authorization after its sign-in and consent pages (they redirect here)',
+    { 303: redirected, 400: pageErrors[400], 404: noInstance },
+  );
+  handedOver(
+    'GET',
+    OAUTH_ROUTES.jwks,
+    'The public keys ID tokens are signed with (a JWK Set; older keys stay while their tokens may)',
+    {
+      200: {
+        description: 'A JWK Set',
+        content: {
+          'application/jwk-set+json': {
+            schema: Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }),
+          },
+        },
+      },
+      404: noInstance,
+    },
+  );
+  const userinfo = {
+    200: json('The claims the token allows: sub, fhirUser, name'),
+    400: oauthError,
+    401: oauthError,
+    404: noInstance,
+  };
+  handedOver(
+    'GET',
+    OAUTH_ROUTES.userinfo,
+    "OpenID Connect userinfo: the signed-in user's claims (sub, fhirUser, name) for an app's access token",
+    userinfo,
+  );
+  handedOver('POST', OAUTH_ROUTES.userinfo, 'OpenID Connect userinfo, by POST', userinfo);
+  handedOver(
+    'POST',
+    OAUTH_ROUTES.revocation,
+    'Revoke an access or refresh token (RFC 7009): a refresh token takes its grant with it',
+    {
+      200: page('Revoked, or unknown (RFC 7009 answers both alike): no body'),
+      400: oauthError,
+      401: oauthError,
+      404: noInstance,
+    },
+  );
+  handedOver('POST', OAUTH_ROUTES.introspection, 'Introspect a token (RFC 7662), for the app it was issued to', {
+    200: json('`active`, and for an active token its client_id, sub, scope and exp'),
+    400: oauthError,
+    401: oauthError,
+    404: noInstance,
+  });
+  handedOver(
+    'GET',
+    '/.well-known/openid-configuration',
+    'OpenID Connect discovery for the instance (the issuer is its FHIR base)',
+    {
+      200: json('The OpenID Provider metadata'),
+      404: noInstance,
+    },
+  );
+
+  /**
+   * SMART's authorize-post, as a redirect to the GET with the same parameters. oidc-provider's own
+   * POST needs its session cookie SameSite=None (then Secure, so never on plain HTTP); the browser
+   * follows a 303 with a GET, which SameSite=Lax cookies go with.
+   */
+  app.post(
+    `${BASE}${OAUTH_ROUTES.authorization}`,
+    {
+      config: PUBLIC,
+      errorHandler: pageError,
+      schema: {
+        tags: ['Authentication'],
+        summary: 'Authorize an app, by POST (a form with the parameters of the GET)',
+        security: [],
+        params: InstanceParams,
+        consumes: ['application/x-www-form-urlencoded'],
+        body: Type.Object(
+          {},
+          { additionalProperties: Type.Union([Type.String({ maxLength: 4000 }), Type.Array(Type.String({ maxLength: 4000 }))]) },
+        ),
+        response: { 303: onward, ...pageErrors },
+      },
+    },
+    async (request, reply) => {
+      await serverOf(request);
+      const params = new URLSearchParams();
+      for (const [name, value] of Object.entries(request.body)) for (const one of [value].flat()) params.append(name, one);
+      const path = (request.raw.url ?? '').split('?')[0];
+      return reply.code(303).header('cache-control', 'no-store').redirect(`${path}?${params}`);
+    },
+  );
+
+  app.post(
+    `${BASE}/oauth/token`,
+    {
+      config: PUBLIC,
+      errorHandler: oauthErrors,
+      schema: {
+        tags: ['Authentication'],
+        summary: "The token endpoint of the FHIR base: an app's code or refresh token, or a backend service's signed assertion",
+        description:
+          "A form (application/x-www-form-urlencoded). `grant_type=authorization_code` (with `code`, `redirect_uri`, `code_verifier`) and `refresh_token` are OAuth 2.0's, as SMART App Launch 2.0 uses them (docs/identity.md); `client_credentials` is SMART Backend Services', as at `POST /auth/smart/token`. Errors are OAuth's.",
+        security: [],
+        params: InstanceParams,
+        consumes: ['application/x-www-form-urlencoded'],
+        body: TokenForm,
+        response: {
+          200: Type.Union([SmartToken, Type.Object({}, { additionalProperties: true })]),
+          400: OAuthErrorBody,
+          401: OAuthErrorBody,
+          404: ErrorBody,
+          429: ErrorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      if (request.body.grant_type === 'client_credentials') {
+        const server = await serverOf(request);
+        return backendServicesToken(services, request, reply, request.body, server.tenant.id);
+      }
+      return handOver(request, reply, request.body);
+    },
+  );
+
+  app.get(
+    `${BASE}/oauth/interaction/:uid`,
+    {
+      config: PUBLIC,
+      errorHandler: pageError,
+      schema: {
+        tags: ['Authentication'],
+        summary: 'The sign-in or consent page of an authorization (HTML)',
+        security: [],
+        params: InteractionParams,
+        response: { 200: page('The sign-in or consent page'), ...pageErrors },
+      },
+    },
+    async (request, reply) => showInteraction(await serverOf(request), request, reply, request.params.uid),
+  );
+
+  app.post(
+    `${BASE}/oauth/interaction/:uid/login`,
+    {
+      config: PUBLIC,
+      errorHandler: pageError,
+      schema: {
+        tags: ['Authentication'],
+        summary: "Sign in on an authorization's page (a form: username, password); wrong ones slow down, then 429",
+        security: [],
+        consumes: ['application/x-www-form-urlencoded'],
+        params: InteractionParams,
+        body: SignInForm,
+        response: {
+          303: onward,
+          ...pageErrors,
+          401: page('The sign-in page again, saying the username or password is not right'),
+          429: page('Too many attempts: the page says to wait (Retry-After)'),
+        },
+      },
+    },
+    async (request, reply) => signIn(services, await serverOf(request), request, reply, request.params.uid, request.body),
+  );
+
+  app.post(
+    `${BASE}/oauth/interaction/:uid/consent`,
+    {
+      config: PUBLIC,
+      errorHandler: pageError,
+      schema: {
+        tags: ['Authentication'],
+        summary: 'Allow an app what the user left checked, or deny it (a form: decision, scope)',
+        security: [],
+        consumes: ['application/x-www-form-urlencoded'],
+        params: InteractionParams,
+        body: ConsentForm,
+        response: { 303: onward, ...pageErrors },
+      },
+    },
+    async (request, reply) => consent(await serverOf(request), request, reply, request.params.uid, request.body),
+  );
+};
+
+export default oauthRoutes;

@@ -1,0 +1,48 @@
+import type { FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import type Provider from 'oidc-provider';
+import type { Services } from '../../../http/services.ts';
+import type { Instance, Tenant } from '../../../tenancy/tenancy.ts';
+import { issuerOf } from './endpoints.ts';
+import { buildProvider } from './provider.ts';
+
+export interface InstanceServer {
+  provider: Provider;
+  /** oidc-provider's request handler (a Koa app's callback), made once. */
+  handle: ReturnType<Provider['callback']>;
+  tenant: Tenant;
+  instance: Instance;
+  /** The FHIR base: the issuer, and the one resource its tokens are for. */
+  issuer: string;
+}
+
+/**
+ * Each instance's authorization server, made on its first request and kept by this node (they hold
+ * no state of their own: their records are in the database, so any node serves any request). The
+ * issuer is the FHIR base under CAIRN_PUBLIC_URL, or as the request reached Cairn.
+ */
+export class AuthorizationServers {
+  private readonly servers = new LRUCache<string, Promise<InstanceServer>>({ max: 500 });
+
+  constructor(private readonly services: Services) {}
+
+  async of(request: FastifyRequest, tenantName: string, instanceName: string): Promise<InstanceServer | undefined> {
+    const tenant = await this.services.tenant(tenantName);
+    const instance = tenant && (await this.services.instance(tenant.id, instanceName));
+    if (!tenant || !instance) return undefined;
+    const issuer = issuerOf(this.services, request, tenant.name, instance.name);
+    let server = this.servers.get(issuer);
+    if (!server) {
+      server = this.build(tenant, instance, issuer);
+      this.servers.set(issuer, server);
+      // A failed build (the database away) is tried again by the next request.
+      server.catch(() => this.servers.delete(issuer));
+    }
+    return server;
+  }
+
+  private async build(tenant: Tenant, instance: Instance, issuer: string): Promise<InstanceServer> {
+    const provider = await buildProvider(this.services, tenant, instance, issuer);
+    return { provider, handle: provider.callback(), tenant, instance, issuer };
+  }
+}

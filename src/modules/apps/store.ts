@@ -1,0 +1,92 @@
+import { type Kysely, sql } from 'kysely';
+import type { DB, NewRow, Row } from '../../db/schema.ts';
+import type {} from './tables.ts';
+
+/** The apps a tenant registered (smart_apps), each read in its tenant: one shard. */
+
+export type AppRow = Row<'smart_apps'>;
+
+export const readApp = (db: Kysely<DB>, tenantId: string, id: string) =>
+  db.selectFrom('smart_apps').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+
+export const readAppByClientId = (db: Kysely<DB>, tenantId: string, clientId: string) =>
+  db.selectFrom('smart_apps').selectAll().where('tenant_id', '=', tenantId).where('client_id', '=', clientId).executeTakeFirst();
+
+/** A tenant's apps by name; a tenant registers a handful, so a page is all of them up to the bound. */
+export const listApps = (db: Kysely<DB>, tenantId: string, limit: number) =>
+  db.selectFrom('smart_apps').selectAll().where('tenant_id', '=', tenantId).orderBy('name').limit(limit).execute();
+
+export async function insertApp(db: Kysely<DB>, row: NewRow<'smart_apps'>): Promise<void> {
+  await db.insertInto('smart_apps').values(row).execute();
+}
+
+export async function updateApp(
+  db: Kysely<DB>,
+  tenantId: string,
+  id: string,
+  changes: Partial<NewRow<'smart_apps'>>,
+): Promise<void> {
+  await db.updateTable('smart_apps').set(changes).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+}
+
+/** The app and every record its authorization servers made for it (sessions' grants, codes, tokens). */
+export async function deleteApp(db: Kysely<DB>, tenantId: string, app: AppRow): Promise<void> {
+  await db.deleteFrom('oauth_records').where('tenant_id', '=', tenantId).where('client_id', '=', app.client_id).execute();
+  await db.deleteFrom('smart_apps').where('tenant_id', '=', tenantId).where('id', '=', app.id).execute();
+}
+
+export const nameTaken = async (db: Kysely<DB>, tenantId: string, name: string, exceptId?: string) =>
+  (await db
+    .selectFrom('smart_apps')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('name', '=', name)
+    .$if(exceptId !== undefined, (q) => q.where('id', '!=', exceptId as string))
+    .executeTakeFirst()) !== undefined;
+
+export interface AppAccessToken {
+  userId: string;
+  userName: string;
+  scope: string;
+  appName: string;
+  clientId: string;
+  extra: Record<string, unknown> | null;
+}
+
+/**
+ * An app's access token presented to the FHIR API, in one statement: good while unexpired, issued
+ * by this instance's authorization server, to an app still registered and enabled.
+ */
+export async function findAccessToken(
+  db: Kysely<DB>,
+  scope: { tenantId: string; instanceId: string },
+  token: string,
+  now: Date,
+): Promise<AppAccessToken | undefined> {
+  const row = await db
+    .selectFrom('oauth_records as r')
+    .innerJoin('smart_apps as a', (join) => join.on('a.tenant_id', '=', scope.tenantId).onRef('a.client_id', '=', 'r.client_id'))
+    .innerJoin('users as u', (join) =>
+      join.on('u.tenant_id', '=', scope.tenantId).on('u.id', '=', sql<string>`(r.payload->>'accountId')::uuid`),
+    )
+    .select([
+      'u.id as user_id',
+      'u.username',
+      'u.first_name',
+      'u.last_name',
+      sql<string>`coalesce(r.payload->>'scope', '')`.as('scope'),
+      sql<Record<string, unknown> | null>`r.payload->'extra'`.as('extra'),
+      'a.name',
+      'a.client_id',
+    ])
+    .where('r.tenant_id', '=', scope.tenantId)
+    .where('r.model', '=', 'AccessToken')
+    .where('r.id', '=', token)
+    .where('r.instance_id', '=', scope.instanceId)
+    .where('r.expires_at', '>', now)
+    .where('a.enabled', '=', true)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const userName = [row.first_name, row.last_name].filter(Boolean).join(' ') || row.username;
+  return { userId: row.user_id, userName, scope: row.scope, appName: row.name, clientId: row.client_id, extra: row.extra };
+}

@@ -1,0 +1,55 @@
+import type { Json, WithDefault } from '../../db/schema.ts';
+
+/** The apps area's tables, merged into the database's `DB` type. */
+
+export type AppClientType = 'PUBLIC' | 'CONFIDENTIAL_SYMMETRIC' | 'CONFIDENTIAL_ASYMMETRIC';
+export type LaunchKind = 'STANDALONE' | 'EHR';
+
+export interface SmartAppsTable {
+  tenant_id: string;
+  id: string;
+  /** The OAuth `client_id` apps send: random, made by the server. */
+  client_id: string;
+  name: string;
+  client_type: AppClientType;
+  /** A confidential-symmetric app's secret, sealed (the authorization server compares it as given). */
+  secret_sealed: string | null;
+  jwks: Json<unknown> | null;
+  jwks_uri: string | null;
+  redirect_uris: string[];
+  /** The scopes the app may be granted (SMART v2 or v1, OpenID Connect). */
+  scopes: string[];
+  launch_kinds: LaunchKind[];
+  enabled: WithDefault<boolean>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** One record of the authorization server (oidc-provider's models: Session, AccessToken, Grant, ...). */
+export interface OAuthRecordsTable {
+  tenant_id: string;
+  instance_id: string;
+  model: string;
+  id: string;
+  payload: Json<unknown>;
+  grant_id: string | null;
+  client_id: string | null;
+  uid: string | null;
+  expires_at: Date | null;
+}
+
+/** The private keys the authorization server signs ID tokens with, sealed. */
+export interface OAuthKeysTable {
+  tenant_id: string;
+  kid: string;
+  sealed: string;
+  created_at: Date;
+}
+
+declare module '../../db/schema.ts' {
+  interface DB {
+    smart_apps: SmartAppsTable;
+    oauth_records: OAuthRecordsTable;
+    oauth_keys: OAuthKeysTable;
+  }
+}
