@@ -13,6 +13,8 @@ export const CROSS_TENANT_STATEMENTS = {
     "The outbox relay asked for every tenant (a signal that names none): which tenants have events waiting, then each relayed pinned to it. A relay for named tenants (a write's, or the sweep's) reads no other tenant (modules/webhooks/relay.ts).",
   'idempotency-expiry':
     "The platform's periodic job removes every tenant's expired Idempotency-Keys in one statement, each shard its own in parallel (http/idempotency-store.ts).",
+  'oauth-expiry':
+    "The apps area's periodic job removes every tenant's expired authorization-server records (codes, tokens, sessions) in one statement, each shard its own in parallel (modules/apps/store.ts).",
   'installation-copy':
     "`cairn backup`, `restore` and `copy` read and write the whole installation, every tenant's rows of each table in one pass of its key (cli/operating/): an operator's command, never a request.",
 } as const satisfies Record<string, string>;

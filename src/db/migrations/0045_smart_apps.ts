@@ -50,7 +50,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // An app deleted takes its records.
   await sql`CREATE INDEX oauth_records_client ON oauth_records (tenant_id, client_id) WHERE client_id IS NOT NULL`.execute(db);
   await sql`CREATE INDEX oauth_records_uid ON oauth_records (tenant_id, uid) WHERE uid IS NOT NULL`.execute(db);
-  await sql`CREATE INDEX oauth_records_expiry ON oauth_records (tenant_id, expires_at)`.execute(db);
+  // The expiry job's sweep, every tenant's at once (db/cross-tenant.ts).
+  await sql`CREATE INDEX oauth_records_expiry ON oauth_records (expires_at)`.execute(db);
   await sql`
     CREATE TABLE oauth_keys (
       tenant_id uuid NOT NULL,

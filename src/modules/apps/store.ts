@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { crossTenant } from '../../db/cross-tenant.ts';
 import type { DB, NewRow, Row } from '../../db/schema.ts';
 import type {} from './tables.ts';
 
@@ -89,4 +90,11 @@ export async function findAccessToken(
   if (!row) return undefined;
   const userName = [row.first_name, row.last_name].filter(Boolean).join(' ') || row.username;
   return { userId: row.user_id, userName, scope: row.scope, appName: row.name, clientId: row.client_id, extra: row.extra };
+}
+
+/** Records of the authorization servers past their expiry (codes, tokens, sessions, interactions): every tenant's at once. */
+export async function removeExpiredRecords(db: Kysely<DB>, now: Date): Promise<number> {
+  const result = await sql`${sql.raw(crossTenant('oauth-expiry'))}
+    DELETE FROM oauth_records WHERE expires_at <= ${now}`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }
