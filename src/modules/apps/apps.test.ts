@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import * as oidc from 'openid-client';
 import { createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
+import { routerPlanProblems } from '../../test/router-plans.ts';
+import { captureStatements, stopCapture } from '../../test/statements.ts';
 
 /**
  * SMART App Launch 2.0 (docs/identity.md): an administrator registers an app; a user signs in on
@@ -10,6 +12,8 @@ import { createPatient, createTestTenant, startApp, type TestTenant } from '../.
  */
 
 const app = await startApp();
+/** Every statement the flows send, for the router-plan check on Citus (end of file). */
+const sent = captureStatements();
 const origin = await app.server.listen({ port: 0, host: '127.0.0.1' });
 after(() => app.server.close());
 
@@ -194,5 +198,17 @@ describe('SMART App Launch: an app acts for a user who allows it', () => {
     assert.equal((await fhirGet(second.access_token, `${fhirBase(t)}/Patient`)).status, 200);
     assert.equal((await t.api.patch(`${t.admin}/apps/${registered.id}`, { enabled: false })).status, 200);
     assert.equal((await fhirGet(second.access_token, `${fhirBase(t)}/Patient`)).status, 401);
+  });
+});
+
+describe('one shard per statement', { skip: app.services.dbKind !== 'citus' && 'only on a Citus coordinator' }, () => {
+  test("every statement of the authorization servers' flows runs on one shard (EXPLAIN on the coordinator)", async () => {
+    stopCapture(sent);
+    const problems = await routerPlanProblems(app.services.db, sent);
+    assert.deepEqual(
+      problems.map(({ statement, problem }) => `${problem}: ${statement}`),
+      [],
+      `${problems.length} of ${sent.size} statements are not router plans`,
+    );
   });
 });
