@@ -89,7 +89,11 @@ async function authorize(
   t: TestTenant,
   config: oidc.Configuration,
   username: string,
-  { scope = 'openid fhirUser offline_access user/Patient.rs user/Task.rs', allow }: { scope?: string; allow?: string[] } = {},
+  {
+    scope = 'openid fhirUser offline_access user/Patient.rs user/Task.rs',
+    allow,
+    launch,
+  }: { scope?: string; allow?: string[]; launch?: string } = {},
 ) {
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
@@ -100,6 +104,7 @@ async function authorize(
     code_challenge_method: 'S256',
     state,
     aud: fhirBase(t),
+    ...(launch ? { launch } : {}),
   });
   const browser = new Browser();
   const start = await browser.request(url.href);
@@ -198,6 +203,47 @@ describe('SMART App Launch: an app acts for a user who allows it', () => {
     assert.equal((await fhirGet(second.access_token, `${fhirBase(t)}/Patient`)).status, 200);
     assert.equal((await t.api.patch(`${t.admin}/apps/${registered.id}`, { enabled: false })).status, 200);
     assert.equal((await fhirGet(second.access_token, `${fhirBase(t)}/Patient`)).status, 401);
+  });
+});
+
+describe('SMART EHR launch: the app opens with the patient on screen', () => {
+  test('a launch value names the patient in the token answer, for that app and the user who opened it only', async () => {
+    const t = await createTestTenant(app);
+    const registered = await registerApp(t, { scopes: ['openid', 'fhirUser', 'launch', 'user/*.rs'], launchKinds: ['EHR'] });
+    const user = await userWithPassword(t, 'admin');
+    const other = await userWithPassword(t, 'admin');
+    const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Lovelace' });
+    const signIn = await fetch(`${origin}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tenantName: t.tenant.name, username: user.username, password: PASSWORD }),
+    }).then((r) => r.json() as Promise<{ token: string }>);
+    const launchFor = async (patientId: string, appId = registered.id) => {
+      const response = await fetch(`${origin}${t.base}/apps/${appId}/launch`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${signIn.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ patientId }),
+      });
+      return { status: response.status, body: (await response.json()) as { launch: string; iss: string } };
+    };
+    const launched = await launchFor(patient.id);
+    assert.equal(launched.status, 201, JSON.stringify(launched.body));
+    assert.equal(launched.body.iss, fhirBase(t));
+    assert.equal((await launchFor('01900000-0000-7000-8000-000000000000')).status, 404);
+    const standaloneOnly = await registerApp(t);
+    assert.equal((await launchFor(patient.id, standaloneOnly.id)).status, 400);
+
+    const config = await discover(t, registered.clientId);
+    const scope = 'openid fhirUser launch user/Patient.rs';
+    const { callback, verifier, state } = await authorize(t, config, user.username, { scope, launch: launched.body.launch });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+    assert.equal(tokens.patient, patient.id);
+    assert.equal((await fhirGet(tokens.access_token, `${fhirBase(t)}/Patient/${patient.id}`)).status, 200);
+
+    // Another user may not use the launch the first one made.
+    const again = await launchFor(patient.id);
+    const refused = await authorize(t, config, other.username, { scope, launch: again.body.launch });
+    assert.equal(refused.callback.searchParams.get('error'), 'access_denied');
   });
 });
 

@@ -8,6 +8,8 @@ export const appsPermissions = {
   APP_READ: 'Read the SMART apps registered in the tenant (never their secrets)',
   APP_WRITE:
     "Register SMART apps, change their redirect URIs, scopes and whether they are enabled, and delete them: an app then acts for any user who allows it, within that user's roles",
+  APP_LAUNCH:
+    'Open a registered app for a patient (EHR launch): issues the launch value the app trades for the patient in context',
 } as const;
 
 export const appsErrors = {

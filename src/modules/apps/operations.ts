@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import type { TenantContext } from '../../http/context.ts';
+import type { Context, TenantContext } from '../../http/context.ts';
 import { newSecret } from '../../tenancy/secrets.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
 import { write } from '../../work/write.ts';
+import { findPatient } from '../patients/index.ts';
+import { issueLaunch, LAUNCH_SECONDS } from './oauth/launch.ts';
 import { IDENTITY_SCOPES, parseResourceScope } from './oauth/scopes.ts';
 import type { AppInputBody, AppPatchBody } from './schemas.ts';
 import {
@@ -176,4 +178,21 @@ async function readBack(db: TenantContext['db'], ctx: TenantContext, id: string)
   const row = await readApp(db, ctx.tenant.id, id);
   if (!row) throw new Error(`app ${id} vanished inside its own write`);
   return row;
+}
+
+/**
+ * EHR launch: a `launch` value for this app and a patient the caller may read, good for five
+ * minutes and for the calling user only. The console opens the app's launch page with it and `iss`.
+ */
+export async function launchApp(ctx: Context, id: string, patientId: string, issuer: string) {
+  const app = await existing(ctx, id);
+  if (!app.enabled || !app.launch_kinds.includes('EHR')) {
+    throw validationError([{ path: 'appId', message: 'this app is disabled or is not registered for EHR launch' }]);
+  }
+  const patient = await findPatient(ctx.db, ctx.scope, patientId);
+  if (!patient || !ctx.can('PATIENT_READ')) throw new ApiError('PATIENT_NOT_FOUND', { id: patientId, type: 'ID' });
+  const now = () => ctx.services.clock.now();
+  const userId = ctx.caller?.type === 'USER' ? ctx.caller.id : null;
+  const launch = await issueLaunch(ctx.db, ctx.scope, now, { patient: patient.id, clientId: app.client_id, userId });
+  return { launch, iss: issuer, expiresAt: new Date(now().getTime() + LAUNCH_SECONDS * 1000) };
 }

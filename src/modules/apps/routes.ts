@@ -1,12 +1,23 @@
-import { tenantContextOf } from '../../http/context.ts';
+import { contextOf, tenantContextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody, TenantParams } from '../../wire/schemas.ts';
+import { oauthEndpoints } from './oauth/endpoints.ts';
 import oauthRoutes from './oauth/routes.ts';
 import smartConfigurationRoutes from './oauth/smart-configuration.ts';
-import { createApp, deleteApp, getApp, listApps, rotateAppSecret, updateApp } from './operations.ts';
-import { App, AppInput, AppList, AppParams, AppPatch, AppWithSecret } from './schemas.ts';
+import { createApp, deleteApp, getApp, launchApp, listApps, rotateAppSecret, updateApp } from './operations.ts';
+import {
+  App,
+  AppInput,
+  AppList,
+  AppParams,
+  AppPatch,
+  AppWithSecret,
+  LaunchAnswer,
+  LaunchInput,
+  LaunchParams,
+} from './schemas.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const tags = ['Apps'];
@@ -107,6 +118,27 @@ const appRoutes: AreaPlugin = async (app, options) => {
     async (request, reply) => {
       await deleteApp(tenantContextOf(request), request.params.appId);
       return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/:tenantName/:instanceName/apps/:appId/launch',
+    {
+      config: needs('APP_LAUNCH'),
+      schema: {
+        tags,
+        summary: 'Open an app for a patient (SMART EHR launch): a `launch` value, good for 5 minutes',
+        description:
+          'The app is opened at its launch page with `iss` and `launch`; it sends `launch` back in its authorization request (with the `launch` scope), and the token answer names the patient (`patient`). The caller must read the patient (PATIENT_READ); a launch a user made is good for that user only. An app that is disabled or not registered for EHR launch is 400.',
+        params: LaunchParams,
+        body: LaunchInput,
+        response: { 201: LaunchAnswer, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const ctx = contextOf(request);
+      const { issuer } = oauthEndpoints(ctx.services, request, ctx.tenant.name, ctx.instance.name);
+      return reply.code(201).send(await launchApp(ctx, request.params.appId, request.body.patientId, issuer));
     },
   );
 };

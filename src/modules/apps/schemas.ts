@@ -84,3 +84,11 @@ export const AppWithSecret = Type.Intersect([
 
 export const AppParams = Type.Object({ ...TenantParams.properties, appId: Uuid });
 export const AppList = Type.Object({ data: Type.Array(App) });
+
+export const LaunchParams = Type.Object({ tenantName: Type.String(), instanceName: Type.String(), appId: Uuid });
+export const LaunchInput = Type.Object({ patientId: Uuid });
+export const LaunchAnswer = Type.Object({
+  launch: Type.String({ description: 'The value the app sends back as `launch` in its authorization request' }),
+  iss: Type.String({ description: "The FHIR base the app is opened for (SMART's `iss`)" }),
+  expiresAt: DateTime,
+});

@@ -5,8 +5,9 @@ import type { Services } from '../../../http/services.ts';
 import { spendVerificationTime, verifySecret } from '../../../tenancy/secrets.ts';
 import { ApiError } from '../../../wire/errors.ts';
 import { checkedAttempt, findUserForLogin, tokenLimitSettings } from '../../auth/index.ts';
+import { keepContext, launchOf } from './launch.ts';
 import { type ConsentChoice, consentPage, errorPage, PAGE_CSP, signInPage } from './pages.ts';
-import { interactionPath } from './provider.ts';
+import { interactionPath, REFRESH_TOKEN_SECONDS } from './provider.ts';
 import { covers, grantable, IDENTITY_SCOPES, parseResourceScope, registeredResourceScopes } from './scopes.ts';
 import type { InstanceServer } from './servers.ts';
 
@@ -89,6 +90,7 @@ export async function signIn(
 
 /** The user's answer: allow what they left checked (never more than offered), or deny. */
 export async function consent(
+  services: Services,
   server: InstanceServer,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -128,7 +130,23 @@ export async function consent(
   if (resources.length > 0) grant.addResourceScope(server.issuer, resources.join(' '));
   const refused = unchecked.filter((scope) => !isIdentity(scope));
   if (refused.length > 0) grant.rejectResourceScope(server.issuer, refused.join(' '));
+  // An EHR launch: the patient it names becomes the grant's context, if the launch is this app's and this user's.
+  const launchId = typeof details.params.launch === 'string' ? details.params.launch : undefined;
+  const where = { tenantId: server.tenant.id, instanceId: server.instance.id };
+  const now = () => services.clock.now();
+  let patient: string | undefined;
+  if (launchId) {
+    const launch = await launchOf(services.db, where, now, launchId, String(details.params.client_id));
+    if (!launch || (launch.userId !== null && launch.userId !== details.session.accountId)) {
+      return finish(server, request, reply, {
+        error: 'access_denied',
+        error_description: 'The launch has expired, or is for another app or another user',
+      });
+    }
+    patient = launch.patient;
+  }
   const grantId = await grant.save();
+  if (patient) await keepContext(services.db, where, now, grantId, patient, REFRESH_TOKEN_SECONDS);
   return finish(server, request, reply, { consent: { grantId } });
 }
 

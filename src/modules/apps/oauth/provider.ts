@@ -8,6 +8,7 @@ import { OAuthRecords } from './adapter.ts';
 import { AppClients } from './clients.ts';
 import { OAUTH_ROUTES } from './endpoints.ts';
 import { signingKeys } from './keys.ts';
+import { contextOf } from './launch.ts';
 import { errorPage } from './pages.ts';
 import { LAUNCH_SCOPES, RESOURCE_SCOPES, resourceScopesOf } from './scopes.ts';
 
@@ -100,7 +101,7 @@ export async function buildProvider(services: Services, tenant: Tenant, instance
     },
   };
   const provider = new Provider(issuer, configuration);
-  provider.use(tokenAnswer);
+  provider.use(tokenAnswer((grantId) => contextOf(db, scope, now, grantId)));
   // Behind a proxy Cairn trusts, the scheme and host the browser used (the issuer is built from them).
   provider.proxy = services.config.trustProxy !== false;
   return provider;
@@ -109,15 +110,21 @@ export async function buildProvider(services: Services, tenant: Tenant, instance
 /**
  * The token endpoint's answer as SMART apps read it: `scope` names every scope granted (oidc-provider
  * names the access token's resource scopes only; SMART apps look for `openid`, `fhirUser` and
- * `offline_access` there too), and caches are told not to keep it (Pragma for old ones).
+ * `offline_access` there too), it names an EHR launch's patient (`patient`), and caches are told
+ * not to keep it (Pragma for old ones).
  */
-async function tokenAnswer(ctx: KoaContextWithOIDC, next: () => Promise<void>) {
-  await next();
-  const body = ctx.body as { access_token?: string; scope?: string } | undefined;
-  if (ctx.oidc?.route !== 'token' || ctx.status !== 200 || !body?.access_token) return;
-  ctx.set('pragma', 'no-cache');
-  const { AuthorizationCode: code, RefreshToken: refresh, Grant: grant } = ctx.oidc.entities;
-  const asked = new Set((code?.scope ?? refresh?.scope ?? '').split(' '));
-  const identity = (grant?.getOIDCScope() ?? '').split(' ').filter((scope) => scope && asked.has(scope));
-  body.scope = [...new Set([...identity, ...(body.scope ?? '').split(' ').filter(Boolean)])].join(' ');
-}
+const tokenAnswer =
+  (launchContext: (grantId: string) => Promise<{ patient: string } | undefined>) =>
+  async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    await next();
+    const body = ctx.body as { access_token?: string; scope?: string; patient?: string } | undefined;
+    if (ctx.oidc?.route !== 'token' || ctx.status !== 200 || !body?.access_token) return;
+    ctx.set('pragma', 'no-cache');
+    const { AuthorizationCode: code, RefreshToken: refresh, Grant: grant } = ctx.oidc.entities;
+    const asked = new Set((code?.scope ?? refresh?.scope ?? '').split(' '));
+    const identity = (grant?.getOIDCScope() ?? '').split(' ').filter((scope) => scope && asked.has(scope));
+    body.scope = [...new Set([...identity, ...(body.scope ?? '').split(' ').filter(Boolean)])].join(' ');
+    // The patient of an EHR launch, on every token of its grant.
+    const context = grant?.jti ? await launchContext(grant.jti) : undefined;
+    if (context) body.patient = context.patient;
+  };

@@ -324,7 +324,7 @@ const oauthRoutes: AreaPlugin = async (app, { services }) => {
         response: { 303: onward, ...pageErrors },
       },
     },
-    async (request, reply) => consent(await serverOf(request), request, reply, request.params.uid, request.body),
+    async (request, reply) => consent(services, await serverOf(request), request, reply, request.params.uid, request.body),
   );
 };
 

@@ -32,9 +32,11 @@ const SmartConfiguration = Type.Object({
   code_challenge_methods_supported: Strings,
 });
 
-/** What Cairn's authorization servers do, in SMART's words; patient-level access is not served yet. */
+/** What Cairn's authorization servers do, in SMART's words; patient-level access and the standalone patient picker are not served yet. */
 const CAPABILITIES = [
   'launch-standalone',
+  'launch-ehr',
+  'context-ehr-patient',
   'client-public',
   'client-confidential-symmetric',
   'client-confidential-asymmetric',
