@@ -85,7 +85,7 @@ describe('FHIR R4: what is not served', () => {
     // Binary is read by id only (the documents area's route): its search is not served.
     const binarySearch = await t.api.get(`${fhir}/Binary`);
     assertFhirError(binarySearch, 405, 'FHIR_INTERACTION_NOT_SUPPORTED', 'not-supported');
-    for (const path of ['.well-known/openid-configuration', 'patient/123', 'not-a-type']) {
+    for (const path of ['.well-known/oauth-protected-resource', 'patient/123', 'not-a-type']) {
       assertFhirError(await t.api.get(`${fhir}/${path}`), 404, 'ROUTE_NOT_FOUND', 'not-found');
     }
     // The care-management API keeps its error array, under the instance and beside the FHIR base.
