@@ -326,6 +326,7 @@ const table: Row[] = [
     checked('patientId', 'patient', notFound('PATIENT_NOT_FOUND')),
   ]),
   ...on([`POST ${I}/faxes`, `PATCH ${I}/faxes/{faxId}`], faxFields),
+  ...on(`POST ${I}/apps/{appId}/launch`, [checked('patientId', 'patient', notFound('PATIENT_NOT_FOUND'))]),
   ...on(`POST ${I}/communications`, [
     checked('patientContactId', 'patient', notFound('PATIENT_NOT_FOUND')),
     checked('instancePhoneId', 'instancePhone', { status: 400, code: 'NO_INSTANCE_PHONE' }),
@@ -407,6 +408,7 @@ const bodies: Record<string, () => Record<string, unknown>> = {
   }),
   [`PATCH ${I}/unrecognized-patients/voice-calls/{voiceCallId}`]: () => ({}),
   [`POST ${I}/faxes`]: () => ({ subject: 'Reference check' }),
+  [`POST ${I}/apps/{appId}/launch`]: () => ({}),
   [`PATCH ${I}/faxes/{faxId}`]: () => ({}),
   [`POST ${I}/communications`]: () => ({
     channel: 'SMS',

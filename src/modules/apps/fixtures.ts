@@ -7,7 +7,8 @@ export const fixtures: AreaFixtures = {
       name: `${f.marker}-app`,
       clientType: 'CONFIDENTIAL_SYMMETRIC',
       redirectUris: ['https://app.example/callback'],
-      scopes: ['openid', 'fhirUser', 'user/*.rs'],
+      scopes: ['openid', 'fhirUser', 'launch', 'user/*.rs'],
+      launchKinds: ['STANDALONE', 'EHR'],
     });
     f.ids.app = app.id;
   },
