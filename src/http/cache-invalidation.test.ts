@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Api, createTestTenant, errorCode, startApp } from '../test/harness.ts';
+import { ReadThroughCache } from './cache.ts';
 
 /**
  * Two serving processes' caches on one database (two apps here, each listening as `cairn serve`
@@ -44,4 +45,26 @@ test('a client disabled through one node is refused by another at once, and work
   const enabled = await t.api.patch(`/${t.tenant.name}/admin/api-clients/${client.id}`, { enabled: true });
   assert.equal(enabled.status, 200, enabled.text);
   assert.equal(await settled(read, 401), 200);
+});
+
+test('a clear while a row is being read reads it again rather than failing, and caches nothing stale', async () => {
+  let value = 'before';
+  const waiting: (() => void)[] = [];
+  const cache = new ReadThroughCache<{ value: string }>(60_000, async () => {
+    const read = value;
+    await new Promise<void>((resolve) => waiting.push(resolve));
+    return { value: read };
+  });
+  const reading = cache.get('key');
+  await sleep(5);
+  // The row changes, and the change clears the cache while the read above is under way.
+  value = 'after';
+  cache.clear();
+  await sleep(5);
+  for (const resolve of waiting.splice(0)) resolve();
+  assert.deepEqual(await reading, { value: 'after' });
+  const cached = cache.get('key');
+  await sleep(5);
+  for (const resolve of waiting.splice(0)) resolve();
+  assert.deepEqual(await cached, { value: 'after' });
 });

@@ -7,6 +7,8 @@ import { LRUCache } from 'lru-cache';
  */
 export class ReadThroughCache<V extends {}> {
   private readonly cache: LRUCache<string, V> | undefined;
+  /** Counts clears, so that a load a clear aborted is known from a load that failed. */
+  private clears = 0;
 
   constructor(
     ttlMs: number,
@@ -17,11 +19,21 @@ export class ReadThroughCache<V extends {}> {
     this.cache = ttlMs > 0 ? new LRUCache<string, V>({ max, ttl: ttlMs, fetchMethod: (key) => load(key) }) : undefined;
   }
 
-  get(key: string): Promise<V | undefined> {
-    return this.cache ? this.cache.fetch(key) : this.load(key);
+  async get(key: string): Promise<V | undefined> {
+    if (!this.cache) return this.load(key);
+    const clears = this.clears;
+    try {
+      return await this.cache.fetch(key);
+    } catch (error) {
+      // A clear (a change, here or on another node) aborts the loads under way: this one may have
+      // read the row before the change, so it is read again, uncached, rather than failing.
+      if (clears !== this.clears) return this.load(key);
+      throw error;
+    }
   }
 
   clear(): void {
+    this.clears++;
     this.cache?.clear();
   }
 }
