@@ -76,7 +76,12 @@ export async function startApp(overrides: Partial<Config> = {}, options: StartOp
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-data-'));
   const { env = {}, ...app } = options;
   const config = {
-    ...loadConfig({ CAIRN_DEMO: 'false', LOG_LEVEL: process.env.CAIRN_TEST_LOG_LEVEL ?? 'silent', CAIRN_DATA_DIR: dataDir, ...env }),
+    ...loadConfig({
+      CAIRN_DEMO: 'false',
+      LOG_LEVEL: process.env.CAIRN_TEST_LOG_LEVEL ?? 'silent',
+      CAIRN_DATA_DIR: dataDir,
+      ...env,
+    }),
     ...overrides,
   };
   const { server, services, accessTable, catalogs, schemas } = await buildApp({ config, database: await database(), ...app });
