@@ -11,11 +11,12 @@ import type { DB, NewRow } from '../db/schema.ts';
 /** Who was shown the data. */
 export interface AccessActor {
   /**
-   * API_CLIENT or USER (a token's caller); LINK (whoever held a signed file link: `id` and
-   * `onBehalfOf` name its issuer); WEBHOOK (a subscription's receiver: `id` is the subscription);
-   * SYSTEM (the log's own upkeep).
+   * API_CLIENT or USER (a token's caller); APP (an app with a user's token: `id` and `name` are
+   * the app's, `onBehalfOf` the user); LINK (whoever held a signed file link: `id` and `onBehalfOf`
+   * name its issuer); WEBHOOK (a subscription's receiver: `id` is the subscription); SYSTEM (the
+   * log's own upkeep).
    */
-  type: 'API_CLIENT' | 'USER' | 'LINK' | 'WEBHOOK' | 'SYSTEM';
+  type: 'API_CLIENT' | 'USER' | 'APP' | 'LINK' | 'WEBHOOK' | 'SYSTEM';
   id: string | null;
   name: string | null;
   /** Whose credential the actor used when not its own: a link's issuer, `USER:<id>`. */

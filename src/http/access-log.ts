@@ -144,8 +144,9 @@ export interface AccessAttempt {
   instanceId: string | null;
 }
 
-/** A token's caller as the log names it. */
+/** A token's caller as the log names it: an app's token names the app, acting for its user. */
 export function callerActor(caller: Caller): AccessActor {
+  if (caller.app) return { type: 'APP', id: caller.app.id, name: caller.app.name, onBehalfOf: `${caller.type}:${caller.id}` };
   return { type: caller.type, id: caller.id, name: caller.name, onBehalfOf: null };
 }
 

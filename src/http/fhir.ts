@@ -56,11 +56,15 @@ export interface FhirResource {
   /** Conditions every read adds (not deleted). */
   where?: RawBuilder<SqlBool>[];
   /**
-   * The patients a row is about, for the access log: the column (`patient_id`; `id` for Patient
-   * itself), a function of the row where they are not one column (an appointment's participants),
-   * or why its rows carry no patient data.
+   * The patients a row is about, for the access log and a `patient/` token's compartment: the column
+   * (`patient_id`; `id` for Patient itself), or where they are not one column (an appointment's
+   * participants) a function of the row and the condition that a row is about a patient, or why
+   * its rows carry no patient data.
    */
-  patient: { column: string } | { of: (row: never) => unknown[] } | { none: string };
+  patient:
+    | { column: string }
+    | { of: (row: never) => unknown[]; has: (patientId: string, tenantId: string) => RawBuilder<SqlBool> }
+    | { none: string };
   /**
    * What its rows need besides `r.*`, composed into the same statement (an appointment's
    * participants as JSON), each naming the tenant as a parameter.
@@ -97,6 +101,24 @@ export const isUuid = (value: string) => UUID.test(value);
 
 /** A condition no row meets: a value that cannot name one (an `_id` that is not a uuid). */
 export const nothing = sql<SqlBool>`false`;
+
+/** The patients a resource's row is about (its column's, or its function's), for the access log. */
+export function patientsOfRow(resource: FhirResource, row: Record<string, unknown>): unknown[] {
+  const shown = resource.patient;
+  return 'column' in shown ? [row[shown.column]] : 'of' in shown ? shown.of(row as never) : [];
+}
+
+/**
+ * The condition that a resource's row (aliased `r`) is in a patient's compartment; null, a token
+ * confined with no patient, matches nothing. A resource without patient data is not narrowed.
+ */
+export function inCompartment(resource: FhirResource, patientId: string | null, tenantId: string): RawBuilder<SqlBool> {
+  const { patient } = resource;
+  if ('none' in patient) return sql<SqlBool>`true`;
+  if (patientId === null || !isUuid(patientId)) return nothing;
+  if ('column' in patient) return sql<SqlBool>`${sql.ref(`r.${patient.column}`)} = ${patientId}`;
+  return patient.has(patientId, tenantId);
+}
 
 export const invalidParam = (param: string, message: string) => validationError([{ path: `querystring.${param}`, message }]);
 

@@ -32,19 +32,19 @@ export type RouteScope = `${string}.${Interaction}` | '*';
 /**
  * `system/{type}.{cruds}` in SMART v2, or v1's `system/{type}.read|write|*`; `*` as the type is every
  * type. `user/` scopes are an app's acting for a user (modules/apps): they narrow the user's roles
- * the same way.
+ * the same way. `patient/` scopes narrow them further, to one patient's compartment (`confinement`).
  */
-const SCOPE = /^(system|user)\/([A-Za-z]+|\*)\.(c?r?u?d?s?|read|write|\*)$/;
+const SCOPE = /^(system|user|patient)\/([A-Za-z]+|\*)\.(c?r?u?d?s?|read|write|\*)$/;
 
 export interface RequestedScope {
-  context: 'system' | 'user';
+  context: 'system' | 'user' | 'patient';
   /** A resource type, or `*`. */
   type: string;
   /** What of r and s it asks for (v1's `read` and `*` are both). */
   interactions: Interaction[];
 }
 
-/** A scope as asked for, or undefined for one that is not a system scope Cairn knows (a launch or user scope). */
+/** A resource scope as asked for, or undefined for one that is not (`openid`, `launch/patient`). */
 export function parseScope(text: string): RequestedScope | undefined {
   const match = SCOPE.exec(text);
   if (!match || match[3] === '') return undefined;
@@ -61,15 +61,38 @@ export function parseScope(text: string): RequestedScope | undefined {
 /** The scope granting these interactions on a type: `system/Patient.rs`. */
 export const scopeOf = (type: string, interactions: Interaction[]) => `system/${type}.${interactions.join('')}`;
 
-/** Whether scopes as granted (each one type, no wildcard) let a token use a route that names this scope. */
+/** The scopes, parsed, that grant an interaction on a type (theirs or `*`). */
+const grants = (scopes: readonly string[], type: string, interaction: Interaction) =>
+  scopes
+    .map(parseScope)
+    .filter(
+      (parsed): parsed is RequestedScope =>
+        parsed !== undefined && (parsed.type === type || parsed.type === '*') && parsed.interactions.includes(interaction),
+    );
+
+/** Whether scopes as granted let a token use a route that names this scope. */
 export function scopesAllow(scopes: readonly string[], needed: RouteScope | undefined): boolean {
   if (needed === undefined) return false;
-  if (needed === '*') return scopes.length > 0;
+  if (needed === '*') return scopes.some((scope) => parseScope(scope) !== undefined);
   const [type, interaction] = needed.split('.') as [string, Interaction];
-  return scopes.some((scope) => {
-    const parsed = parseScope(scope);
-    return parsed?.type === type && parsed.interactions.includes(interaction);
-  });
+  return grants(scopes, type, interaction).length > 0;
+}
+
+/**
+ * Whether a token reaches one patient's records only, for an interaction on a type: when none of
+ * its scopes but `patient/` ones grant it (a `user/` or `system/` scope granting it reaches what the
+ * roles do). Then `patient` is the patient of its launch, or null for a token without one, which
+ * reaches nothing. Undefined when the token is not confined.
+ */
+export function confinement(
+  caller: { scopes?: readonly string[]; patient?: string } | undefined,
+  type: string,
+  interaction: Interaction,
+): { patient: string | null } | undefined {
+  if (!caller?.scopes) return undefined;
+  const granting = grants(caller.scopes, type, interaction);
+  if (granting.length === 0 || granting.some((scope) => scope.context !== 'patient')) return undefined;
+  return { patient: caller.patient ?? null };
 }
 
 /** Whether scopes let a token read resources of a type (the bulk export's filter); no scopes, no narrowing. */

@@ -13,10 +13,14 @@ export interface Caller {
   /** What records show as createdByName: `API_CLIENT:<name>` for clients (prod), the full name for users. */
   name: string;
   /**
-   * The SMART system scopes its token was granted (`system/Patient.rs`; http/scopes.ts), which
-   * narrow what its roles allow; absent for Cairn's own tokens, which are not narrowed.
+   * The SMART scopes its token was granted (`system/Patient.rs`, an app's `user/*.rs`; http/scopes.ts),
+   * which narrow what its roles allow; absent for Cairn's own tokens, which are not narrowed.
    */
   scopes?: readonly string[];
+  /** The patient an app's token was launched with: its `patient/` scopes reach this one's records only. */
+  patient?: string;
+  /** The app a user's token was issued to (modules/apps): the access log names it, acting for the user. */
+  app?: { id: string; name: string };
 }
 
 /** What a caller may do: in one instance, or (for tenant admin routes) across all of them. */

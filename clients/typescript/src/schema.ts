@@ -7449,10 +7449,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The sign-in or consent page of an authorization (HTML) */
+        /**
+         * The sign-in or consent page of an authorization (HTML)
+         * @description For an app asking for a patient without an EHR launch, the consent page lists up to 20 patients the user may read (the newest, or those `q` finds by name) to pick one; the list is recorded in the access log under the user.
+         */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Find patients by name */
+                    q?: string;
+                };
                 header?: never;
                 path: {
                     tenantName: string;
@@ -7680,6 +7686,8 @@ export interface paths {
                 content: {
                     "application/x-www-form-urlencoded": {
                         decision?: string;
+                        /** @description The patient picked, for a standalone launch asking for one */
+                        patient?: string;
                         scope?: string | string[];
                     } & {
                         [key: string]: unknown;
@@ -7694,7 +7702,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description A request that cannot go on, said on a page: never a redirect to an unregistered URI */
+                /** @description The consent page again, when a patient must be picked and was not */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -23994,6 +24002,7 @@ export interface paths {
                     size?: number;
                     /** @description `<field>,<asc|desc>`; repeat for more keys. */
                     sort?: string | string[];
+                    /** @description A caller: its own reads, and those made with its credential (an app acting for the user, a link it issued) */
                     actorId?: string;
                     /** @description The route, as `operation` shows it */
                     operation?: string;
@@ -24028,7 +24037,7 @@ export interface paths {
                                 occurredAt: string;
                                 /** Format: uuid */
                                 instanceId: string | null;
-                                /** @description API_CLIENT or USER */
+                                /** @description API_CLIENT or USER; APP (an app acting for the user `onBehalfOf` names); LINK, WEBHOOK or SYSTEM */
                                 actorType: string;
                                 /** Format: uuid */
                                 actorId: string | null;
@@ -24183,6 +24192,7 @@ export interface paths {
                     size?: number;
                     /** @description `<field>,<asc|desc>`; repeat for more keys. */
                     sort?: string | string[];
+                    /** @description A caller: its own reads, and those made with its credential (an app acting for the user, a link it issued) */
                     actorId?: string;
                     /** @description The route, as `operation` shows it */
                     operation?: string;
@@ -24218,7 +24228,7 @@ export interface paths {
                                 occurredAt: string;
                                 /** Format: uuid */
                                 instanceId: string | null;
-                                /** @description API_CLIENT or USER */
+                                /** @description API_CLIENT or USER; APP (an app acting for the user `onBehalfOf` names); LINK, WEBHOOK or SYSTEM */
                                 actorType: string;
                                 /** Format: uuid */
                                 actorId: string | null;
@@ -49435,7 +49445,7 @@ export interface paths {
                                 occurredAt: string;
                                 /** Format: uuid */
                                 instanceId: string | null;
-                                /** @description API_CLIENT or USER */
+                                /** @description API_CLIENT or USER; APP (an app acting for the user `onBehalfOf` names); LINK, WEBHOOK or SYSTEM */
                                 actorType: string;
                                 /** Format: uuid */
                                 actorId: string | null;

@@ -9,7 +9,9 @@ export const AccessRecord = Type.Object({
   id: Uuid,
   occurredAt: DateTime,
   instanceId: Nullable(Uuid),
-  actorType: Type.String({ description: 'API_CLIENT or USER' }),
+  actorType: Type.String({
+    description: 'API_CLIENT or USER; APP (an app acting for the user `onBehalfOf` names); LINK, WEBHOOK or SYSTEM',
+  }),
   actorId: Nullable(Uuid),
   actorName: Nullable(Type.String()),
   onBehalfOf: Nullable(Type.String({ description: 'Whose link or grant the caller used, when not its own' })),
@@ -34,7 +36,12 @@ export const AccessRecord = Type.Object({
 });
 
 const filters = {
-  actorId: Type.Optional(Uuid),
+  actorId: Type.Optional(
+    Type.String({
+      format: 'uuid',
+      description: 'A caller: its own reads, and those made with its credential (an app acting for the user, a link it issued)',
+    }),
+  ),
   operation: Type.Optional(Type.String({ description: 'The route, as `operation` shows it' })),
   from: Type.Optional(DateTime),
   to: Type.Optional(DateTime),
@@ -55,7 +62,11 @@ export async function accessPage(ctx: TenantContext, q: AccessQuery) {
   // A GIN index on patient_ids serves it: the records naming the patient, then in time order.
   if (q.patientId) query = query.where(sql<SqlBool>`a.patient_ids @> ARRAY[${q.patientId}]::uuid[]`);
   if (q.instanceId) query = query.where('a.instance_id', '=', q.instanceId);
-  if (q.actorId) query = query.where('a.actor_id', '=', q.actorId);
+  // A caller's own reads, and those made with its credential: an app's for a user, a link's for its issuer.
+  if (q.actorId) {
+    const on = [`USER:${q.actorId}`, `API_CLIENT:${q.actorId}`];
+    query = query.where((eb) => eb.or([eb('a.actor_id', '=', q.actorId as string), eb('a.on_behalf_of', 'in', on)]));
+  }
   if (q.operation) query = query.where('a.operation', '=', q.operation);
   if (q.from) query = query.where('a.occurred_at', '>=', readInstant(q.from));
   if (q.to) query = query.where('a.occurred_at', '<', readInstant(q.to));

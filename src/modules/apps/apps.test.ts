@@ -11,7 +11,8 @@ import { captureStatements, stopCapture } from '../../test/statements.ts';
  * (with PKCE) for tokens and reads the FHIR API within both its scopes and the user's role.
  */
 
-const app = await startApp();
+// Exports read up to now, not a settling moment ago: the export's rows are just written.
+const app = await startApp({}, { env: { CAIRN_EXPORT_SETTLE_MS: '0' } });
 /** Every statement the flows send, for the router-plan check on Citus (end of file). */
 const sent = captureStatements();
 const origin = await app.server.listen({ port: 0, host: '127.0.0.1' });
@@ -93,7 +94,8 @@ async function authorize(
     scope = 'openid fhirUser offline_access user/Patient.rs user/Task.rs',
     allow,
     launch,
-  }: { scope?: string; allow?: string[]; launch?: string } = {},
+    patient,
+  }: { scope?: string; allow?: string[]; launch?: string; patient?: string } = {},
 ) {
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
@@ -120,13 +122,35 @@ async function authorize(
   const consentPage = await browser.request(resumed.location ?? '');
   assert.equal(consentPage.status, 200, consentPage.text);
   const offered = [...consentPage.text.matchAll(/name="scope" value="([^"]+)"/g)].map((match) => match[1] ?? '');
-  const consentAction = /action="([^"]+)"/.exec(consentPage.text)?.[1] ?? '';
-  const consented = await browser.request(consentAction, { form: { decision: 'allow', scope: allow ?? offered } });
+  const consentAction = /<form method="post" action="([^"]+)"/.exec(consentPage.text)?.[1] ?? '';
+  const form = { decision: 'allow', scope: allow ?? offered, ...(patient ? { patient } : {}) };
+  const consented = await browser.request(consentAction, { form });
   assert.equal(consented.status, 303, consented.text);
   const back = await browser.request(consented.location ?? '');
   assert.equal(back.status, 303, back.text);
   assert.ok(back.location?.startsWith(REDIRECT), back.location);
-  return { callback: new URL(back.location ?? ''), verifier, state, offered };
+  return { callback: new URL(back.location ?? ''), verifier, state, offered, consentPage: consentPage.text };
+}
+
+/** Up to the consent page: the browser on it, and the page. */
+async function consentPageOf(t: TestTenant, config: oidc.Configuration, username: string, scope: string) {
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    scope,
+    code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+    code_challenge_method: 'S256',
+    state: oidc.randomState(),
+    aud: fhirBase(t),
+  });
+  const browser = new Browser();
+  const start = await browser.request(url.href);
+  const signInPage = await browser.request(start.location ?? '');
+  const action = /action="([^"]+)"/.exec(signInPage.text)?.[1] ?? '';
+  const signedIn = await browser.request(action, { form: { username, password: PASSWORD } });
+  const resumed = await browser.request(signedIn.location ?? '');
+  const page = await browser.request(resumed.location ?? '');
+  assert.equal(page.status, 200, page.text);
+  return { browser, page: page.text, url: resumed.location ?? '' };
 }
 
 async function fhirGet(token: string, url: string) {
@@ -244,6 +268,107 @@ describe('SMART EHR launch: the app opens with the patient on screen', () => {
     const again = await launchFor(patient.id);
     const refused = await authorize(t, config, other.username, { scope, launch: again.body.launch });
     assert.equal(refused.callback.searchParams.get('error'), 'access_denied');
+  });
+});
+
+describe('SMART standalone patient launch: the user picks the patient, the token reaches that one', () => {
+  test('the picker lists the patients the user may read; patient/ scopes reach the patient picked and no other', async () => {
+    const t = await createTestTenant(app);
+    const registered = await registerApp(t, { scopes: ['openid', 'fhirUser', 'launch/patient', 'patient/*.rs'] });
+    const user = await userWithPassword(t, 'admin');
+    const ada = await createPatient(t, { firstName: 'Ada', lastName: 'Lovelace' });
+    const bob = await createPatient(t, { firstName: 'Bob', lastName: 'Babbage' });
+    const config = await discover(t, registered.clientId);
+    const scope = 'openid fhirUser launch/patient patient/Patient.rs patient/Appointment.rs';
+
+    // The picker lists both, or what a search finds; consent without a patient is the page again.
+    const { browser, page, url } = await consentPageOf(t, config, user.username, scope);
+    assert.match(page, /Lovelace, Ada/);
+    assert.match(page, /Babbage, Bob/);
+    const searched = await browser.request(`${url}?q=Lovelace`);
+    assert.match(searched.text, /Lovelace, Ada/);
+    assert.doesNotMatch(searched.text, /Babbage/);
+    const action = /<form method="post" action="([^"]+)"/.exec(page)?.[1] ?? '';
+    const withoutPatient = await browser.request(action, {
+      form: { decision: 'allow', scope: ['launch/patient', 'patient/Patient.rs'] },
+    });
+    assert.equal(withoutPatient.status, 400);
+    assert.match(withoutPatient.text, /Choose a patient/);
+    const elsewhere = await browser.request(action, {
+      form: { decision: 'allow', scope: 'patient/Patient.rs', patient: '01900000-0000-7000-8000-000000000000' },
+    });
+    assert.equal(elsewhere.status, 400);
+
+    const { callback, verifier, state } = await authorize(t, config, user.username, { scope, patient: ada.id });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+    assert.equal(tokens.patient, ada.id);
+    assert.ok(tokens.scope?.split(' ').includes('patient/Patient.rs'), tokens.scope);
+
+    // Reads, searches and counts hold the compartment.
+    assert.equal((await fhirGet(tokens.access_token, `${fhirBase(t)}/Patient/${ada.id}`)).status, 200);
+    assert.equal((await fhirGet(tokens.access_token, `${fhirBase(t)}/Patient/${bob.id}`)).status, 404);
+    const searched2 = await fhirGet(tokens.access_token, `${fhirBase(t)}/Patient`);
+    assert.deepEqual(
+      (searched2.body.entry as { resource: { id: string } }[]).map((entry) => entry.resource.id),
+      [ada.id],
+    );
+    const counted = await fhirGet(tokens.access_token, `${fhirBase(t)}/Patient?_summary=count`);
+    assert.equal(counted.body.total, 1);
+    const appointments = await fhirGet(tokens.access_token, `${fhirBase(t)}/Appointment?patient=${bob.id}`);
+    assert.equal(appointments.status, 200);
+    assert.deepEqual(appointments.body.entry ?? [], []);
+    // Outside its scopes: Task is in the user's role but not in the token's.
+    assert.equal((await fhirGet(tokens.access_token, `${fhirBase(t)}/Task`)).status, 403);
+    // Bulk export: the patient's compartment only, its job running later without the token.
+    const kickOff = await fetch(`${fhirBase(t)}/Patient/$export?_type=Patient`, {
+      headers: { authorization: `Bearer ${tokens.access_token}`, prefer: 'respond-async', accept: 'application/fhir+json' },
+    });
+    assert.equal(kickOff.status, 202, await kickOff.text());
+    await app.jobs.drain();
+    const status = await fetch(kickOff.headers.get('content-location') ?? '', {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    assert.equal(status.status, 200);
+    const manifest = (await status.json()) as { output: { type: string; url: string }[] };
+    assert.equal(manifest.output.length, 1);
+    const file = await fetch(manifest.output[0]?.url ?? '', { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const lines = (await file.text()).trim().split('\n');
+    assert.deepEqual(
+      lines.map((line) => (JSON.parse(line) as { id: string }).id),
+      [ada.id],
+    );
+
+    // The access log names the app, acting for the user; the picker's list under the user.
+    const log = await t.api.get(`${t.admin}/access-log?actorId=${user.id}&size=100`);
+    assert.equal(log.status, 200, log.text);
+    const records = (
+      log.body as {
+        data: { actorType: string; actorId: string; onBehalfOf: string | null; patientIds: string[]; outcome: number }[];
+      }
+    ).data;
+    const byApp = records.filter((record) => record.actorType === 'APP');
+    assert.ok(byApp.length > 0);
+    assert.ok(byApp.every((record) => record.actorId === registered.id && record.onBehalfOf === `USER:${user.id}`));
+    // Disclosed: Ada only; Bob's id appears in the attempt that answered 404.
+    const disclosed = byApp.filter((record) => record.outcome < 300);
+    assert.ok(disclosed.every((record) => record.patientIds.every((id) => id === ada.id)));
+    assert.deepEqual(
+      byApp.filter((record) => record.patientIds.includes(bob.id)).map((record) => record.outcome),
+      [404],
+    );
+    const picked = records.filter((record) => record.actorType === 'USER' && record.patientIds.includes(bob.id));
+    assert.ok(picked.length > 0, 'the picker list is recorded under the user');
+  });
+
+  test('a user who may read no patient is offered none', async () => {
+    const t = await createTestTenant(app);
+    const registered = await registerApp(t, { scopes: ['openid', 'launch/patient', 'patient/*.rs'] });
+    const user = await userWithPassword(t, 'nothing');
+    await createPatient(t, { firstName: 'Ada', lastName: 'Lovelace' });
+    const config = await discover(t, registered.clientId);
+    const { page } = await consentPageOf(t, config, user.username, 'openid launch/patient patient/Patient.rs');
+    assert.doesNotMatch(page, /Lovelace/);
+    assert.match(page, /No patient found/);
   });
 });
 

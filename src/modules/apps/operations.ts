@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { Context, TenantContext } from '../../http/context.ts';
+import { parseScope } from '../../http/scopes.ts';
 import { newSecret } from '../../tenancy/secrets.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
 import { write } from '../../work/write.ts';
 import { findPatient } from '../patients/index.ts';
 import { issueLaunch, LAUNCH_SECONDS } from './oauth/launch.ts';
-import { IDENTITY_SCOPES, parseResourceScope } from './oauth/scopes.ts';
+import { IDENTITY_SCOPES } from './oauth/scopes.ts';
 import type { AppInputBody, AppPatchBody } from './schemas.ts';
 import {
   type AppRow,
@@ -56,7 +57,7 @@ function uriProblems(uris: readonly string[], path: string): FieldError[] {
 
 const scopeProblems = (scopes: readonly string[]): FieldError[] =>
   scopes.flatMap((scope, index) =>
-    IDENTITY_SCOPES.includes(scope) || parseResourceScope(scope)
+    IDENTITY_SCOPES.includes(scope) || parseScope(scope)
       ? []
       : [{ path: `body.scopes.${index}`, message: `"${scope}" is no SMART scope Cairn knows` }],
   );

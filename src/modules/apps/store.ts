@@ -49,14 +49,18 @@ export interface AppAccessToken {
   userId: string;
   userName: string;
   scope: string;
+  appId: string;
   appName: string;
+  /** The patient its grant was launched with or the user picked (launch.ts), if any. */
+  patient: string | null;
   clientId: string;
   extra: Record<string, unknown> | null;
 }
 
 /**
  * An app's access token presented to the FHIR API, in one statement: good while unexpired, issued
- * by this instance's authorization server, to an app still registered and enabled.
+ * by this instance's authorization server, to an app still registered and enabled; with the patient
+ * in its grant's context (kept under the grant id, launch.ts).
  */
 export async function findAccessToken(
   db: Kysely<DB>,
@@ -70,6 +74,12 @@ export async function findAccessToken(
     .innerJoin('users as u', (join) =>
       join.on('u.tenant_id', '=', scope.tenantId).on('u.id', '=', sql<string>`(r.payload->>'accountId')::uuid`),
     )
+    .leftJoin('oauth_records as c', (join) =>
+      join
+        .on('c.tenant_id', '=', scope.tenantId)
+        .on('c.model', '=', 'LaunchContext')
+        .on('c.id', '=', sql<string>`r.payload->>'grantId'`),
+    )
     .select([
       'u.id as user_id',
       'u.username',
@@ -77,8 +87,10 @@ export async function findAccessToken(
       'u.last_name',
       sql<string>`coalesce(r.payload->>'scope', '')`.as('scope'),
       sql<Record<string, unknown> | null>`r.payload->'extra'`.as('extra'),
+      'a.id as app_id',
       'a.name',
       'a.client_id',
+      sql<string | null>`c.payload->>'patient'`.as('patient'),
     ])
     .where('r.tenant_id', '=', scope.tenantId)
     .where('r.model', '=', 'AccessToken')
@@ -89,7 +101,16 @@ export async function findAccessToken(
     .executeTakeFirst();
   if (!row) return undefined;
   const userName = [row.first_name, row.last_name].filter(Boolean).join(' ') || row.username;
-  return { userId: row.user_id, userName, scope: row.scope, appName: row.name, clientId: row.client_id, extra: row.extra };
+  return {
+    userId: row.user_id,
+    userName,
+    scope: row.scope,
+    appId: row.app_id,
+    appName: row.name,
+    patient: row.patient,
+    clientId: row.client_id,
+    extra: row.extra,
+  };
 }
 
 /** Records of the authorization servers past their expiry (codes, tokens, sessions, interactions): every tenant's at once. */

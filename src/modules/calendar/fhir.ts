@@ -113,7 +113,10 @@ export const fhirAppointment: FhirResource = {
   permission: 'CALENDAR_READ',
   table: 'calendar_events',
   instanceScoped: true,
-  patient: { of: (row: EventRow) => row.participants.filter(isPatient).map((p) => p.id) },
+  patient: {
+    of: (row: EventRow) => row.participants.filter(isPatient).map((p) => p.id),
+    has: (patientId, tenantId) => participantParam('Patient').where(patientId, tenantId),
+  },
   logAs: 'CALENDAR_EVENT',
   notFound: 'CALENDAR_EVENT_NOT_FOUND',
   columns: (tenantId) => [

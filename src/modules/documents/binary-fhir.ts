@@ -9,6 +9,7 @@ import { contextOf } from '../../http/context.ts';
 import { compact, isUuid, reference } from '../../http/fhir.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
+import { confinement } from '../../http/scopes.ts';
 import { ApiError } from '../../wire/errors.ts';
 import { InstanceParams } from '../../wire/schemas.ts';
 import { FHIR_JSON, fhirResponses, useFhirErrors } from '../fhir/index.ts';
@@ -64,7 +65,10 @@ const binaryRoutes: AreaPlugin = async (app, { services }) => {
       const { id } = request.params;
       const file = isUuid(id) ? await findFile(ctx.db, ctx.scope, id) : undefined;
       // Other areas' files (a chat's, an email's) need their own permissions: not served here.
-      if (!file || file.owner_kind !== SUMMARY_FILES) throw new ApiError('FILE_NOT_FOUND', { fileId: id });
+      // A token confined to a patient reads that patient's documents' files only, as their DocumentReferences.
+      const confined = confinement(ctx.caller, 'DocumentReference', 'r');
+      const outside = confined !== undefined && file?.patient_id !== confined.patient;
+      if (!file || file.owner_kind !== SUMMARY_FILES || outside) throw new ApiError('FILE_NOT_FOUND', { fileId: id });
       disclose(request, [file.patient_id], [file.id]);
       const size = Number(file.size);
       if (!wantsFhirJson(request) || size > INLINE_BYTES) return sendFile(request, reply, services.files.blobs, file);

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { requestOrigin } from '../../files/links.ts';
 import { type Disclosure, disclose } from '../../http/access-log.ts';
 import { type Context, contextOf } from '../../http/context.ts';
-import { compact, type FhirResource, paramsOf } from '../../http/fhir.ts';
+import { compact, type FhirResource, paramsOf, patientsOfRow } from '../../http/fhir.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { heldOf, needs, needsAnyOf } from '../../http/route-access.ts';
 import { ApiError } from '../../wire/errors.ts';
@@ -54,10 +54,7 @@ function checkSources(type: string, sources: readonly FhirResource[]): void {
 
 /** The patients a source's rows are about, for the access log. */
 function patientsOf(found: readonly Found[]): unknown[] {
-  return found.flatMap(({ source, row }) => {
-    const shown = source.patient;
-    return 'column' in shown ? [row[shown.column]] : 'of' in shown ? shown.of(row as never) : [];
-  });
+  return found.flatMap(({ source, row }) => patientsOfRow(source, row));
 }
 
 /**

@@ -1,7 +1,8 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Context } from '../../http/context.ts';
-import { type FhirResource, invalidParam, isUuid, nothing, paramsOf } from '../../http/fhir.ts';
+import { type FhirResource, inCompartment, invalidParam, isUuid, nothing, paramsOf } from '../../http/fhir.ts';
 import { MATCH_BOUND } from '../../http/pagination.ts';
+import { confinement, type Interaction } from '../../http/scopes.ts';
 
 /**
  * A resource's reads: one statement each, on the table the area declared, in the tenant (and the
@@ -25,12 +26,18 @@ export interface Found {
 export const DEFAULT_COUNT = 20;
 export const MAX_COUNT = 1000;
 
-/** The table is the area's: a name, not a type known here. */
-function rowsOf(ctx: Context, resource: FhirResource) {
+/**
+ * The one source of every read's rows: the table (the area's, a name not a type known here), in the
+ * tenant and instance, and for a token confined to a patient (a `patient/` scope) that patient's
+ * compartment; `compartment` is one kept for later (a bulk export's, whose job has no token).
+ */
+function rowsOf(ctx: Context, resource: FhirResource, interaction: Interaction, compartment?: string) {
   const db = ctx.db as unknown as Kysely<Record<string, Row>>;
   let select = db.selectFrom(`${resource.table} as r`).where('r.tenant_id', '=', ctx.scope.tenantId);
   if (resource.instanceScoped) select = select.where('r.instance_id', '=', ctx.scope.instanceId);
   for (const condition of resource.where ?? []) select = select.where(condition);
+  const confined = compartment !== undefined ? { patient: compartment } : confinement(ctx.caller, resource.type, interaction);
+  if (confined) select = select.where(inCompartment(resource, confined.patient, ctx.scope.tenantId));
   return select;
 }
 
@@ -44,16 +51,18 @@ function withColumns<S extends { select: (column: never) => S }>(ctx: Context, r
 /** The row of a read by id, or undefined (an id that is not a uuid names nothing). */
 export async function findRow(ctx: Context, resource: FhirResource, id: string): Promise<Row | undefined> {
   if (!isUuid(id)) return undefined;
-  return (await withColumns(ctx, resource, rowsOf(ctx, resource).selectAll('r')).where('r.id', '=', id).executeTakeFirst()) as
-    | Row
-    | undefined;
+  return (await withColumns(ctx, resource, rowsOf(ctx, resource, 'r').selectAll('r'))
+    .where('r.id', '=', id)
+    .executeTakeFirst()) as Row | undefined;
 }
 
 /** The rows of these ids (an `_include`'s), in one statement; ids that are not uuids name nothing. */
 export async function findRows(ctx: Context, resource: FhirResource, ids: readonly string[]): Promise<Row[]> {
   const wanted = ids.filter(isUuid);
   if (wanted.length === 0) return [];
-  return (await withColumns(ctx, resource, rowsOf(ctx, resource).selectAll('r')).where('r.id', 'in', wanted).execute()) as Row[];
+  return (await withColumns(ctx, resource, rowsOf(ctx, resource, 'r').selectAll('r'))
+    .where('r.id', 'in', wanted)
+    .execute()) as Row[];
 }
 
 /** The record of a read by id in whichever of the sources holds it (each looked in at once). */
@@ -72,6 +81,8 @@ export interface Search {
   summaryCount: boolean;
   /** The id after which the page starts. */
   after: string | undefined;
+  /** The patient whose compartment a bulk export kept (its job searches without a token). */
+  compartment?: string;
 }
 
 /** The query's values of a parameter, repeated or not. */
@@ -151,7 +162,7 @@ export async function searchRows(
   resource: FhirResource,
   search: Search,
 ): Promise<{ total: number; matched: Row[] } | { rows: Row[]; hasNext: boolean }> {
-  let select = rowsOf(ctx, resource);
+  let select = rowsOf(ctx, resource, 's', search.compartment);
   for (const condition of search.where) select = select.where(condition);
   if (search.summaryCount) {
     const { total } = await select.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();

@@ -2,5 +2,5 @@
 export { createPatient, relationScope } from './operations.ts';
 export { type PatientReadRow, type PatientRow, patientRelations, type RelationScope } from './read.ts';
 export { Patient } from './schemas.ts';
-export { ensurePointOfContact, findPatient, touchPatients } from './store.ts';
+export { ensurePointOfContact, findPatient, type PickedPatient, pickPatients, touchPatients } from './store.ts';
 export { type PatientView, patientViews } from './views.ts';

@@ -270,3 +270,26 @@ export async function ensurePointOfContact(trx: Kysely<DB>, tenantId: string, pa
 export function touchPatients(w: Writing, tenantId: string, patientIds: string[]) {
   return w.db.updateTable('patients').set(w.updated()).where('tenant_id', '=', tenantId).where('id', 'in', patientIds).execute();
 }
+
+/** A patient as a picker lists it: enough to tell two apart, nothing more. */
+export interface PickedPatient {
+  id: string;
+  firstName: string | null;
+  lastName: string | null;
+  birthDate: string | null;
+}
+
+/**
+ * Patients of an instance to choose from (an app's standalone launch, modules/apps): those a search
+ * finds (the trigram index on search_text), or without one the newest (the created_at index); at
+ * most `limit`, so the page stays short and the rest is found by searching.
+ */
+export async function pickPatients(db: Kysely<DB>, where: Scope, search: string, limit: number): Promise<PickedPatient[]> {
+  const rows = await filtered(db, where, { search }, undefined)
+    .select(['p.id', 'p.first_name', 'p.last_name', sql<string | null>`to_char(p.birth_date, 'YYYY-MM-DD')`.as('birth_date')])
+    .orderBy('p.created_at', 'desc')
+    .orderBy('p.id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ id: row.id, firstName: row.first_name, lastName: row.last_name, birthDate: row.birth_date }));
+}

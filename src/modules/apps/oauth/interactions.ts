@@ -1,14 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InteractionResults } from 'oidc-provider';
 import { settingsOf } from '../../../config.ts';
+import { parseScope } from '../../../http/scopes.ts';
 import type { Services } from '../../../http/services.ts';
 import { spendVerificationTime, verifySecret } from '../../../tenancy/secrets.ts';
 import { ApiError } from '../../../wire/errors.ts';
 import { checkedAttempt, findUserForLogin, tokenLimitSettings } from '../../auth/index.ts';
 import { keepContext, launchOf } from './launch.ts';
-import { type ConsentChoice, consentPage, errorPage, PAGE_CSP, signInPage } from './pages.ts';
+import { type ConsentChoice, consentPage, errorPage, PAGE_CSP, type Picker, signInPage } from './pages.ts';
+import { mayHavePatient, patientChoices } from './picker.ts';
 import { interactionPath, REFRESH_TOKEN_SECONDS } from './provider.ts';
-import { covers, grantable, IDENTITY_SCOPES, parseResourceScope, registeredResourceScopes } from './scopes.ts';
+import { asksForPatient, covers, grantable, IDENTITY_SCOPES, registeredResourceScopes } from './scopes.ts';
 import type { InstanceServer } from './servers.ts';
 
 /**
@@ -42,11 +44,39 @@ export async function interactionOf(server: InstanceServer, request: FastifyRequ
   return details;
 }
 
-export async function showInteraction(server: InstanceServer, request: FastifyRequest, reply: FastifyReply, uid: string) {
+export async function showInteraction(
+  services: Services,
+  server: InstanceServer,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  uid: string,
+  search = '',
+) {
   const details = await interactionOf(server, request, reply, uid);
   const appName = await appNameOf(server, details);
   if (details.prompt.name === 'login') return sendPage(reply, 200, signInPage(actionOf(server, uid, 'login'), appName));
-  return sendPage(reply, 200, consentPage(actionOf(server, uid, 'consent'), appName, await choicesOf(server, details)));
+  const choices = await choicesOf(server, details);
+  const picker = await pickerOf(services, server, request, details, choices, search);
+  return sendPage(reply, 200, consentPage(actionOf(server, uid, 'consent'), appName, choices, picker));
+}
+
+/**
+ * The patient picker of a standalone launch (picker.ts): shown when what the app asks needs a
+ * patient and no EHR launch names one.
+ */
+async function pickerOf(
+  services: Services,
+  server: InstanceServer,
+  request: FastifyRequest,
+  details: Details,
+  choices: readonly ConsentChoice[],
+  search: string,
+): Promise<Picker | undefined> {
+  const accountId = details.session?.accountId;
+  if (!accountId || typeof details.params.launch === 'string') return undefined;
+  if (!asksForPatient(choices.map((choice) => choice.scope))) return undefined;
+  const patients = await patientChoices(services, server, request, accountId, search.trim());
+  return { searchAction: `${new URL(server.issuer).pathname}${interactionPath(details.uid)}`, search, patients };
 }
 
 /** The password sign-in, under the token routes' limits (wrong passwords slow down, then answer 429). */
@@ -95,7 +125,7 @@ export async function consent(
   request: FastifyRequest,
   reply: FastifyReply,
   uid: string,
-  form: { decision?: string; scope?: string | string[] },
+  form: { decision?: string; scope?: string | string[]; patient?: string },
 ) {
   const details = await interactionOf(server, request, reply, uid);
   if (details.prompt.name !== 'consent' || !details.session?.accountId) {
@@ -104,8 +134,27 @@ export async function consent(
   if (form.decision !== 'allow') {
     return finish(server, request, reply, { error: 'access_denied', error_description: 'The user did not allow the app' });
   }
-  const offered = new Set((await choicesOf(server, details)).map((choice) => choice.scope));
+  const choices = await choicesOf(server, details);
+  const offered = new Set(choices.map((choice) => choice.scope));
   const checked = [form.scope ?? []].flat().filter((scope) => offered.has(scope));
+  const launchId = typeof details.params.launch === 'string' ? details.params.launch : undefined;
+  const accountId = details.session.accountId;
+  // A standalone launch asking for a patient: the one picked, which the user must be able to read.
+  let picked: string | undefined;
+  if (!launchId && asksForPatient(checked)) {
+    picked = typeof form.patient === 'string' ? form.patient : '';
+    if (!(await mayHavePatient(services, server, accountId, picked))) {
+      const picker = await pickerOf(services, server, request, details, choices, '');
+      const page = consentPage(
+        actionOf(server, uid, 'consent'),
+        await appNameOf(server, details),
+        choices,
+        picker,
+        'Choose a patient.',
+      );
+      return sendPage(reply, 400, page);
+    }
+  }
   const { provider } = server;
   const grant = details.grantId
     ? await provider.Grant.find(details.grantId)
@@ -131,13 +180,12 @@ export async function consent(
   const refused = unchecked.filter((scope) => !isIdentity(scope));
   if (refused.length > 0) grant.rejectResourceScope(server.issuer, refused.join(' '));
   // An EHR launch: the patient it names becomes the grant's context, if the launch is this app's and this user's.
-  const launchId = typeof details.params.launch === 'string' ? details.params.launch : undefined;
   const where = { tenantId: server.tenant.id, instanceId: server.instance.id };
   const now = () => services.clock.now();
-  let patient: string | undefined;
+  let patient = picked;
   if (launchId) {
     const launch = await launchOf(services.db, where, now, launchId, String(details.params.client_id));
-    if (!launch || (launch.userId !== null && launch.userId !== details.session.accountId)) {
+    if (!launch || (launch.userId !== null && launch.userId !== accountId)) {
       return finish(server, request, reply, {
         error: 'access_denied',
         error_description: 'The launch has expired, or is for another app or another user',
@@ -185,8 +233,8 @@ const IDENTITY_MEANINGS: Record<string, string> = {
 function meaningOf(scope: string): string {
   const known = IDENTITY_MEANINGS[scope];
   if (known) return known;
-  const parsed = parseResourceScope(scope);
-  const what = parsed?.type === '*' ? 'every kind of record' : `${parsed?.type ?? scope} records`;
-  const how = [...(parsed?.interactions ?? [])].map((i) => (i === 'r' ? 'read' : 'search')).join(' and ');
+  const parsed = parseScope(scope);
+  const what = `${parsed?.type === '*' ? 'every kind of record' : `${parsed?.type ?? scope} records`}${parsed?.context === 'patient' ? ' of the patient chosen' : ''}`;
+  const how = (parsed?.interactions ?? []).map((i) => (i === 'r' ? 'read' : 'search')).join(' and ');
   return `${how ? `${how[0]?.toUpperCase()}${how.slice(1)}` : 'Use'} ${what} you may see`;
 }

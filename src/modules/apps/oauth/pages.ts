@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { PickedPatient } from '../../patients/index.ts';
 
 /**
  * The pages people see while an app asks for access: sign-in, consent and errors. Plain HTML forms
@@ -10,7 +11,8 @@ import { createHash } from 'node:crypto';
 
 const STYLE =
   'body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;line-height:1.5}' +
-  'label{display:block;margin:.75rem 0 .25rem}input[type=text],input[type=password]{width:100%;padding:.5rem}' +
+  'label{display:block;margin:.75rem 0 .25rem}input[type=text],input[type=password],input[type=search]{width:100%;padding:.5rem}' +
+  'li label{display:inline}' +
   'button{margin:1rem .5rem 0 0;padding:.5rem 1rem}fieldset{border:1px solid #888;padding:.5rem 1rem}' +
   '.error{color:#a00;font-weight:600}li{list-style:none}';
 
@@ -45,7 +47,37 @@ export interface ConsentChoice {
   meaning: string;
 }
 
-export function consentPage(action: string, appName: string, choices: ConsentChoice[]): string {
+/** The standalone launch's patient picker (picker.ts): a search, and the patients it found. */
+export interface Picker {
+  /** The page's own address, searched again with `q`. */
+  searchAction: string;
+  search: string;
+  patients: PickedPatient[];
+}
+
+const patientLabel = (patient: PickedPatient) =>
+  `${[patient.lastName, patient.firstName].filter(Boolean).join(', ') || 'Unnamed patient'}${patient.birthDate ? `, born ${patient.birthDate}` : ''}`;
+
+function pickerSearch(picker: Picker): string {
+  return (
+    `<form method="get" action="${html(picker.searchAction)}" role="search">` +
+    `<label for="q">Find a patient by name</label><input type="search" id="q" name="q" value="${html(picker.search)}" maxlength="100">` +
+    '<button type="submit">Search</button></form>'
+  );
+}
+
+function pickerChoices(picker: Picker): string {
+  if (picker.patients.length === 0) return '<p>No patient found that you may see: search by another name.</p>';
+  const items = picker.patients
+    .map(
+      (patient, index) =>
+        `<li><input type="radio" id="patient-${index}" name="patient" value="${html(patient.id)}"${picker.patients.length === 1 ? ' checked' : ''}> <label for="patient-${index}">${html(patientLabel(patient))}</label></li>`,
+    )
+    .join('');
+  return `<fieldset><legend>Which patient should the app open?</legend><ul>${items}</ul></fieldset>`;
+}
+
+export function consentPage(action: string, appName: string, choices: ConsentChoice[], picker?: Picker, error?: string): string {
   const items = choices
     .map(
       (choice, index) =>
@@ -54,7 +86,10 @@ export function consentPage(action: string, appName: string, choices: ConsentCho
     .join('');
   return page(
     `Allow ${appName}?`,
-    `<form method="post" action="${html(action)}"><fieldset><legend>${html(appName)} asks to:</legend><ul>${items}</ul></fieldset>` +
+    (error ? `<p class="error" role="alert">${html(error)}</p>` : '') +
+      (picker ? pickerSearch(picker) : '') +
+      `<form method="post" action="${html(action)}">${picker ? pickerChoices(picker) : ''}` +
+      `<fieldset><legend>${html(appName)} asks to:</legend><ul>${items}</ul></fieldset>` +
       '<p>Uncheck what you do not want to allow.</p>' +
       '<button type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button></form>',
   );

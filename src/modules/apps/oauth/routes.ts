@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type TSchema, Type } from 'typebox';
+import { named } from '../../../http/access-log.ts';
 import type { AreaPlugin } from '../../../http/plugin.ts';
 import { acceptForms } from '../../../http/provider-callbacks.ts';
 import { ApiError, ErrorBody } from '../../../wire/errors.ts';
@@ -8,6 +9,7 @@ import { backendServicesToken, OAuthErrorBody, oauthErrors, SmartToken, TokenFor
 import { OAUTH_ROUTES } from './endpoints.ts';
 import { consent, sendPage, showInteraction, signIn } from './interactions.ts';
 import { errorPage } from './pages.ts';
+import { PICKER_SIZE } from './picker.ts';
 import { AuthorizationServers, type InstanceServer } from './servers.ts';
 
 /**
@@ -29,6 +31,9 @@ const SignInForm = Type.Object(
 const ConsentForm = Type.Object(
   {
     decision: Type.Optional(Type.String({ maxLength: 20 })),
+    patient: Type.Optional(
+      Type.String({ maxLength: 64, description: 'The patient picked, for a standalone launch asking for one' }),
+    ),
     scope: Type.Optional(
       Type.Union([Type.String({ maxLength: 200 }), Type.Array(Type.String({ maxLength: 200 }), { maxItems: 200 })]),
     ),
@@ -273,17 +278,21 @@ const oauthRoutes: AreaPlugin = async (app, { services }) => {
   app.get(
     `${BASE}/oauth/interaction/:uid`,
     {
-      config: PUBLIC,
+      // The picker names patients: its reader is the signed-in user (picker.ts).
+      config: { access: { public: true, discloses: named('PATIENT') } },
       errorHandler: pageError,
       schema: {
         tags: ['Authentication'],
         summary: 'The sign-in or consent page of an authorization (HTML)',
+        description: `For an app asking for a patient without an EHR launch, the consent page lists up to ${PICKER_SIZE} patients the user may read (the newest, or those \`q\` finds by name) to pick one; the list is recorded in the access log under the user.`,
         security: [],
         params: InteractionParams,
+        querystring: Type.Object({ q: Type.Optional(Type.String({ maxLength: 100, description: 'Find patients by name' })) }),
         response: { 200: page('The sign-in or consent page'), ...pageErrors },
       },
     },
-    async (request, reply) => showInteraction(await serverOf(request), request, reply, request.params.uid),
+    async (request, reply) =>
+      showInteraction(services, await serverOf(request), request, reply, request.params.uid, request.query.q),
   );
 
   app.post(
@@ -321,7 +330,7 @@ const oauthRoutes: AreaPlugin = async (app, { services }) => {
         consumes: ['application/x-www-form-urlencoded'],
         params: InteractionParams,
         body: ConsentForm,
-        response: { 303: onward, ...pageErrors },
+        response: { 303: onward, ...pageErrors, 400: page('The consent page again, when a patient must be picked and was not') },
       },
     },
     async (request, reply) => consent(services, await serverOf(request), request, reply, request.params.uid, request.body),

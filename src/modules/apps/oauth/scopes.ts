@@ -1,12 +1,13 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { parseScope } from '../../../http/scopes.ts';
 
 /**
  * The scopes of SMART App Launch 2.0 an app may ask for (docs/identity.md): OpenID Connect's
  * (`openid`, `fhirUser`, `profile`, `offline_access`), the launch context's, and resource scopes,
  * v2 (`user/Patient.rs`) or v1 (`user/*.read`). A resource scope's type is one the FHIR API serves
  * or `*`; what it grants is r and s at most (the FHIR API is read-only), and at request time the
- * user's roles still decide (http/scopes.ts). `patient/` scopes are not granted yet: a token for
- * one patient's compartment needs every FHIR read narrowed to it.
+ * user's roles still decide (http/scopes.ts); a `patient/` scope narrows them to the patient of the
+ * launch, or the one the user picks on the consent page.
  */
 
 /** Scopes oidc-provider must know beside openid, offline_access and the claims' (fhirUser, profile). */
@@ -22,42 +23,28 @@ export const RESOURCE_SCOPES = 'resource_scopes';
 export const registeredResourceScopes = (client: { metadata(): Record<string, unknown> } | undefined): string[] =>
   (client?.metadata()[RESOURCE_SCOPES] as string[] | undefined) ?? [];
 
-const RESOURCE_SCOPE = /^(patient|user|system)\/([A-Za-z]+|\*)\.(c?r?u?d?s?|read|write|\*)$/;
-
-export interface ResourceScope {
-  context: 'patient' | 'user' | 'system';
-  type: string;
-  /** r and s, as asked for (v1's read and * are both; write is neither). */
-  interactions: Set<'r' | 's'>;
-}
-
-export function parseResourceScope(text: string): ResourceScope | undefined {
-  const match = RESOURCE_SCOPE.exec(text);
-  if (!match || match[3] === '') return undefined;
-  const [, context, type, permissions] = match as unknown as [string, ResourceScope['context'], string, string];
-  const interactions = new Set<'r' | 's'>(
-    permissions === 'read' || permissions === '*'
-      ? ['r', 's']
-      : (['r', 's'] as const).filter((letter) => permissions !== 'write' && permissions.includes(letter)),
-  );
-  return { context, type, interactions };
-}
-
 /** Whether a scope an app registered (`user/*.rs`) covers one asked for (`user/Patient.r`). */
 export function covers(registered: string, asked: string): boolean {
   if (registered === asked) return true;
-  const wide = parseResourceScope(registered);
-  const narrow = parseResourceScope(asked);
+  const wide = parseScope(registered);
+  const narrow = parseScope(asked);
   if (!wide || !narrow || wide.context !== narrow.context) return false;
   if (wide.type !== '*' && wide.type !== narrow.type) return false;
-  return [...narrow.interactions].every((interaction) => wide.interactions.has(interaction));
+  return narrow.interactions.every((interaction) => wide.interactions.includes(interaction));
 }
 
-/** Whether Cairn grants a resource scope to an app acting for a user: user/ ones with r or s, for now. */
+/**
+ * Whether Cairn grants a resource scope to an app acting for a user: user/ ones, and patient/ ones
+ * (one patient's records, the launch's or the one picked), with r or s.
+ */
 export const grantable = (scope: string) => {
-  const parsed = parseResourceScope(scope);
-  return parsed?.context === 'user' && parsed.interactions.size > 0;
+  const parsed = parseScope(scope);
+  return (parsed?.context === 'user' || parsed?.context === 'patient') && parsed.interactions.length > 0;
 };
+
+/** Whether scopes need a patient in context: `launch/patient`, or a patient/ scope. */
+export const asksForPatient = (scopes: readonly string[]) =>
+  scopes.some((scope) => scope === 'launch/patient' || parseScope(scope)?.context === 'patient');
 
 /**
  * The resource scopes the token being issued may carry: of those this request names (or the code

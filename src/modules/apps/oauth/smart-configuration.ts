@@ -32,11 +32,12 @@ const SmartConfiguration = Type.Object({
   code_challenge_methods_supported: Strings,
 });
 
-/** What Cairn's authorization servers do, in SMART's words; patient-level access and the standalone patient picker are not served yet. */
+/** What Cairn's authorization servers do, in SMART's words. */
 const CAPABILITIES = [
   'launch-standalone',
   'launch-ehr',
   'context-ehr-patient',
+  'context-standalone-patient',
   'client-public',
   'client-confidential-symmetric',
   'client-confidential-asymmetric',
@@ -44,6 +45,7 @@ const CAPABILITIES = [
   'authorize-post',
   'permission-v1',
   'permission-v2',
+  'permission-patient',
   'permission-user',
   'permission-offline',
   'permission-online',
@@ -85,6 +87,8 @@ const smartConfigurationRoutes: AreaPlugin = async (app, { services, fhir }) => 
         token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
         scopes_supported: [
           ...IDENTITY_SCOPES,
+          'patient/*.rs',
+          ...backend.map((scope) => scope.replace(/^system\//, 'patient/')),
           'user/*.rs',
           ...backend.map((scope) => scope.replace(/^system\//, 'user/')),
           ...backend,

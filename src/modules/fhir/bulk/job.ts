@@ -4,7 +4,7 @@ import { type SqlBool, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { settingsOf } from '../../../config.ts';
 import type { Context } from '../../../http/context.ts';
-import { type FhirResource, isUuid } from '../../../http/fhir.ts';
+import { type FhirResource, isUuid, patientsOfRow } from '../../../http/fhir.ts';
 import type { Services } from '../../../http/services.ts';
 import type { ClaimedJob, JobKind } from '../../../jobs/kinds.ts';
 import { instanceJobContext } from '../../../work/job-context.ts';
@@ -47,9 +47,7 @@ interface Step {
 
 /** The patients a row belongs to, as the access log names them. */
 function patientsOf(resource: FhirResource, row: Record<string, unknown>): string[] {
-  const shown = resource.patient;
-  const ids = 'column' in shown ? [row[shown.column]] : 'of' in shown ? shown.of(row as never) : [];
-  return ids.filter((id): id is string => typeof id === 'string' && isUuid(id));
+  return patientsOfRow(resource, row).filter((id): id is string => typeof id === 'string' && isUuid(id));
 }
 
 /**
@@ -62,6 +60,8 @@ function searchOf(row: ExportRow, resource: FhirResource, settings: BulkExportSe
   const search = parseSearch(resource, { _lastUpdated: lastUpdated }, row.tenant_id);
   search.count = Math.min(MAX_COUNT, settings.fileResources);
   search.after = row.after_id ?? undefined;
+  // A token confined to a patient started it: that patient's compartment, as its searches would be.
+  if (row.compartment) search.compartment = row.compartment;
   const shown = resource.patient;
   if (row.level === 'PATIENT' && 'column' in shown) search.where.push(sql<SqlBool>`${sql.ref(`r.${shown.column}`)} IS NOT NULL`);
   return search;

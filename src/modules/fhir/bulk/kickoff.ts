@@ -5,6 +5,8 @@ import { oldestWriteInFlight } from '../../../db/in-flight.ts';
 import { lockKey } from '../../../db/locks.ts';
 import type { Context } from '../../../http/context.ts';
 import { type FhirResource, invalidParam } from '../../../http/fhir.ts';
+import { confinement } from '../../../http/scopes.ts';
+import type { Caller } from '../../../tenancy/access.ts';
 import { ApiError, badField } from '../../../wire/errors.ts';
 import { write } from '../../../work/write.ts';
 import { EXPIRE_EXPORT, RUN_EXPORT } from './job.ts';
@@ -40,6 +42,22 @@ export interface Plan {
   level: ExportLevel;
   sources: Source[];
   since: Date | null;
+  /** The patient a `patient/` token confines it to (compartmentOf). */
+  compartment?: string;
+}
+
+/**
+ * The patient whose compartment an export reads, when the caller's token reaches the types exported
+ * through `patient/` scopes only (http/scopes.ts): the patient of its launch, kept on the export for
+ * its job. Such a token without a patient reaches nothing: 403.
+ */
+export function compartmentOf(caller: Caller | undefined, sources: readonly Source[]): string | undefined {
+  const confined = sources.map((source) => confinement(caller, source.resource.type, 's')).find(Boolean);
+  if (!confined) return undefined;
+  if (confined.patient === null) {
+    throw new ApiError('ACCESS_DENIED', {}, 'A token with patient/ scopes and no patient reaches no records');
+  }
+  return confined.patient;
 }
 
 /** The preferences of a `Prefer` header (RFC 7240), repeated or comma-separated, without their parameters. */
@@ -157,6 +175,7 @@ export async function startExport(ctx: Context, plan: Plan, request: string): Pr
       error: null,
       requested_by: caller,
       requested_by_name: w.actor.name,
+      compartment: plan.compartment ?? null,
       created_at: w.now,
       updated_at: w.now,
       completed_at: null,

@@ -14,7 +14,7 @@ import { InstanceParams, Uuid } from '../../../wire/schemas.ts';
 import { write } from '../../../work/write.ts';
 import { FHIR_JSON, fhirResponses, Resource, useFhirErrors } from '../outcome.ts';
 import { NDJSON, RUN_EXPORT } from './job.ts';
-import { type KickOffQuery, planExport, startExport } from './kickoff.ts';
+import { compartmentOf, type KickOffQuery, planExport, startExport } from './kickoff.ts';
 import { sourcesOf, typeOfKey } from './sources.ts';
 import { deadJobOf, type ExportRow, filesOfExport, findExport, findExportFile, lockExport, removeExport } from './store.ts';
 import type { ExportLevel } from './tables.ts';
@@ -98,6 +98,7 @@ const bulkExportRoutes: AreaPlugin = async (app, { services, fhir }) => {
     const ctx = contextOf(request);
     const mayRead = (resource: FhirResource) => ctx.can(resource.permission) && mayReadType(ctx.caller?.scopes, resource.type);
     const plan = planExport(sources, level, request.query as KickOffQuery, request.headers, mayRead);
+    plan.compartment = compartmentOf(ctx.caller, plan.sources);
     const row = await startExport(ctx, plan, `${requestOrigin(request)}${request.url}`);
     const status = `${baseOf(request)}/$export-status/${row.id}`;
     reply.code(202).header('content-location', status).type(FHIR_JSON);

@@ -35,6 +35,8 @@ export interface FhirExportsTable {
   error: string | null;
   requested_by: string | null;
   requested_by_name: string;
+  /** The patient whose compartment it reads, when a `patient/` token started it (http/scopes.ts). */
+  compartment: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
   completed_at: Timestamp | null;
