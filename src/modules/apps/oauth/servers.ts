@@ -17,14 +17,25 @@ export interface InstanceServer {
 }
 
 /**
- * Each instance's authorization server, made on its first request and kept by this node (they hold
- * no state of their own: their records are in the database, so any node serves any request). The
- * issuer is the FHIR base under CAIRN_PUBLIC_URL, or as the request reached Cairn.
+ * How long a node keeps an instance's server before making it again, reading the signing keys
+ * afresh (keys.ts rotates them on a read).
+ */
+export const SERVER_TTL_MS = 10 * 60_000;
+
+/**
+ * Each instance's authorization server, made on its first request and kept by this node for
+ * SERVER_TTL_MS (they hold no state of their own: their records are in the database, so any node
+ * serves any request). The issuer is the FHIR base under CAIRN_PUBLIC_URL, or as the request
+ * reached Cairn.
  */
 export class AuthorizationServers {
-  private readonly servers = new LRUCache<string, Promise<InstanceServer>>({ max: 500 });
+  private readonly servers: LRUCache<string, Promise<InstanceServer>>;
 
-  constructor(private readonly services: Services) {}
+  constructor(private readonly services: Services) {
+    // Aged by Cairn's clock, which tests move, read on every look (no cached "now").
+    const perf = { now: () => services.clock.now().getTime() };
+    this.servers = new LRUCache({ max: 500, ttl: SERVER_TTL_MS, ttlResolution: 0, perf });
+  }
 
   async of(request: FastifyRequest, tenantName: string, instanceName: string): Promise<InstanceServer | undefined> {
     const tenant = await this.services.tenant(tenantName);
