@@ -22,7 +22,9 @@
  * size per 1,000 records, and its two questions over 10M records; and the FHIR bench (bench/fhir.ts)
  * on the same tenant: FHIR Patient read and search against Cairn's own, and the bulk $export's
  * resources per second; then the operating bench (bench/operating.ts) on a PostgreSQL of its own:
- * backup, restore and copy at the large size against pg_dump and pg_restore. Absolute figures
+ * backup, restore and copy at the large size against pg_dump and pg_restore; last the identity
+ * bench (bench/identity.ts): an app's sign-in, token issue and refresh against bare oidc-provider.
+ * Absolute figures
  * depend on the machine; the ratios are what carry over.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -39,6 +41,7 @@ import { benchEvents } from './events.ts';
 import { benchExportWalks } from './export.ts';
 import { benchFhir } from './fhir.ts';
 import { benchFiles } from './files.ts';
+import { benchIdentity } from './identity.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
 import { describeHeapSettings, heapSettings, peakMemory, rssMb, workerPids, workersRss } from './memory.ts';
 import { benchMessages } from './messages.ts';
@@ -335,6 +338,10 @@ async function main() {
     // Last, on a PostgreSQL of its own (a backup and a copy take the whole installation): backup,
     // restore and copy at the large size, against pg_dump and pg_restore.
     report.text += await benchOperating();
+    save();
+    // And an app's sign-in (authorize, token issue, refresh) against bare oidc-provider, on a
+    // PostgreSQL of its own.
+    report.text += await benchIdentity();
     process.stdout.write(report.text);
     save();
   } finally {

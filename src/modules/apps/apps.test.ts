@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import * as oidc from 'openid-client';
 import { createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
+import { Browser } from '../../test/browser.ts';
 import { routerPlanProblems } from '../../test/router-plans.ts';
 import { captureStatements, stopCapture } from '../../test/statements.ts';
 
@@ -48,35 +49,6 @@ async function userWithPassword(t: TestTenant, role = 'patient-reader') {
   return { username, id: (user.body as { id: string }).id };
 }
 
-/** A browser: follows nothing by itself, keeps the cookies it is given. */
-class Browser {
-  private readonly cookies = new Map<string, string>();
-
-  async request(url: string, init: { method?: string; form?: Record<string, string | string[]> } = {}) {
-    const headers: Record<string, string> = { cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ') };
-    let body: string | undefined;
-    if (init.form) {
-      const params = new URLSearchParams();
-      for (const [name, value] of Object.entries(init.form)) for (const one of [value].flat()) params.append(name, one);
-      body = params.toString();
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-    }
-    const response = await fetch(new URL(url, origin), {
-      method: init.method ?? (body ? 'POST' : 'GET'),
-      headers,
-      body,
-      redirect: 'manual',
-    });
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair = ''] = cookie.split(';');
-      const [name = '', value = ''] = pair.split('=');
-      if (value) this.cookies.set(name, value);
-      else this.cookies.delete(name);
-    }
-    return { status: response.status, location: response.headers.get('location') ?? undefined, text: await response.text() };
-  }
-}
-
 const fhirBase = (t: TestTenant) => `${origin}${t.base}/fhir/R4`;
 
 async function discover(t: TestTenant, clientId: string, secret?: string) {
@@ -108,7 +80,7 @@ async function authorize(
     aud: fhirBase(t),
     ...(launch ? { launch } : {}),
   });
-  const browser = new Browser();
+  const browser = new Browser(origin);
   const start = await browser.request(url.href);
   assert.equal(start.status, 303, start.text);
   const signInPage = await browser.request(start.location ?? '');
@@ -142,7 +114,7 @@ async function consentPageOf(t: TestTenant, config: oidc.Configuration, username
     state: oidc.randomState(),
     aud: fhirBase(t),
   });
-  const browser = new Browser();
+  const browser = new Browser(origin);
   const start = await browser.request(url.href);
   const signInPage = await browser.request(start.location ?? '');
   const action = /action="([^"]+)"/.exec(signInPage.text)?.[1] ?? '';
