@@ -7,3 +7,7 @@ import { type Kysely, sql } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE fhir_exports ADD COLUMN compartment uuid`.execute(db);
 }
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`ALTER TABLE fhir_exports DROP COLUMN compartment`.execute(db);
+}

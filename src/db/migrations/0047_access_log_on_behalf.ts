@@ -11,3 +11,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     WHERE on_behalf_of IS NOT NULL
   `.execute(db);
 }
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`DROP INDEX access_log_on_behalf_idx`.execute(db);
+}
