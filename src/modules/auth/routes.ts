@@ -35,9 +35,11 @@ const limits =
   'Limits: more than 100 requests with the right secret within 5 minutes block the caller for 5 minutes (000); ' +
   'more than 10 wrong secrets within 5 minutes block that source address for that caller for 5 minutes, ' +
   'so failures from one place never lock the client out elsewhere. Both answer 429 TOO_MANY_REQUESTS with Retry-After. ' +
-  'A wrong key or secret is 401 INVALID_CLIENT_CREDENTIALS (never a token-refresh code). ' +
-  'A user with a confirmed second factor who sends no `code` gets 401 MFA_REQUIRED, a wrong or used one 401 INVALID_MFA_CODE; ' +
-  'wrong codes count as wrong secrets.';
+  'A wrong key or secret is 401 INVALID_CLIENT_CREDENTIALS (never a token-refresh code).';
+
+const userLimits =
+  'A user with a confirmed second factor who sends no `code` gets 401 MFA_REQUIRED, a wrong or used one ' +
+  '401 INVALID_MFA_CODE; wrong codes count as wrong secrets.';
 
 /**
  * The two token routes of DECISIONS §4. Neither ever answers with the two "refresh" codes:
@@ -70,7 +72,7 @@ const authRoutes: AreaPlugin = async (app, options) => {
       schema: {
         tags: ['Authentication'],
         summary: 'Issue a bearer token (valid 1 hour; 100 requests per 5 minutes per caller)',
-        description: limits,
+        description: `${limits} ${userLimits}`,
         security: [],
         body: TokenRequest,
         response: { 200: TokenResponse, ...tokenErrors },
