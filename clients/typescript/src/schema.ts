@@ -265,6 +265,727 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/mfa/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a TOTP second factor: a new secret, unconfirmed until a code from it is sent (201)
+         * @description Signed in by the body: `tenantName`, `username`, `password` and, once the factor is confirmed, `code` (401 INVALID_USER_CREDENTIALS, MFA_REQUIRED or INVALID_MFA_CODE, under the same limits as `/auth/token`: 429). A secret started earlier and never confirmed is replaced. 409 MFA_ALREADY_ENROLLED once confirmed.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The user signs in as for `/auth/token`: password, and `code` once the factor is confirmed. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The user's tenant */
+                        tenantName: string;
+                        username: string;
+                        password: string;
+                        /** @description A one-time code: the 6 digits the authenticator app shows, or an unused recovery code. Required once the user has a confirmed second factor; ignored before. */
+                        code?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The shared secret, base32, for typing into an authenticator app */
+                            secret: string;
+                            /** @description The otpauth:// URI (issuer Cairn, the username as label; SHA-1, 6 digits, 30 s) */
+                            otpauthUrl: string;
+                            /** @description The URI as a QR code: a PNG `data:` URL, to show as an image */
+                            qrCode: string;
+                        };
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/mfa/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm the TOTP second factor with a code from it; answers ten recovery codes, this once
+         * @description Signed in by the body: `tenantName`, `username`, `password` and, once the factor is confirmed, `code` (401 INVALID_USER_CREDENTIALS, MFA_REQUIRED or INVALID_MFA_CODE, under the same limits as `/auth/token`: 429). From then on `/auth/token` needs `code` too. 401 INVALID_MFA_CODE for a wrong `totpCode`; 409 MFA_NOT_ENROLLED before a start, MFA_ALREADY_ENROLLED after a confirmation.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The sign-in, and a code from the secret being confirmed. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The user's tenant */
+                        tenantName: string;
+                        username: string;
+                        password: string;
+                        /** @description A one-time code: the 6 digits the authenticator app shows, or an unused recovery code. Required once the user has a confirmed second factor; ignored before. */
+                        code?: string;
+                        /** @description A code the authenticator app shows for the new secret */
+                        totpCode: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Ten codes, each good for one sign-in in place of a TOTP code. Shown this once: Cairn keeps only their hashes. */
+                            recoveryCodes: string[];
+                        };
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/mfa/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the recovery codes with ten new ones, answered this once
+         * @description Signed in by the body: `tenantName`, `username`, `password` and, once the factor is confirmed, `code` (401 INVALID_USER_CREDENTIALS, MFA_REQUIRED or INVALID_MFA_CODE, under the same limits as `/auth/token`: 429). The old codes, used or not, stop working. 409 MFA_NOT_ENROLLED without a confirmed factor.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The user signs in as for `/auth/token`: password, and `code` once the factor is confirmed. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The user's tenant */
+                        tenantName: string;
+                        username: string;
+                        password: string;
+                        /** @description A one-time code: the 6 digits the authenticator app shows, or an unused recovery code. Required once the user has a confirmed second factor; ignored before. */
+                        code?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Ten codes, each good for one sign-in in place of a TOTP code. Shown this once: Cairn keeps only their hashes. */
+                            recoveryCodes: string[];
+                        };
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/mfa/totp/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove the second factor and the recovery codes (204)
+         * @description Signed in by the body: `tenantName`, `username`, `password` and, once the factor is confirmed, `code` (401 INVALID_USER_CREDENTIALS, MFA_REQUIRED or INVALID_MFA_CODE, under the same limits as `/auth/token`: 429). The password alone signs in again. 409 MFA_NOT_ENROLLED when there is no factor.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The user signs in as for `/auth/token`: password, and `code` once the factor is confirmed. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The user's tenant */
+                        tenantName: string;
+                        username: string;
+                        password: string;
+                        /** @description A one-time code: the 6 digits the authenticator app shows, or an unused recovery code. Required once the user has a confirmed second factor; ignored before. */
+                        code?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Empty body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/token": {
         parameters: {
             query?: never;
@@ -276,7 +997,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a bearer token (valid 1 hour; 100 requests per 5 minutes per caller)
-         * @description Limits: more than 100 requests with the right secret within 5 minutes block the caller for 5 minutes (000); more than 10 wrong secrets within 5 minutes block that source address for that caller for 5 minutes, so failures from one place never lock the client out elsewhere. Both answer 429 TOO_MANY_REQUESTS with Retry-After. A wrong key or secret is 401 INVALID_CLIENT_CREDENTIALS (never a token-refresh code).
+         * @description Limits: more than 100 requests with the right secret within 5 minutes block the caller for 5 minutes (000); more than 10 wrong secrets within 5 minutes block that source address for that caller for 5 minutes, so failures from one place never lock the client out elsewhere. Both answer 429 TOO_MANY_REQUESTS with Retry-After. A wrong key or secret is 401 INVALID_CLIENT_CREDENTIALS (never a token-refresh code). A user with a confirmed second factor who sends no `code` gets 401 MFA_REQUIRED, a wrong or used one 401 INVALID_MFA_CODE; wrong codes count as wrong secrets.
          */
         post: {
             parameters: {
@@ -285,7 +1006,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            /** @description Either `{apiClient, secret}` or, for a user with passwordAccess, `{tenantName, username, password}`. */
+            /** @description Either `{apiClient, secret}` or, for a user with passwordAccess, `{tenantName, username, password}`, with `code` once the user has a confirmed second factor (docs/identity.md "MFA"). */
             requestBody?: {
                 content: {
                     "application/json": {
@@ -295,6 +1016,8 @@ export interface paths {
                         tenantName?: string;
                         username?: string;
                         password?: string;
+                        /** @description A one-time code: the 6 digits the authenticator app shows, or an unused recovery code. Required once the user has a confirmed second factor; ignored before. */
+                        code?: string;
                     };
                 };
             };

@@ -1,5 +1,5 @@
 import type { Area } from '../../platform/area.ts';
-import { authErrors } from './catalog.ts';
+import { authAuditActions, authErrors } from './catalog.ts';
 import routes from './routes.ts';
 import { tokenLimitSettings } from './settings.ts';
 
@@ -7,6 +7,7 @@ export const area: Area = {
   name: 'auth',
   routes,
   errors: authErrors,
+  auditActions: authAuditActions,
   settings: tokenLimitSettings,
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

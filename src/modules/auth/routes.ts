@@ -4,9 +4,11 @@ import type { AreaPlugin } from '../../http/plugin.ts';
 import { spendVerificationTime, verifySecret } from '../../tenancy/secrets.ts';
 import { ApiError, badField, ErrorBody } from '../../wire/errors.ts';
 import { DateTime } from '../../wire/schemas.ts';
+import mfaRoutes, { MfaCode } from './mfa-routes.ts';
 import { tokenLimitSettings } from './settings.ts';
+import { userSignIn } from './sign-in.ts';
 import smartRoutes from './smart.ts';
-import { type ClientForLogin, findClientByKey, findClientInTenant, findUserForLogin } from './store.ts';
+import { type ClientForLogin, findClientByKey, findClientInTenant } from './store.ts';
 import { checkedAttempt, type TokenSubject } from './token-limit.ts';
 
 const TokenRequest = Type.Object(
@@ -16,8 +18,13 @@ const TokenRequest = Type.Object(
     tenantName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     username: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     password: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    code: Type.Optional(MfaCode),
   },
-  { description: 'Either `{apiClient, secret}` or, for a user with passwordAccess, `{tenantName, username, password}`.' },
+  {
+    description:
+      'Either `{apiClient, secret}` or, for a user with passwordAccess, `{tenantName, username, password}`, ' +
+      'with `code` once the user has a confirmed second factor (docs/identity.md "MFA").',
+  },
 );
 
 const TokenResponse = Type.Object({ token: Type.String(), expiresAt: DateTime });
@@ -30,6 +37,10 @@ const limits =
   'so failures from one place never lock the client out elsewhere. Both answer 429 TOO_MANY_REQUESTS with Retry-After. ' +
   'A wrong key or secret is 401 INVALID_CLIENT_CREDENTIALS (never a token-refresh code).';
 
+const userLimits =
+  'A user with a confirmed second factor who sends no `code` gets 401 MFA_REQUIRED, a wrong or used one ' +
+  '401 INVALID_MFA_CODE; wrong codes count as wrong secrets.';
+
 /**
  * The two token routes of DECISIONS §4. Neither ever answers with the two "refresh" codes:
  * a wrong secret is INVALID_CLIENT_CREDENTIALS, so a client does not loop refreshing.
@@ -38,7 +49,9 @@ const authRoutes: AreaPlugin = async (app, options) => {
   const { services } = options;
   // Its own scope: OAuth's form bodies and error format stay there.
   await app.register(smartRoutes, options);
+  await app.register(mfaRoutes, options);
   const { db, tokens } = services;
+  const signedInUser = userSignIn(services);
   const limit = settingsOf(services.config, tokenLimitSettings);
 
   const checked = (subject: TokenSubject | undefined, source: string, matches: () => Promise<boolean>) =>
@@ -59,14 +72,14 @@ const authRoutes: AreaPlugin = async (app, options) => {
       schema: {
         tags: ['Authentication'],
         summary: 'Issue a bearer token (valid 1 hour; 100 requests per 5 minutes per caller)',
-        description: limits,
+        description: `${limits} ${userLimits}`,
         security: [],
         body: TokenRequest,
         response: { 200: TokenResponse, ...tokenErrors },
       },
     },
     async (request) => {
-      const { apiClient, secret, tenantName, username, password } = request.body;
+      const { apiClient, secret, tenantName, username, password, code } = request.body;
       if (apiClient !== undefined) {
         if (secret === undefined) throw badField('body.secret', 'is required with apiClient');
         return clientToken(await findClientByKey(db, apiClient), secret, request.ip);
@@ -77,15 +90,7 @@ const authRoutes: AreaPlugin = async (app, options) => {
       if (!tenantName) throw badField('body.tenantName', 'is required with username');
       if (!username) throw badField('body.username', 'is required with tenantName');
       if (!password) throw badField('body.password', 'is required with username');
-      // The tenant by its name first (the node's cache), then the user in it (one shard on Citus).
-      const tenant = await services.tenant(tenantName);
-      const user = tenant && (await findUserForLogin(db, tenant.id, username));
-      const subject = user && { tenantId: user.tenantId, principalId: user.id };
-      const matches = async () =>
-        user?.passwordHash
-          ? (await verifySecret(password, user.passwordHash)) && user.mayUsePassword
-          : spendVerificationTime(password);
-      if (!(await checked(subject, request.ip, matches)) || !user) throw new ApiError('INVALID_USER_CREDENTIALS');
+      const { user } = await signedInUser({ tenantName, username, password, code }, request.ip);
       return tokens.issue({ type: 'USER', id: user.id, tenantId: user.tenantId, name: user.name });
     },
   );

@@ -70,15 +70,31 @@ export async function findClientInTenant(
 export interface UserForLogin {
   tenantId: string;
   id: string;
+  username: string;
   name: string;
   passwordHash: string | null;
   mayUsePassword: boolean;
+  /** Whether the user has a confirmed second factor (mfa.ts): a sign-in then needs a code too. */
+  secondFactor: boolean;
 }
 
 export async function findUserForLogin(db: Kysely<DB>, tenantId: string, username: string): Promise<UserForLogin | undefined> {
   const row = await db
     .selectFrom('users')
     .select(['tenant_id', 'id', 'username', 'first_name', 'last_name', 'password_hash', 'password_access', 'enabled'])
+    // In the same statement: a sign-in stays one round trip for users without a second factor.
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('user_mfa')
+            .select('user_id')
+            .where('user_mfa.tenant_id', '=', tenantId)
+            .whereRef('user_mfa.user_id', '=', 'users.id')
+            .where('user_mfa.confirmed_at', 'is not', null),
+        )
+        .as('second_factor'),
+    )
     .where('tenant_id', '=', tenantId)
     .where((eb) => eb(eb.fn('lower', ['username']), '=', username.toLowerCase()))
     .where('deleted_at', 'is', null)
@@ -87,8 +103,125 @@ export async function findUserForLogin(db: Kysely<DB>, tenantId: string, usernam
   return {
     tenantId: row.tenant_id,
     id: row.id,
+    username: row.username,
     name: [row.first_name, row.last_name].filter(Boolean).join(' ') || row.username,
     passwordHash: row.password_hash,
     mayUsePassword: row.password_access && row.enabled,
+    secondFactor: Boolean(row.second_factor),
   };
+}
+
+// --- A user's second factor (mfa.ts). Every statement names its tenant as a parameter (one shard on Citus).
+
+/** Whose factor: a user of a tenant. */
+export interface FactorOwner {
+  tenantId: string;
+  userId: string;
+}
+
+export interface StoredFactor {
+  totpSealed: string;
+  confirmedAt: Date | null;
+  lastStep: number | null;
+}
+
+export async function readFactor(
+  db: Kysely<DB>,
+  owner: FactorOwner,
+  { forUpdate = false } = {},
+): Promise<StoredFactor | undefined> {
+  let query = db
+    .selectFrom('user_mfa')
+    .select(['totp_sealed', 'confirmed_at', 'last_step'])
+    .where('tenant_id', '=', owner.tenantId)
+    .where('user_id', '=', owner.userId);
+  if (forUpdate) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row && { totpSealed: row.totp_sealed, confirmedAt: row.confirmed_at, lastStep: row.last_step };
+}
+
+/**
+ * Keeps a new, unconfirmed secret in place of any unconfirmed one, in one statement; false (nothing
+ * written) when the user's factor is confirmed already, so two starts cannot replace a confirmed one.
+ */
+export async function saveUnconfirmedFactor(db: Kysely<DB>, owner: FactorOwner, totpSealed: string): Promise<boolean> {
+  const row = await db
+    .insertInto('user_mfa')
+    .values({ tenant_id: owner.tenantId, user_id: owner.userId, totp_sealed: totpSealed, confirmed_at: null, last_step: null })
+    .onConflict((conflict) =>
+      conflict
+        .columns(['tenant_id', 'user_id'])
+        .doUpdateSet({ totp_sealed: totpSealed, last_step: null })
+        .where('user_mfa.confirmed_at', 'is', null),
+    )
+    .returning('user_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Confirms the factor, taking the confirming code's step so that code does not sign in too. */
+export async function confirmFactor(db: Kysely<DB>, owner: FactorOwner, step: number, at: Date): Promise<void> {
+  await db
+    .updateTable('user_mfa')
+    .set({ confirmed_at: at, last_step: step })
+    .where('tenant_id', '=', owner.tenantId)
+    .where('user_id', '=', owner.userId)
+    .execute();
+}
+
+/**
+ * Takes a code's time step, in one conditional statement: only a step later than the last one taken
+ * is, so a code works once even when two nodes check it at the same moment.
+ */
+export async function takeStep(db: Kysely<DB>, owner: FactorOwner, step: number): Promise<boolean> {
+  const result = await db
+    .updateTable('user_mfa')
+    .set({ last_step: step })
+    .where('tenant_id', '=', owner.tenantId)
+    .where('user_id', '=', owner.userId)
+    .where('confirmed_at', 'is not', null)
+    .where((eb) => eb.or([eb('last_step', 'is', null), eb('last_step', '<', step)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Uses a recovery code, in one conditional statement: the first use takes it. */
+export async function useRecoveryCode(db: Kysely<DB>, owner: FactorOwner, codeHash: string, at: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('user_recovery_codes')
+    .set({ used_at: at })
+    .where('tenant_id', '=', owner.tenantId)
+    .where('user_id', '=', owner.userId)
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The user's recovery codes, replaced by these (hashes). */
+export async function replaceRecoveryCodes(db: Kysely<DB>, owner: FactorOwner, codeHashes: string[]): Promise<void> {
+  await db
+    .deleteFrom('user_recovery_codes')
+    .where('tenant_id', '=', owner.tenantId)
+    .where('user_id', '=', owner.userId)
+    .execute();
+  await db
+    .insertInto('user_recovery_codes')
+    .values(codeHashes.map((code_hash) => ({ tenant_id: owner.tenantId, user_id: owner.userId, code_hash, used_at: null })))
+    .execute();
+}
+
+/** Removes the factor (confirmed or not) and the recovery codes; false when there was no factor. */
+export async function deleteFactor(db: Kysely<DB>, owner: FactorOwner): Promise<boolean> {
+  await db
+    .deleteFrom('user_recovery_codes')
+    .where('tenant_id', '=', owner.tenantId)
+    .where('user_id', '=', owner.userId)
+    .execute();
+  const result = await db
+    .deleteFrom('user_mfa')
+    .where('tenant_id', '=', owner.tenantId)
+    .where('user_id', '=', owner.userId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
 }

@@ -19,9 +19,30 @@ export interface ClientAssertionsTable {
   expires_at: Date;
 }
 
+/** A user's TOTP factor (mfa.ts): unconfirmed until the user sends a code from it. */
+export interface UserMfaTable {
+  tenant_id: string;
+  user_id: string;
+  /** The base32 secret, sealed (providers/sealed.ts). */
+  totp_sealed: string;
+  confirmed_at: Date | null;
+  /** The last time step a code was taken at: a code of that step or an earlier one is refused. */
+  last_step: number | null;
+}
+
+/** A user's recovery codes, as SHA-256 hashes; each works once. */
+export interface UserRecoveryCodesTable {
+  tenant_id: string;
+  user_id: string;
+  code_hash: string;
+  used_at: Date | null;
+}
+
 declare module '../../db/schema.ts' {
   interface DB {
     token_limits: TokenLimitsTable;
     client_assertions: ClientAssertionsTable;
+    user_mfa: UserMfaTable;
+    user_recovery_codes: UserRecoveryCodesTable;
   }
 }
