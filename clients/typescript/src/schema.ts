@@ -8256,7 +8256,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in on an authorization's page (a form: username, password); wrong ones slow down, then 429 */
+        /**
+         * Sign in on an authorization's page (a form: username, password); wrong ones slow down, then 429
+         * @description A user with a second factor gets the code page (200) instead of going on.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -8279,6 +8282,15 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description The code page, for a user with a second factor */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
                 /** @description Redirected (Location) onward in the authorization */
                 303: {
                     headers: {
@@ -8296,6 +8308,145 @@ export interface paths {
                     };
                 };
                 /** @description The sign-in page again, saying the username or password is not right */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description No such instance */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description Too many attempts: the page says to wait (Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/oauth/interaction/{uid}/code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A sign-in's second step, for a user with a second factor (a form: code, a TOTP or recovery code)
+         * @description Asked after a right password, within 5 minutes; a wrong code counts as a wrong password under the token routes' limits.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                    uid: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        code?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Redirected (Location) onward in the authorization */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The sign-in page again: the password step expired */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description The code page again, saying the code is not right */
                 401: {
                     headers: {
                         [name: string]: unknown;

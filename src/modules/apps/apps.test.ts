@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import * as oidc from 'openid-client';
+import { Secret, TOTP } from 'otpauth';
+import { Browser, postAction } from '../../test/browser.ts';
 import { createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
-import { Browser } from '../../test/browser.ts';
 import { routerPlanProblems } from '../../test/router-plans.ts';
 import { captureStatements, stopCapture } from '../../test/statements.ts';
 
@@ -67,7 +68,8 @@ async function authorize(
     allow,
     launch,
     patient,
-  }: { scope?: string; allow?: string[]; launch?: string; patient?: string } = {},
+    code,
+  }: { scope?: string; allow?: string[]; launch?: string; patient?: string; code?: () => string } = {},
 ) {
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
@@ -87,7 +89,13 @@ async function authorize(
   assert.equal(signInPage.status, 200, signInPage.text);
   assert.match(signInPage.text, /<form method="post"/);
   const action = /action="([^"]+)"/.exec(signInPage.text)?.[1] ?? '';
-  const signedIn = await browser.request(action, { form: { username, password: PASSWORD } });
+  let signedIn = await browser.request(action, { form: { username, password: PASSWORD } });
+  if (code) {
+    // A user with a second factor: the code page, then on.
+    assert.equal(signedIn.status, 200, signedIn.text);
+    assert.match(signedIn.text, /Enter your code/);
+    signedIn = await browser.request(postAction(signedIn.text), { form: { code: code() } });
+  }
   assert.equal(signedIn.status, 303, signedIn.text);
   const resumed = await browser.request(signedIn.location ?? '');
   assert.equal(resumed.status, 303, resumed.text);
@@ -341,6 +349,54 @@ describe('SMART standalone patient launch: the user picks the patient, the token
     const { page } = await consentPageOf(t, config, user.username, 'openid launch/patient patient/Patient.rs');
     assert.doesNotMatch(page, /Lovelace/);
     assert.match(page, /No patient found/);
+  });
+});
+
+describe('MFA on the sign-in page: a password alone never lets an app in', () => {
+  test('a user with a second factor is asked for a code; a wrong one is refused, a right one or a recovery code signs in', async () => {
+    const t = await createTestTenant(app);
+    const registered = await registerApp(t);
+    const user = await userWithPassword(t, 'admin');
+    const signIn = { tenantName: t.tenant.name, username: user.username, password: PASSWORD };
+    const post = (path: string, body: unknown) =>
+      fetch(`${origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const { secret } = (await (await post('/auth/mfa/totp', signIn)).json()) as { secret: string };
+    const codeAt = (offset: number) =>
+      new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + offset });
+    const confirmed = await post('/auth/mfa/totp/confirm', { ...signIn, totpCode: codeAt(0) });
+    assert.equal(confirmed.status, 200);
+    const { recoveryCodes } = (await confirmed.json()) as { recoveryCodes: string[] };
+    const config = await discover(t, registered.clientId);
+
+    // The password alone: the code page, and nothing granted; a wrong code is the page again.
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid user/Patient.rs',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+      state: oidc.randomState(),
+      aud: fhirBase(t),
+    });
+    const browser = new Browser(origin);
+    const start = await browser.request(url.href);
+    const signInPage = await browser.request(start.location ?? '');
+    const codePage = await browser.request(postAction(signInPage.text), {
+      form: { username: user.username, password: PASSWORD },
+    });
+    assert.equal(codePage.status, 200);
+    assert.match(codePage.text, /autocomplete="one-time-code"/);
+    const wrong = await browser.request(postAction(codePage.text), { form: { code: '000000' } });
+    assert.equal(wrong.status, 401);
+    assert.match(wrong.text, /The code is not right/);
+
+    // A code of the next step (the confirming one is spent), then a recovery code, each lets the app in.
+    const { callback, verifier, state } = await authorize(t, config, user.username, { code: () => codeAt(30_000) });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+    assert.equal(tokens.claims()?.sub, user.id);
+    await authorize(t, config, user.username, { code: () => recoveryCodes[0] ?? '' });
+    // The recovery code is spent.
+    const again = await browser.request(postAction(codePage.text), { form: { code: recoveryCodes[0] ?? '' } });
+    assert.equal(again.status, 401);
   });
 });
 

@@ -7,6 +7,7 @@
 export { ASSERTION_ALGORITHMS } from './assertion.ts';
 export { checkSecondFactor, hasSecondFactor, removeSecondFactor } from './mfa.ts';
 export { tokenLimitSettings } from './settings.ts';
+export { secondFactorSignIn, userSignIn } from './sign-in.ts';
 export { backendServicesToken, OAuthError, OAuthErrorBody, oauthErrors, SmartToken, TokenForm } from './smart.ts';
 export { supportedScopes } from './smart-scopes.ts';
 export { findUserForLogin } from './store.ts';

@@ -61,6 +61,21 @@ export function userSignIn(services: Services) {
 }
 
 /**
+ * The second step of a sign-in whose password was right and whose user has a second factor (the
+ * authorization servers' code page, modules/apps): the code, under the same limits. True when it is
+ * right; 429 (ApiError) when the limits say so.
+ */
+export function secondFactorSignIn(services: Services) {
+  const limit = settingsOf(services.config, tokenLimitSettings);
+  return (owner: { tenantId: string; userId: string }, code: string, source: string): Promise<boolean> =>
+    checkedAttempt(services.db, limit, services.clock.now(), {
+      subject: { tenantId: owner.tenantId, principalId: owner.userId },
+      source,
+      matches: () => checkSecondFactor(services, owner, code),
+    });
+}
+
+/**
  * The context a signed-in user's own change is written in (the MFA routes, which no bearer token
  * opens): the user's tenant, the audit naming the user. It grants no permission: what it writes is
  * the user's own.

@@ -1,13 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InteractionResults } from 'oidc-provider';
-import { settingsOf } from '../../../config.ts';
 import { parseScope } from '../../../http/scopes.ts';
 import type { Services } from '../../../http/services.ts';
-import { spendVerificationTime, verifySecret } from '../../../tenancy/secrets.ts';
 import { ApiError } from '../../../wire/errors.ts';
-import { checkedAttempt, findUserForLogin, tokenLimitSettings } from '../../auth/index.ts';
+import { findUserForLogin, secondFactorSignIn, userSignIn } from '../../auth/index.ts';
+import { OAuthRecords } from './adapter.ts';
 import { keepContext, launchOf } from './launch.ts';
-import { type ConsentChoice, consentPage, errorPage, PAGE_CSP, type Picker, signInPage } from './pages.ts';
+import { type ConsentChoice, codePage, consentPage, errorPage, PAGE_CSP, type Picker, signInPage } from './pages.ts';
 import { mayHavePatient, patientChoices } from './picker.ts';
 import { interactionPath, REFRESH_TOKEN_SECONDS } from './provider.ts';
 import { asksForPatient, covers, grantable, IDENTITY_SCOPES, registeredResourceScopes } from './scopes.ts';
@@ -29,7 +28,7 @@ export function sendPage(reply: FastifyReply, status: number, body: string) {
     .send(body);
 }
 
-const actionOf = (server: InstanceServer, uid: string, step: 'login' | 'consent') =>
+const actionOf = (server: InstanceServer, uid: string, step: 'login' | 'code' | 'consent') =>
   `${new URL(server.issuer).pathname}${interactionPath(uid)}/${step}`;
 
 async function appNameOf(server: InstanceServer, details: Details): Promise<string> {
@@ -79,7 +78,23 @@ async function pickerOf(
   return { searchAction: `${new URL(server.issuer).pathname}${interactionPath(details.uid)}`, search, patients };
 }
 
-/** The password sign-in, under the token routes' limits (wrong passwords slow down, then answer 429). */
+/** A page's answer to a refusal of the token limits (429, its Retry-After) or of the sign-in; other errors go on. */
+function refusalPage(error: unknown, reply: FastifyReply, page: (message: string) => string) {
+  if (!(error instanceof ApiError)) throw error;
+  if (error.status === 429) {
+    reply.headers(error.headers);
+    return sendPage(reply, 429, page('Too many attempts: wait a few minutes, then try again.'));
+  }
+  if (error.errorCode === 'INVALID_USER_CREDENTIALS') return sendPage(reply, 401, page('The username or password is not right.'));
+  throw error;
+}
+
+/**
+ * The password sign-in, as `/auth/token`'s (auth's userSignIn: under the token limits, wrong
+ * passwords slow down, then answer 429). A user with a second factor is asked for a code next, on
+ * a page of its own: the sign-in waits five minutes under the interaction (SECOND_FACTOR_SECONDS),
+ * and nothing is granted until the code is right.
+ */
 export async function signIn(
   services: Services,
   server: InstanceServer,
@@ -90,32 +105,58 @@ export async function signIn(
 ) {
   const details = await interactionOf(server, request, reply, uid);
   const appName = await appNameOf(server, details);
+  const page = (message: string) => signInPage(actionOf(server, uid, 'login'), appName, message);
   const { username = '', password = '' } = form;
-  const user = username ? await findUserForLogin(services.db, server.tenant.id, username) : undefined;
-  const subject = user && { tenantId: user.tenantId, principalId: user.id };
-  const matches = async () =>
-    user?.passwordHash
-      ? (await verifySecret(password, user.passwordHash)) && user.mayUsePassword
-      : spendVerificationTime(password);
-  const limit = settingsOf(services.config, tokenLimitSettings);
-  let ok: boolean;
   try {
-    ok = await checkedAttempt(services.db, limit, services.clock.now(), { subject, source: request.ip, matches });
+    const { user } = await userSignIn(services)({ tenantName: server.tenant.name, username, password }, request.ip);
+    return finish(server, request, reply, { login: { accountId: user.id } });
   } catch (error) {
-    if (error instanceof ApiError && error.status === 429) {
-      reply.headers(error.headers);
-      return sendPage(
-        reply,
-        429,
-        signInPage(actionOf(server, uid, 'login'), appName, 'Too many attempts: wait a few minutes, then try again.'),
-      );
+    if (error instanceof ApiError && error.errorCode === 'MFA_REQUIRED') {
+      const user = await findUserForLogin(services.db, server.tenant.id, username);
+      if (!user) throw error;
+      await pendingSignIns(services, server).upsert(uid, { userId: user.id }, SECOND_FACTOR_SECONDS);
+      return sendPage(reply, 200, codePage(actionOf(server, uid, 'code'), appName));
     }
-    throw error;
+    return refusalPage(error, reply, page);
   }
-  if (!ok || !user) {
-    return sendPage(reply, 401, signInPage(actionOf(server, uid, 'login'), appName, 'The username or password is not right.'));
+}
+
+/** How long a right password waits for its code. */
+export const SECOND_FACTOR_SECONDS = 5 * 60;
+
+/** Sign-ins whose password was right, waiting for their code: an authorization server's records, by interaction. */
+const pendingSignIns = (services: Services, server: InstanceServer) =>
+  new OAuthRecords(services.db, { tenantId: server.tenant.id, instanceId: server.instance.id }, 'SecondFactor', () =>
+    services.clock.now(),
+  );
+
+/** The code page's answer: a right code (TOTP or recovery) signs the user in; a wrong one counts as a wrong password. */
+export async function signInWithCode(
+  services: Services,
+  server: InstanceServer,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  uid: string,
+  form: { code?: string },
+) {
+  const details = await interactionOf(server, request, reply, uid);
+  const appName = await appNameOf(server, details);
+  const pending = pendingSignIns(services, server);
+  const waiting = (await pending.find(uid)) as { userId?: string } | undefined;
+  if (!waiting?.userId) {
+    return sendPage(reply, 400, signInPage(actionOf(server, uid, 'login'), appName, 'The sign-in took too long: sign in again.'));
   }
-  return finish(server, request, reply, { login: { accountId: user.id } });
+  const page = (message: string) => codePage(actionOf(server, uid, 'code'), appName, message);
+  const owner = { tenantId: server.tenant.id, userId: waiting.userId };
+  let right: boolean;
+  try {
+    right = await secondFactorSignIn(services)(owner, (form.code ?? '').trim(), request.ip);
+  } catch (error) {
+    return refusalPage(error, reply, page);
+  }
+  if (!right) return sendPage(reply, 401, page('The code is not right.'));
+  await pending.destroy(uid);
+  return finish(server, request, reply, { login: { accountId: waiting.userId } });
 }
 
 /** The user's answer: allow what they left checked (never more than offered), or deny. */

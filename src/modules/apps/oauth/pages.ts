@@ -41,6 +41,18 @@ export function signInPage(action: string, appName: string, error?: string): str
   );
 }
 
+/** The second step of a sign-in, for a user with a second factor: a code from their app, or a recovery code. */
+export function codePage(action: string, appName: string, error?: string): string {
+  return page(
+    'Enter your code',
+    `<p>${html(appName)} asks you to sign in. Enter the code your authenticator app shows, or one of your recovery codes.</p>` +
+      (error ? `<p class="error" role="alert">${html(error)}</p>` : '') +
+      `<form method="post" action="${html(action)}">` +
+      '<label for="code">Code</label><input type="text" id="code" name="code" autocomplete="one-time-code" inputmode="text" maxlength="64" required autofocus>' +
+      '<button type="submit">Sign in</button></form>',
+  );
+}
+
 export interface ConsentChoice {
   scope: string;
   /** What the scope lets the app do, in words. */

@@ -7,7 +7,7 @@ import { ApiError, ErrorBody } from '../../../wire/errors.ts';
 import { InstanceParams } from '../../../wire/schemas.ts';
 import { backendServicesToken, OAuthErrorBody, oauthErrors, SmartToken, TokenForm } from '../../auth/index.ts';
 import { OAUTH_ROUTES } from './endpoints.ts';
-import { consent, sendPage, showInteraction, signIn } from './interactions.ts';
+import { consent, SECOND_FACTOR_SECONDS, sendPage, showInteraction, signIn, signInWithCode } from './interactions.ts';
 import { errorPage } from './pages.ts';
 import { PICKER_SIZE } from './picker.ts';
 import { AuthorizationServers, type InstanceServer } from './servers.ts';
@@ -28,6 +28,7 @@ const SignInForm = Type.Object(
   { username: Type.Optional(Type.String({ maxLength: 200 })), password: Type.Optional(Type.String({ maxLength: 500 })) },
   { additionalProperties: true },
 );
+const CodeForm = Type.Object({ code: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: true });
 const ConsentForm = Type.Object(
   {
     decision: Type.Optional(Type.String({ maxLength: 20 })),
@@ -303,11 +304,13 @@ const oauthRoutes: AreaPlugin = async (app, { services }) => {
       schema: {
         tags: ['Authentication'],
         summary: "Sign in on an authorization's page (a form: username, password); wrong ones slow down, then 429",
+        description: 'A user with a second factor gets the code page (200) instead of going on.',
         security: [],
         consumes: ['application/x-www-form-urlencoded'],
         params: InteractionParams,
         body: SignInForm,
         response: {
+          200: page('The code page, for a user with a second factor'),
           303: onward,
           ...pageErrors,
           401: page('The sign-in page again, saying the username or password is not right'),
@@ -316,6 +319,31 @@ const oauthRoutes: AreaPlugin = async (app, { services }) => {
       },
     },
     async (request, reply) => signIn(services, await serverOf(request), request, reply, request.params.uid, request.body),
+  );
+
+  app.post(
+    `${BASE}/oauth/interaction/:uid/code`,
+    {
+      config: PUBLIC,
+      errorHandler: pageError,
+      schema: {
+        tags: ['Authentication'],
+        summary: "A sign-in's second step, for a user with a second factor (a form: code, a TOTP or recovery code)",
+        description: `Asked after a right password, within ${SECOND_FACTOR_SECONDS / 60} minutes; a wrong code counts as a wrong password under the token routes' limits.`,
+        security: [],
+        consumes: ['application/x-www-form-urlencoded'],
+        params: InteractionParams,
+        body: CodeForm,
+        response: {
+          303: onward,
+          ...pageErrors,
+          400: page('The sign-in page again: the password step expired'),
+          401: page('The code page again, saying the code is not right'),
+          429: page('Too many attempts: the page says to wait (Retry-After)'),
+        },
+      },
+    },
+    async (request, reply) => signInWithCode(services, await serverOf(request), request, reply, request.params.uid, request.body),
   );
 
   app.post(
