@@ -986,6 +986,306 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{tenantName}/admin/sign-in-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's sign-in policy: whether users must have a second factor
+         * @description Needs permission `USER_READ`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Every user signing in with a password must have a second factor (TOTP); false by default */
+                            mfaRequired: boolean;
+                        };
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        /**
+         * Set the tenant's sign-in policy
+         * @description Needs permission `USER_PROVISION`.
+         *
+         *     With `mfaRequired`, a user who signs in with a password and has no second factor gets 403 MFA_ENROLLMENT_REQUIRED from `/auth/token` (and a page saying so from an app's sign-in) until they add one through `/auth/mfa/totp`, which still signs them in by password. API clients and single sign-on are not concerned.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    tenantName: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Every user signing in with a password must have a second factor (TOTP); false by default */
+                        mfaRequired: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Every user signing in with a password must have a second factor (TOTP); false by default */
+                            mfaRequired: boolean;
+                        };
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/token": {
         parameters: {
             query?: never;
@@ -997,7 +1297,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a bearer token (valid 1 hour; 100 requests per 5 minutes per caller)
-         * @description Limits: more than 100 requests with the right secret within 5 minutes block the caller for 5 minutes (000); more than 10 wrong secrets within 5 minutes block that source address for that caller for 5 minutes, so failures from one place never lock the client out elsewhere. Both answer 429 TOO_MANY_REQUESTS with Retry-After. A wrong key or secret is 401 INVALID_CLIENT_CREDENTIALS (never a token-refresh code). A user with a confirmed second factor who sends no `code` gets 401 MFA_REQUIRED, a wrong or used one 401 INVALID_MFA_CODE; wrong codes count as wrong secrets.
+         * @description Limits: more than 100 requests with the right secret within 5 minutes block the caller for 5 minutes (000); more than 10 wrong secrets within 5 minutes block that source address for that caller for 5 minutes, so failures from one place never lock the client out elsewhere. Both answer 429 TOO_MANY_REQUESTS with Retry-After. A wrong key or secret is 401 INVALID_CLIENT_CREDENTIALS (never a token-refresh code). A user with a confirmed second factor who sends no `code` gets 401 MFA_REQUIRED, a wrong or used one 401 INVALID_MFA_CODE; wrong codes count as wrong secrets. Where the tenant requires a second factor (`/{tenantName}/admin/sign-in-policy`), a user without one gets 403 MFA_ENROLLMENT_REQUIRED.
          */
         post: {
             parameters: {
@@ -1058,6 +1358,24 @@ export interface paths {
                 };
                 /** @description DECISIONS §2: an array holding one error object. */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1223,6 +1541,24 @@ export interface paths {
                 };
                 /** @description DECISIONS §2: an array holding one error object. */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5556,6 +5892,159 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{tenantName}/admin/users/{userName}/mfa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a user's second factor (a lost authenticator): the user signs in with the password alone again
+         * @description Needs permission `USER_PROVISION`.
+         *
+         *     204. 409 MFA_NOT_ENROLLED when the user has none. Audited (USER_MFA_REMOVED, acted by the administrator). Where the tenant requires a second factor, the user must add a new one before the next sign-in.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description The segment is a user id or an email; default: username */
+                    type?: "ID" | "EMAIL";
+                };
+                header?: never;
+                path: {
+                    tenantName: string;
+                    userName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Empty body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{tenantName}/admin/user-territories/{userId}": {
         parameters: {
             query?: never;
@@ -8258,7 +8747,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in on an authorization's page (a form: username, password); wrong ones slow down, then 429
-         * @description A user with a second factor gets the code page (200) instead of going on.
+         * @description A user with a second factor gets the code page (200) instead of going on; where the tenant requires one and the user has none, the page to add one (a QR code), whose first code confirms it.
          */
         post: {
             parameters: {
@@ -8430,6 +8919,15 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description The recovery codes of a factor just added (shown once); the next post goes on */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
                 /** @description Redirected (Location) onward in the authorization */
                 303: {
                     headers: {

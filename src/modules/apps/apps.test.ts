@@ -400,6 +400,63 @@ describe('MFA on the sign-in page: a password alone never lets an app in', () =>
   });
 });
 
+describe('MFA required by the tenant: a user without a factor adds one on the sign-in page', () => {
+  test('the QR code and a first code, the recovery codes shown once, then on to the app', async () => {
+    const t = await createTestTenant(app);
+    const registered = await registerApp(t);
+    const user = await userWithPassword(t, 'admin');
+    assert.equal((await t.api.put(`${t.admin}/sign-in-policy`, { mfaRequired: true })).status, 200);
+    const config = await discover(t, registered.clientId);
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid user/Patient.rs',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      aud: fhirBase(t),
+    });
+    const browser = new Browser(origin);
+    const start = await browser.request(url.href);
+    const signInPage = await browser.request(start.location ?? '');
+    const enrolPage = await browser.request(postAction(signInPage.text), {
+      form: { username: user.username, password: PASSWORD },
+    });
+    assert.equal(enrolPage.status, 200, enrolPage.text);
+    assert.match(enrolPage.text, /<img src="data:image\/png;base64,/);
+    const secret = /<code>([A-Z2-7]+)<\/code>/.exec(enrolPage.text)?.[1] ?? '';
+    const wrong = await browser.request(postAction(enrolPage.text), { form: { code: '000000' } });
+    assert.equal(wrong.status, 401);
+    const code = new TOTP({ secret: Secret.fromBase32(secret) }).generate();
+    const kept = await browser.request(postAction(enrolPage.text), { form: { code } });
+    assert.equal(kept.status, 200, kept.text);
+    assert.equal([...kept.text.matchAll(/<li><code>/g)].length, 10, 'ten recovery codes');
+    const signedIn = await browser.request(postAction(kept.text), { form: { kept: 'yes' } });
+    assert.equal(signedIn.status, 303, signedIn.text);
+    const resumed = await browser.request(signedIn.location ?? '');
+    const consentPage = await browser.request(resumed.location ?? '');
+    assert.equal(consentPage.status, 200, consentPage.text);
+    const consented = await browser.request(postAction(consentPage.text), {
+      form: { decision: 'allow', scope: 'user/Patient.rs' },
+    });
+    const back = await browser.request(consented.location ?? '');
+    assert.ok(back.location?.startsWith(REDIRECT), back.location);
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(back.location ?? ''), {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+    });
+    assert.equal(tokens.claims()?.sub, user.id);
+    // The factor is the user's now: /auth/token asks its code.
+    const password = await fetch(`${origin}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tenantName: t.tenant.name, username: user.username, password: PASSWORD }),
+    });
+    assert.equal(password.status, 401);
+  });
+});
+
 describe('one shard per statement', { skip: app.services.dbKind !== 'citus' && 'only on a Citus coordinator' }, () => {
   test("every statement of the authorization servers' flows runs on one shard (EXPLAIN on the coordinator)", async () => {
     stopCapture(sent);

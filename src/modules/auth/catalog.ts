@@ -29,6 +29,12 @@ export const authErrors = {
     componentType: 'AUTH',
     message: 'The user already has a confirmed second factor: remove it first',
   },
+  MFA_ENROLLMENT_REQUIRED: {
+    status: 403,
+    componentType: 'AUTH',
+    message:
+      'The tenant requires a second factor: add one (POST /auth/mfa/totp, then /auth/mfa/totp/confirm), then sign in with its code',
+  },
   MFA_NOT_ENROLLED: {
     status: 409,
     componentType: 'AUTH',
@@ -44,6 +50,7 @@ export const authAuditActions = {
   USER_MFA_ENROLLED: { description: "A user's TOTP second factor was confirmed", events: ['USER_UPDATED'] },
   USER_MFA_RECOVERY_CODES_REPLACED: { description: "A user's recovery codes were replaced", events: ['USER_UPDATED'] },
   USER_MFA_REMOVED: { description: "A user's second factor was removed", events: ['USER_UPDATED'] },
+  SIGN_IN_POLICY_UPDATED: { description: "The tenant's sign-in policy (a second factor required or not) was set", events: [] },
 } as const satisfies AuditActionCatalog;
 
 declare module '../../wire/errors.ts' {

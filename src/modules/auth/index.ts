@@ -5,9 +5,9 @@
  * removed by an administrator's route.
  */
 export { ASSERTION_ALGORITHMS } from './assertion.ts';
-export { checkSecondFactor, hasSecondFactor, removeSecondFactor } from './mfa.ts';
+export { checkSecondFactor, hasSecondFactor, removeSecondFactor, startTotp, type TotpEnrollment } from './mfa.ts';
 export { tokenLimitSettings } from './settings.ts';
-export { secondFactorSignIn, userSignIn } from './sign-in.ts';
+export { confirmationSignIn, secondFactorSignIn, signedInContext, userSignIn } from './sign-in.ts';
 export { backendServicesToken, OAuthError, OAuthErrorBody, oauthErrors, SmartToken, TokenForm } from './smart.ts';
 export { supportedScopes } from './smart-scopes.ts';
 export { findUserForLogin } from './store.ts';

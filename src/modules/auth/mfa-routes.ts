@@ -57,7 +57,8 @@ const signIn =
  * manage the factor with a code.
  */
 const mfaRoutes: AreaPlugin = async (app, { services }) => {
-  const signedInUser = userSignIn(services);
+  // A tenant requiring a factor still lets a user without one sign in here: to add it.
+  const signedInUser = userSignIn(services, { enrolling: true });
 
   app.post(
     '/auth/mfa/totp',

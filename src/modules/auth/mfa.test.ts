@@ -296,3 +296,50 @@ describe('tenants', () => {
     assert.deepEqual(await auditOf(b.t, { entityId: a.id }), []);
   });
 });
+
+describe("the tenant's sign-in policy: a second factor required", () => {
+  test('a user without one gets no token until they add one; API clients and other tenants are not concerned', async () => {
+    const user = await newUser();
+    const { t } = user;
+    const policy = `${t.admin}/sign-in-policy`;
+    assert.deepEqual((await t.api.get(policy)).body, { mfaRequired: false });
+    assertValidation(await t.api.put(policy, { mfaRequired: 'yes' }), 'body.mfaRequired');
+    assert.equal((await anonymous.put(`/${t.tenant.name}/admin/sign-in-policy`, { mfaRequired: true })).status, 401);
+    const reader = await t.apiWith(['USER_READ']);
+    assert.equal((await reader.get(policy)).status, 200);
+    assertCode(await reader.put(policy, { mfaRequired: true }), 403, 'ACCESS_DENIED');
+    const other = await newUser();
+    assert.deepEqual((await t.api.put(policy, { mfaRequired: true })).body, { mfaRequired: true });
+    assert.deepEqual((await t.api.get(policy)).body, { mfaRequired: true });
+    assert.equal((await auditOf(t, { action: 'SIGN_IN_POLICY_UPDATED' })).length, 1);
+
+    assertCode(await token(user), 403, 'MFA_ENROLLMENT_REQUIRED');
+    // Another tenant's users are not concerned; nor are API clients.
+    assert.equal((await token(other)).status, 200);
+    assert.equal((await t.api.get(`${t.admin}/users`)).status, 200);
+    // The MFA routes still sign the user in by password, to add the factor; then a code signs in.
+    const { secret } = await enrolled(user);
+    assert.equal((await token(user, codeAt(secret))).status, 200);
+    assert.deepEqual((await t.api.put(policy, { mfaRequired: false })).body, { mfaRequired: false });
+  });
+});
+
+describe("an administrator removes a user's lost factor", () => {
+  test('DELETE /admin/users/{userName}/mfa: 204, audited; then 409; 404, 401, 403 and tenant isolation', async () => {
+    const user = await newUser();
+    const { t } = user;
+    await enrolled(user);
+    assertCode(await token(user), 401, 'MFA_REQUIRED');
+    const path = `${t.admin}/users/${user.username}/mfa`;
+    assert.equal((await anonymous.delete(path)).status, 401);
+    assertCode(await (await t.apiWith(['USER_READ'])).delete(path), 403, 'ACCESS_DENIED');
+    const elsewhere = await createTestTenant(app);
+    assertCode(await elsewhere.api.delete(`${elsewhere.admin}/users/${user.username}/mfa`), 404, 'USER_NOT_FOUND');
+    assertCode(await t.api.delete(`${t.admin}/users/nobody-here/mfa`), 404, 'USER_NOT_FOUND');
+    assert.equal((await t.api.delete(path)).status, 204);
+    assert.equal((await token(user)).status, 200, 'the password alone signs in again');
+    assertCode(await t.api.delete(path), 409, 'MFA_NOT_ENROLLED');
+    const audit = await auditOf(t, { entityId: user.id, action: 'USER_MFA_REMOVED' });
+    assert.equal(audit.length, 1);
+  });
+});

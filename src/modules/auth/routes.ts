@@ -5,6 +5,7 @@ import { spendVerificationTime, verifySecret } from '../../tenancy/secrets.ts';
 import { ApiError, badField, ErrorBody } from '../../wire/errors.ts';
 import { DateTime } from '../../wire/schemas.ts';
 import mfaRoutes, { MfaCode } from './mfa-routes.ts';
+import policyRoutes from './policy-routes.ts';
 import { tokenLimitSettings } from './settings.ts';
 import { userSignIn } from './sign-in.ts';
 import smartRoutes from './smart.ts';
@@ -29,7 +30,7 @@ const TokenRequest = Type.Object(
 
 const TokenResponse = Type.Object({ token: Type.String(), expiresAt: DateTime });
 
-const tokenErrors = { 400: ErrorBody, 401: ErrorBody, 429: ErrorBody };
+const tokenErrors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody };
 
 const limits =
   'Limits: more than 100 requests with the right secret within 5 minutes block the caller for 5 minutes (000); ' +
@@ -39,7 +40,8 @@ const limits =
 
 const userLimits =
   'A user with a confirmed second factor who sends no `code` gets 401 MFA_REQUIRED, a wrong or used one ' +
-  '401 INVALID_MFA_CODE; wrong codes count as wrong secrets.';
+  '401 INVALID_MFA_CODE; wrong codes count as wrong secrets. Where the tenant requires a second factor ' +
+  '(`/{tenantName}/admin/sign-in-policy`), a user without one gets 403 MFA_ENROLLMENT_REQUIRED.';
 
 /**
  * The two token routes of DECISIONS §4. Neither ever answers with the two "refresh" codes:
@@ -50,6 +52,7 @@ const authRoutes: AreaPlugin = async (app, options) => {
   // Its own scope: OAuth's form bodies and error format stay there.
   await app.register(smartRoutes, options);
   await app.register(mfaRoutes, options);
+  await app.register(policyRoutes, options);
   const { db, tokens } = services;
   const signedInUser = userSignIn(services);
   const limit = settingsOf(services.config, tokenLimitSettings);

@@ -5,7 +5,7 @@ import type { Services } from '../../http/services.ts';
 import { spendVerificationTime, verifySecret } from '../../tenancy/secrets.ts';
 import type { Tenant } from '../../tenancy/tenancy.ts';
 import { ApiError } from '../../wire/errors.ts';
-import { checkSecondFactor } from './mfa.ts';
+import { checkSecondFactor, confirmTotp } from './mfa.ts';
 import { tokenLimitSettings } from './settings.ts';
 import { findUserForLogin, type UserForLogin } from './store.ts';
 import { checkedAttempt } from './token-limit.ts';
@@ -29,9 +29,11 @@ export interface SignedInUser {
  * factor when the user has one, both under the token limits (token-limit.ts). A wrong code counts
  * as a wrong secret from that address, so guessing codes ends in 429 as guessing passwords does.
  * A right password without a code counts as a right request (the caller's own limit) and answers
- * MFA_REQUIRED; a client then sends the same body with `code`.
+ * MFA_REQUIRED; a client then sends the same body with `code`. Where the tenant requires a second
+ * factor (policy.ts), a user without one is refused (MFA_ENROLLMENT_REQUIRED) but when `enrolling`:
+ * the MFA routes, through which they add it.
  */
-export function userSignIn(services: Services) {
+export function userSignIn(services: Services, { enrolling = false }: { enrolling?: boolean } = {}) {
   const limit = settingsOf(services.config, tokenLimitSettings);
   return async function signedInUser(body: PasswordSignIn, source: string): Promise<SignedInUser> {
     const { tenantName, username, password, code } = body;
@@ -39,12 +41,15 @@ export function userSignIn(services: Services) {
     const tenant = await services.tenant(tenantName);
     const user = tenant && (await findUserForLogin(services.db, tenant.id, username));
     const subject = user && { tenantId: user.tenantId, principalId: user.id };
-    let refusal: 'MFA_REQUIRED' | 'INVALID_MFA_CODE' | undefined;
+    let refusal: 'MFA_REQUIRED' | 'INVALID_MFA_CODE' | 'MFA_ENROLLMENT_REQUIRED' | undefined;
     const matches = async () => {
       const passwordRight = user?.passwordHash
         ? (await verifySecret(password, user.passwordHash)) && user.mayUsePassword
         : await spendVerificationTime(password);
-      if (!passwordRight || !user?.secondFactor) return passwordRight;
+      if (!passwordRight || !user) return passwordRight;
+      // The tenant requires a factor the user has not added: only the MFA routes (enrolling) go on.
+      if (!user.secondFactor && user.mfaRequired && !enrolling) refusal = 'MFA_ENROLLMENT_REQUIRED';
+      if (!user.secondFactor) return true;
       if (code === undefined) {
         refusal = 'MFA_REQUIRED';
         return true;
@@ -73,6 +78,32 @@ export function secondFactorSignIn(services: Services) {
       source,
       matches: () => checkSecondFactor(services, owner, code),
     });
+}
+
+/**
+ * A first factor confirmed during a sign-in (the authorization servers' enrolment page, where the
+ * tenant requires one): the code under the same limits as a sign-in's. The recovery codes, or
+ * undefined for a wrong code; 429 (ApiError) when the limits say so.
+ */
+export function confirmationSignIn(services: Services) {
+  const limit = settingsOf(services.config, tokenLimitSettings);
+  return async (ctx: TenantContext, userId: string, code: string, source: string): Promise<string[] | undefined> => {
+    let recoveryCodes: string[] | undefined;
+    await checkedAttempt(services.db, limit, services.clock.now(), {
+      subject: { tenantId: ctx.tenant.id, principalId: userId },
+      source,
+      matches: async () => {
+        try {
+          recoveryCodes = await confirmTotp(ctx, userId, code);
+          return true;
+        } catch (error) {
+          if (error instanceof ApiError && error.errorCode === 'INVALID_MFA_CODE') return false;
+          throw error;
+        }
+      },
+    });
+    return recoveryCodes;
+  };
 }
 
 /**

@@ -76,13 +76,15 @@ export interface UserForLogin {
   mayUsePassword: boolean;
   /** Whether the user has a confirmed second factor (mfa.ts): a sign-in then needs a code too. */
   secondFactor: boolean;
+  /** Whether the tenant's policy requires one (policy.ts): a user without one must add it first. */
+  mfaRequired: boolean;
 }
 
 export async function findUserForLogin(db: Kysely<DB>, tenantId: string, username: string): Promise<UserForLogin | undefined> {
   const row = await db
     .selectFrom('users')
     .select(['tenant_id', 'id', 'username', 'first_name', 'last_name', 'password_hash', 'password_access', 'enabled'])
-    // In the same statement: a sign-in stays one round trip for users without a second factor.
+    // In the same statement, the factor and the tenant's policy: a sign-in stays one round trip.
     .select((eb) =>
       eb
         .exists(
@@ -94,6 +96,17 @@ export async function findUserForLogin(db: Kysely<DB>, tenantId: string, usernam
             .where('user_mfa.confirmed_at', 'is not', null),
         )
         .as('second_factor'),
+    )
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('sign_in_policies')
+            .select('tenant_id')
+            .where('sign_in_policies.tenant_id', '=', tenantId)
+            .where('sign_in_policies.mfa_required', '=', true),
+        )
+        .as('mfa_required'),
     )
     .where('tenant_id', '=', tenantId)
     .where((eb) => eb(eb.fn('lower', ['username']), '=', username.toLowerCase()))
@@ -108,6 +121,7 @@ export async function findUserForLogin(db: Kysely<DB>, tenantId: string, usernam
     passwordHash: row.password_hash,
     mayUsePassword: row.password_access && row.enabled,
     secondFactor: Boolean(row.second_factor),
+    mfaRequired: Boolean(row.mfa_required),
   };
 }
 

@@ -38,11 +38,19 @@ export interface UserRecoveryCodesTable {
   used_at: Date | null;
 }
 
+/** A tenant's sign-in policy (migration 0050): none is the default, nothing required. */
+export interface SignInPoliciesTable {
+  tenant_id: string;
+  mfa_required: boolean;
+  updated_at: Date;
+}
+
 declare module '../../db/schema.ts' {
   interface DB {
     token_limits: TokenLimitsTable;
     client_assertions: ClientAssertionsTable;
     user_mfa: UserMfaTable;
     user_recovery_codes: UserRecoveryCodesTable;
+    sign_in_policies: SignInPoliciesTable;
   }
 }

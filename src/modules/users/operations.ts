@@ -9,6 +9,7 @@ import { listInstances, type Tenant } from '../../tenancy/tenancy.ts';
 import { ApiError, type FieldError, validationError } from '../../wire/errors.ts';
 import { readInstant } from '../../wire/schemas.ts';
 import { write } from '../../work/write.ts';
+import { removeSecondFactor } from '../auth/index.ts';
 import { ensurePointOfContact, touchPatients } from '../patients/index.ts';
 import { type GrantInputBody, type UserInput, UserPatch } from './schemas.ts';
 import { findUser, readUser, type UserLookup, type UserRow } from './store.ts';
@@ -260,6 +261,13 @@ export async function deleteUser(ctx: TenantContext, key: string, lookup: UserLo
     w.changed({ action: 'USER_DELETED', entityType: 'USER', entityId: user.id });
   });
   await services.forgetCaches();
+}
+
+/** An administrator removes a user's second factor (a lost phone): the user then signs in with the password alone. */
+export async function removeUserMfa(ctx: TenantContext, key: string, lookup: UserLookup): Promise<void> {
+  const user = await findUser(ctx.db, ctx.tenant.id, key, lookup);
+  if (!user) throw new ApiError('USER_NOT_FOUND', {});
+  await removeSecondFactor(ctx, user.id);
 }
 
 export async function setPassword(ctx: TenantContext, key: string, lookup: UserLookup, password: string) {

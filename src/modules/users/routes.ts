@@ -5,7 +5,7 @@ import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody, TenantParams, Uuid } from '../../wire/schemas.ts';
-import { deleteUser, getUser, saveUser, setPassword } from './operations.ts';
+import { deleteUser, getUser, removeUserMfa, saveUser, setPassword } from './operations.ts';
 import {
   PasswordInput,
   User,
@@ -175,6 +175,26 @@ const userRoutes: AreaPlugin = async (app) => {
       const ctx = tenantContextOf(request);
       await setPassword(ctx, request.params.userName, lookupOf(request.query.type), request.body.password);
       return reply.send();
+    },
+  );
+
+  app.delete(
+    '/:tenantName/admin/users/:userName/mfa',
+    {
+      config: needs('USER_PROVISION'),
+      schema: {
+        tags,
+        summary: "Remove a user's second factor (a lost authenticator): the user signs in with the password alone again",
+        description:
+          '204. 409 MFA_NOT_ENROLLED when the user has none. Audited (USER_MFA_REMOVED, acted by the administrator). Where the tenant requires a second factor, the user must add a new one before the next sign-in.',
+        params: UserNameParams,
+        querystring: UserLookupQuery,
+        response: { 204: EmptyBody, ...errors, 409: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      await removeUserMfa(tenantContextOf(request), request.params.userName, lookupOf(request.query.type));
+      return reply.code(204).send();
     },
   );
 

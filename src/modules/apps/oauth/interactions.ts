@@ -3,10 +3,27 @@ import type { InteractionResults } from 'oidc-provider';
 import { parseScope } from '../../../http/scopes.ts';
 import type { Services } from '../../../http/services.ts';
 import { ApiError } from '../../../wire/errors.ts';
-import { findUserForLogin, secondFactorSignIn, userSignIn } from '../../auth/index.ts';
+import {
+  confirmationSignIn,
+  findUserForLogin,
+  secondFactorSignIn,
+  signedInContext,
+  startTotp,
+  userSignIn,
+} from '../../auth/index.ts';
 import { OAuthRecords } from './adapter.ts';
 import { keepContext, launchOf } from './launch.ts';
-import { type ConsentChoice, codePage, consentPage, errorPage, PAGE_CSP, type Picker, signInPage } from './pages.ts';
+import {
+  type ConsentChoice,
+  codePage,
+  consentPage,
+  enrolPage,
+  errorPage,
+  PAGE_CSP,
+  type Picker,
+  recoveryCodesPage,
+  signInPage,
+} from './pages.ts';
 import { mayHavePatient, patientChoices } from './picker.ts';
 import { interactionPath, REFRESH_TOKEN_SECONDS } from './provider.ts';
 import { asksForPatient, covers, grantable, IDENTITY_SCOPES, registeredResourceScopes } from './scopes.ts';
@@ -111,11 +128,17 @@ export async function signIn(
     const { user } = await userSignIn(services)({ tenantName: server.tenant.name, username, password }, request.ip);
     return finish(server, request, reply, { login: { accountId: user.id } });
   } catch (error) {
-    if (error instanceof ApiError && error.errorCode === 'MFA_REQUIRED') {
+    const waitsFor = error instanceof ApiError ? error.errorCode : undefined;
+    if (waitsFor === 'MFA_REQUIRED' || waitsFor === 'MFA_ENROLLMENT_REQUIRED') {
       const user = await findUserForLogin(services.db, server.tenant.id, username);
       if (!user) throw error;
-      await pendingSignIns(services, server).upsert(uid, { userId: user.id }, SECOND_FACTOR_SECONDS);
-      return sendPage(reply, 200, codePage(actionOf(server, uid, 'code'), appName));
+      const enrolling = waitsFor === 'MFA_ENROLLMENT_REQUIRED';
+      await pendingSignIns(services, server).upsert(uid, { userId: user.id, username, enrolling }, SECOND_FACTOR_SECONDS);
+      const action = actionOf(server, uid, 'code');
+      if (!enrolling) return sendPage(reply, 200, codePage(action, appName));
+      // The tenant requires a factor the user has none of: they add it here, then go on.
+      const enrolment = await startTotp(signedInContext(services, request, { tenant: server.tenant, user }), user);
+      return sendPage(reply, 200, enrolPage(action, appName, enrolment));
     }
     return refusalPage(error, reply, page);
   }
@@ -130,7 +153,20 @@ const pendingSignIns = (services: Services, server: InstanceServer) =>
     services.clock.now(),
   );
 
-/** The code page's answer: a right code (TOTP or recovery) signs the user in; a wrong one counts as a wrong password. */
+interface PendingSignIn {
+  userId: string;
+  username: string;
+  /** Adding a first factor (the tenant requires one): the code confirms it. */
+  enrolling?: boolean;
+  /** Added: the recovery codes were shown, the next post goes on. */
+  added?: boolean;
+}
+
+/**
+ * The code page's answer: a right code (TOTP or recovery) signs the user in; a wrong one counts as
+ * a wrong password. While enrolling, the code confirms the new factor and its recovery codes are
+ * shown once; the page's next post goes on.
+ */
 export async function signInWithCode(
   services: Services,
   server: InstanceServer,
@@ -142,19 +178,33 @@ export async function signInWithCode(
   const details = await interactionOf(server, request, reply, uid);
   const appName = await appNameOf(server, details);
   const pending = pendingSignIns(services, server);
-  const waiting = (await pending.find(uid)) as { userId?: string } | undefined;
+  const waiting = (await pending.find(uid)) as PendingSignIn | undefined;
   if (!waiting?.userId) {
     return sendPage(reply, 400, signInPage(actionOf(server, uid, 'login'), appName, 'The sign-in took too long: sign in again.'));
   }
-  const page = (message: string) => codePage(actionOf(server, uid, 'code'), appName, message);
-  const owner = { tenantId: server.tenant.id, userId: waiting.userId };
-  let right: boolean;
+  const action = actionOf(server, uid, 'code');
+  const page = (message: string) => codePage(action, appName, message);
+  const code = (form.code ?? '').trim();
+  if (waiting.added) {
+    await pending.destroy(uid);
+    return finish(server, request, reply, { login: { accountId: waiting.userId } });
+  }
   try {
-    right = await secondFactorSignIn(services)(owner, (form.code ?? '').trim(), request.ip);
+    if (waiting.enrolling) {
+      const user = await findUserForLogin(services.db, server.tenant.id, waiting.username);
+      if (!user || user.id !== waiting.userId) throw new ApiError('INVALID_USER_CREDENTIALS');
+      const ctx = signedInContext(services, request, { tenant: server.tenant, user });
+      const recoveryCodes = await confirmationSignIn(services)(ctx, user.id, code, request.ip);
+      if (!recoveryCodes) return sendPage(reply, 401, page('The code is not right: enter the code your app shows for Cairn.'));
+      await pending.upsert(uid, { ...waiting, added: true }, SECOND_FACTOR_SECONDS);
+      return sendPage(reply, 200, recoveryCodesPage(action, recoveryCodes));
+    }
+    const owner = { tenantId: server.tenant.id, userId: waiting.userId };
+    if (!(await secondFactorSignIn(services)(owner, code, request.ip)))
+      return sendPage(reply, 401, page('The code is not right.'));
   } catch (error) {
     return refusalPage(error, reply, page);
   }
-  if (!right) return sendPage(reply, 401, page('The code is not right.'));
   await pending.destroy(uid);
   return finish(server, request, reply, { login: { accountId: waiting.userId } });
 }

@@ -19,6 +19,8 @@ const STYLE =
 export const PAGE_CSP = [
   "default-src 'none'",
   `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
+  // The enrolment page's QR code is a PNG data: URL.
+  'img-src data:',
   "base-uri 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
@@ -50,6 +52,32 @@ export function codePage(action: string, appName: string, error?: string): strin
       `<form method="post" action="${html(action)}">` +
       '<label for="code">Code</label><input type="text" id="code" name="code" autocomplete="one-time-code" inputmode="text" maxlength="64" required autofocus>' +
       '<button type="submit">Sign in</button></form>',
+  );
+}
+
+/**
+ * Enrolment, where the tenant requires a second factor and the user has none: the QR code (and the
+ * secret, to type in), and the first code from it.
+ */
+export function enrolPage(action: string, appName: string, enrolment: { qrCode: string; secret: string }): string {
+  return page(
+    'Add a second factor',
+    `<p>Your organization asks for a one-time code at every sign-in. Scan this with an authenticator app, then enter the code it shows to go on to ${html(appName)}.</p>` +
+      `<img src="${html(enrolment.qrCode)}" alt="QR code of the authenticator secret" width="200" height="200">` +
+      `<p>Or type this secret into the app: <code>${html(enrolment.secret)}</code></p>` +
+      `<form method="post" action="${html(action)}">` +
+      '<label for="code">Code</label><input type="text" id="code" name="code" autocomplete="one-time-code" inputmode="numeric" maxlength="6" required autofocus>' +
+      '<button type="submit">Add and sign in</button></form>',
+  );
+}
+
+/** The recovery codes of a factor just added, shown this once, before the sign-in goes on. */
+export function recoveryCodesPage(action: string, codes: readonly string[]): string {
+  return page(
+    'Keep your recovery codes',
+    '<p>Each of these signs you in once in place of a code, if you lose your authenticator. Keep them somewhere safe: they are not shown again.</p>' +
+      `<ul>${codes.map((code) => `<li><code>${html(code)}</code></li>`).join('')}</ul>` +
+      `<form method="post" action="${html(action)}"><input type="hidden" name="kept" value="yes"><button type="submit">I have kept them: go on</button></form>`,
   );
 }
 

@@ -304,7 +304,8 @@ const oauthRoutes: AreaPlugin = async (app, { services }) => {
       schema: {
         tags: ['Authentication'],
         summary: "Sign in on an authorization's page (a form: username, password); wrong ones slow down, then 429",
-        description: 'A user with a second factor gets the code page (200) instead of going on.',
+        description:
+          'A user with a second factor gets the code page (200) instead of going on; where the tenant requires one and the user has none, the page to add one (a QR code), whose first code confirms it.',
         security: [],
         consumes: ['application/x-www-form-urlencoded'],
         params: InteractionParams,
@@ -335,6 +336,7 @@ const oauthRoutes: AreaPlugin = async (app, { services }) => {
         params: InteractionParams,
         body: CodeForm,
         response: {
+          200: page('The recovery codes of a factor just added (shown once); the next post goes on'),
           303: onward,
           ...pageErrors,
           400: page('The sign-in page again: the password step expired'),
