@@ -6,6 +6,7 @@ import type { Services } from '../../../http/services.ts';
 import { spendVerificationTime, verifySecret } from '../../../tenancy/secrets.ts';
 import { ApiError } from '../../../wire/errors.ts';
 import { checkedAttempt, findUserForLogin, tokenLimitSettings } from '../../auth/index.ts';
+import { enabledProviders } from '../sso/store.ts';
 import { keepContext, launchOf } from './launch.ts';
 import { type ConsentChoice, consentPage, errorPage, PAGE_CSP, type Picker, signInPage } from './pages.ts';
 import { mayHavePatient, patientChoices } from './picker.ts';
@@ -32,6 +33,17 @@ export function sendPage(reply: FastifyReply, status: number, body: string) {
 const actionOf = (server: InstanceServer, uid: string, step: 'login' | 'consent') =>
   `${new URL(server.issuer).pathname}${interactionPath(uid)}/${step}`;
 
+/** Far above a tenant's real number of identity providers: the buttons a page can hold. */
+const MAX_SIGN_IN_OPTIONS = 20;
+
+/** The sign-in page, with a button for each identity provider the tenant enabled (single sign-on, sso/). */
+async function signInOf(services: Services, server: InstanceServer, uid: string, appName: string, error?: string) {
+  const providers = await enabledProviders(services.db, server.tenant.id, MAX_SIGN_IN_OPTIONS);
+  const base = `${new URL(server.issuer).pathname}${interactionPath(uid)}`;
+  const options = providers.map((provider) => ({ name: provider.name, href: `${base}/sso/${provider.id}` }));
+  return signInPage(actionOf(server, uid, 'login'), appName, error, options);
+}
+
 async function appNameOf(server: InstanceServer, details: Details): Promise<string> {
   const client = await server.provider.Client.find(String(details.params.client_id ?? ''));
   return client?.clientName ?? 'An app';
@@ -54,7 +66,7 @@ export async function showInteraction(
 ) {
   const details = await interactionOf(server, request, reply, uid);
   const appName = await appNameOf(server, details);
-  if (details.prompt.name === 'login') return sendPage(reply, 200, signInPage(actionOf(server, uid, 'login'), appName));
+  if (details.prompt.name === 'login') return sendPage(reply, 200, await signInOf(services, server, uid, appName));
   const choices = await choicesOf(server, details);
   const picker = await pickerOf(services, server, request, details, choices, search);
   return sendPage(reply, 200, consentPage(actionOf(server, uid, 'consent'), appName, choices, picker));
@@ -107,13 +119,13 @@ export async function signIn(
       return sendPage(
         reply,
         429,
-        signInPage(actionOf(server, uid, 'login'), appName, 'Too many attempts: wait a few minutes, then try again.'),
+        await signInOf(services, server, uid, appName, 'Too many attempts: wait a few minutes, then try again.'),
       );
     }
     throw error;
   }
   if (!ok || !user) {
-    return sendPage(reply, 401, signInPage(actionOf(server, uid, 'login'), appName, 'The username or password is not right.'));
+    return sendPage(reply, 401, await signInOf(services, server, uid, appName, 'The username or password is not right.'));
   }
   return finish(server, request, reply, { login: { accountId: user.id } });
 }
@@ -198,7 +210,8 @@ export async function consent(
   return finish(server, request, reply, { consent: { grantId } });
 }
 
-async function finish(server: InstanceServer, request: FastifyRequest, reply: FastifyReply, result: InteractionResults) {
+/** The interaction's answer to oidc-provider (a sign-in, a consent, or an error), and the browser sent on. */
+export async function finish(server: InstanceServer, request: FastifyRequest, reply: FastifyReply, result: InteractionResults) {
   const to = await server.provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: true });
   return reply.code(303).header('cache-control', 'no-store').redirect(to);
 }
