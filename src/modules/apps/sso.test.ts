@@ -5,6 +5,8 @@ import { after, describe, test } from 'node:test';
 import Provider, { type Configuration } from 'oidc-provider';
 import * as oidc from 'openid-client';
 import { auditOf, createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
+import { routerPlanProblems } from '../../test/router-plans.ts';
+import { captureStatements, stopCapture } from '../../test/statements.ts';
 
 /**
  * Single sign-on (docs/identity.md): a tenant registers its own OpenID Connect identity provider;
@@ -15,6 +17,8 @@ import { auditOf, createPatient, createTestTenant, startApp, type TestTenant } f
  */
 
 const app = await startApp();
+/** Every statement the flows send, for the router-plan check on Citus (end of file). */
+const sent = captureStatements();
 const origin = await app.server.listen({ port: 0, host: '127.0.0.1' });
 after(() => app.server.close());
 
@@ -485,5 +489,17 @@ describe('identity providers: the admin API', () => {
     assert.deepEqual((await other.api.get(`${other.admin}/identity-providers`)).body.data, []);
     assert.equal((await other.api.get(`${t.admin}/identity-providers/${id}`)).status, 403);
     assert.equal((await t.api.get(`${t.admin}/identity-providers/${id}`)).body.enabled, true);
+  });
+});
+
+describe('one shard per statement', { skip: app.services.dbKind !== 'citus' && 'only on a Citus coordinator' }, () => {
+  test("every statement of single sign-on's flows and admin routes runs on one shard (EXPLAIN on the coordinator)", async () => {
+    stopCapture(sent);
+    const problems = await routerPlanProblems(app.services.db, sent);
+    assert.deepEqual(
+      problems.map(({ statement, problem }) => `${problem}: ${statement}`),
+      [],
+      `${problems.length} of ${sent.size} statements are not router plans`,
+    );
   });
 });
