@@ -327,6 +327,10 @@ const table: Row[] = [
   ]),
   ...on([`POST ${I}/faxes`, `PATCH ${I}/faxes/{faxId}`], faxFields),
   ...on(`POST ${I}/apps/{appId}/launch`, [checked('patientId', 'patient', notFound('PATIENT_NOT_FOUND'))]),
+  ...on(
+    [`POST ${A}/identity-providers`, `PATCH ${A}/identity-providers/{providerId}`],
+    [free('clientId', "the client id the identity provider gave Cairn: the provider's own key, sent to it as given")],
+  ),
   ...on(`POST ${I}/communications`, [
     checked('patientContactId', 'patient', notFound('PATIENT_NOT_FOUND')),
     checked('instancePhoneId', 'instancePhone', { status: 400, code: 'NO_INSTANCE_PHONE' }),

@@ -8885,6 +8885,268 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{tenantName}/{instanceName}/fhir/R4/oauth/interaction/{uid}/sso/{providerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign in with one of the tenant's identity providers (the sign-in page's button): off to the provider
+         * @description Redirects to the provider (OpenID Connect, PKCE S256, `openid email profile`); it sends the browser back to `<FHIR base>/oauth/sso/callback`. docs/identity.md, "Single sign-on".
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                    uid: string;
+                    providerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Redirected (Location) onward in the authorization */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description A request that cannot go on, said on a page: never a redirect to an unregistered URI */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description No such instance, or no such identity provider enabled */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description The identity provider cannot be reached: the page says to try again, or sign in another way */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/oauth/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where identity providers send people back (register it at the provider): on to the sign-in's page
+         * @description The browser is sent on to its authorization's page with the provider's answer, where the sign-in finishes. An unknown or expired `state` is a page (400).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    state?: string;
+                };
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Redirected (Location) onward in the authorization */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description A request that cannot go on, said on a page: never a redirect to an unregistered URI */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description No such instance */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/oauth/interaction/{uid}/sso-done": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Finish a single sign-on: the code traded, the person matched to a user, the sign-in done
+         * @description Good once, for the browser that started the authorization. A person no user matches (or a user disabled, or without `ssoAccess`) is refused on a page (403), unless the provider creates users.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    state?: string;
+                };
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                    uid: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Redirected (Location) onward in the authorization */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description A request that cannot go on, said on a page: never a redirect to an unregistered URI */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description The person is not a user here, or the user may not sign in this way */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description No such instance */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description The identity provider cannot be reached: the page says to try again, or sign in another way */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{tenantName}/{instanceName}/fhir/R4/oauth/interaction/{uid}/code": {
         parameters: {
             query?: never;
@@ -9228,6 +9490,876 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/admin/identity-providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's single sign-on identity providers, by name (never their secrets)
+         * @description Needs permission `IDENTITY_PROVIDER_READ`.
+         *
+         *     Single sign-on (docs/identity.md): each enabled provider is a "Sign in with {name}" button on every instance's sign-in page (SMART apps' authorizations). Register the answer's `redirectUris` at the provider; the client secret is kept sealed and never answered back.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                issuer: string;
+                                clientId: string;
+                                /** @description Whether a client secret is kept (without one Cairn is a public client, PKCE alone) */
+                                clientSecretSet: boolean;
+                                /** @description How a person is found among the users. `email`: the user whose email is the person's verified email, at every sign-in. `sub`: the first sign-in finds the user by verified email and remembers the person's subject; later ones go by the subject alone (an email changed or reused at the provider changes nothing). A new provider matches by `email` unless told */
+                                matchClaim: "email" | "sub";
+                                createUsers: boolean;
+                                enabled: boolean;
+                                /** @description Where the provider sends people back: one per instance of the tenant (`<FHIR base>/oauth/sso/callback`). Register at the provider those of the instances whose people sign in with it */
+                                redirectUris: string[];
+                                /**
+                                 * Format: date-time
+                                 * @description Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given
+                                 */
+                                updatedAt: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Add an OpenID Connect identity provider people may sign in with
+         * @description Needs permission `IDENTITY_PROVIDER_WRITE`.
+         *
+         *     A name taken is 409 DUPLICATE_VALUE. Single sign-on (docs/identity.md): each enabled provider is a "Sign in with {name}" button on every instance's sign-in page (SMART apps' authorizations). Register the answer's `redirectUris` at the provider; the client secret is kept sealed and never answered back.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    tenantName: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Shown on the sign-in page: "Sign in with {name}" */
+                        name: string;
+                        /**
+                         * Format: uri
+                         * @description The provider's issuer, exactly as its discovery document (`<issuer>/.well-known/openid-configuration`) names it: https, or http on localhost for development
+                         */
+                        issuer: string;
+                        /** @description The client id the provider gave Cairn */
+                        clientId: string;
+                        /** @description The client secret the provider gave Cairn: kept sealed, never answered back */
+                        clientSecret?: string;
+                        /** @description How a person is found among the users. `email`: the user whose email is the person's verified email, at every sign-in. `sub`: the first sign-in finds the user by verified email and remembers the person's subject; later ones go by the subject alone (an email changed or reused at the provider changes nothing). A new provider matches by `email` unless told */
+                        matchClaim?: "email" | "sub";
+                        /** @description Whether a person no user matches becomes a new user at their first sign-in (no password, no roles: an administrator gives them roles); false unless told */
+                        createUsers?: boolean;
+                        /** @description false: not offered on the sign-in page */
+                        enabled?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            issuer: string;
+                            clientId: string;
+                            /** @description Whether a client secret is kept (without one Cairn is a public client, PKCE alone) */
+                            clientSecretSet: boolean;
+                            /** @description How a person is found among the users. `email`: the user whose email is the person's verified email, at every sign-in. `sub`: the first sign-in finds the user by verified email and remembers the person's subject; later ones go by the subject alone (an email changed or reused at the provider changes nothing). A new provider matches by `email` unless told */
+                            matchClaim: "email" | "sub";
+                            createUsers: boolean;
+                            enabled: boolean;
+                            /** @description Where the provider sends people back: one per instance of the tenant (`<FHIR base>/oauth/sso/callback`). Register at the provider those of the instances whose people sign in with it */
+                            redirectUris: string[];
+                            /**
+                             * Format: date-time
+                             * @description Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/admin/identity-providers/{providerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An identity provider (never its secret)
+         * @description Needs permission `IDENTITY_PROVIDER_READ`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    providerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            issuer: string;
+                            clientId: string;
+                            /** @description Whether a client secret is kept (without one Cairn is a public client, PKCE alone) */
+                            clientSecretSet: boolean;
+                            /** @description How a person is found among the users. `email`: the user whose email is the person's verified email, at every sign-in. `sub`: the first sign-in finds the user by verified email and remembers the person's subject; later ones go by the subject alone (an email changed or reused at the provider changes nothing). A new provider matches by `email` unless told */
+                            matchClaim: "email" | "sub";
+                            createUsers: boolean;
+                            enabled: boolean;
+                            /** @description Where the provider sends people back: one per instance of the tenant (`<FHIR base>/oauth/sso/callback`). Register at the provider those of the instances whose people sign in with it */
+                            redirectUris: string[];
+                            /**
+                             * Format: date-time
+                             * @description Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Remove an identity provider, with the links of its people to users (the users stay)
+         * @description Needs permission `IDENTITY_PROVIDER_WRITE`.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    providerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Empty body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change an identity provider: the keys given
+         * @description Needs permission `IDENTITY_PROVIDER_WRITE`.
+         *
+         *     `clientSecret: null` removes the secret (a public client). `enabled: false` takes the button off the sign-in page.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry of this write safe: the first request with a key is run and its answer kept for 24 hours; a repeat with the same key answers it again, byte for byte, with `Idempotent-Replayed: true`. The same key with a different request (method, path, query, body) is 422 IDEMPOTENCY_KEY_MISMATCH; a repeat while the first runs is 409 IDEMPOTENCY_KEY_IN_USE (retry after Retry-After). Keys belong to the caller: another caller’s equal key is its own. A request that fails without writing keeps no key. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    tenantName: string;
+                    providerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description Shown on the sign-in page: "Sign in with {name}" */
+                        name?: string;
+                        /**
+                         * Format: uri
+                         * @description The provider's issuer, exactly as its discovery document (`<issuer>/.well-known/openid-configuration`) names it: https, or http on localhost for development
+                         */
+                        issuer?: string;
+                        /** @description The client id the provider gave Cairn */
+                        clientId?: string;
+                        /** @description The client secret the provider gave Cairn: kept sealed, never answered back */
+                        clientSecret?: string | null;
+                        /** @description How a person is found among the users. `email`: the user whose email is the person's verified email, at every sign-in. `sub`: the first sign-in finds the user by verified email and remembers the person's subject; later ones go by the subject alone (an email changed or reused at the provider changes nothing). A new provider matches by `email` unless told */
+                        matchClaim?: "email" | "sub";
+                        /** @description Whether a person no user matches becomes a new user at their first sign-in (no password, no roles: an administrator gives them roles); false unless told */
+                        createUsers?: boolean;
+                        /** @description false: not offered on the sign-in page, and a sign-in under way stops */
+                        enabled?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            issuer: string;
+                            clientId: string;
+                            /** @description Whether a client secret is kept (without one Cairn is a public client, PKCE alone) */
+                            clientSecretSet: boolean;
+                            /** @description How a person is found among the users. `email`: the user whose email is the person's verified email, at every sign-in. `sub`: the first sign-in finds the user by verified email and remembers the person's subject; later ones go by the subject alone (an email changed or reused at the provider changes nothing). A new provider matches by `email` unless told */
+                            matchClaim: "email" | "sub";
+                            createUsers: boolean;
+                            enabled: boolean;
+                            /** @description Where the provider sends people back: one per instance of the tenant (`<FHIR base>/oauth/sso/callback`). Register at the provider those of the instances whose people sign in with it */
+                            redirectUris: string[];
+                            /**
+                             * Format: date-time
+                             * @description Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/{tenantName}/admin/apps": {

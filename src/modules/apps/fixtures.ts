@@ -1,6 +1,6 @@
 import type { AreaFixtures } from '../../test/route-fixtures.ts';
 
-/** An app of its own: the fuzz may rename, disable or delete it. */
+/** An app and an identity provider of its own: the fuzz may rename, disable or delete them. */
 export const fixtures: AreaFixtures = {
   async seed(f) {
     const app = await f.call('POST', `${f.paths.admin}/apps`, `${f.t.admin}/apps`, {
@@ -11,6 +11,15 @@ export const fixtures: AreaFixtures = {
       launchKinds: ['STANDALONE', 'EHR'],
     });
     f.ids.app = app.id;
+    // Never discovered by the checks: only a sign-in started on an authorization's page reaches the issuer.
+    const provider = await f.call('POST', `${f.paths.admin}/identity-providers`, `${f.t.admin}/identity-providers`, {
+      name: `${f.marker}-idp`,
+      issuer: 'https://idp.example',
+      clientId: 'cairn',
+      clientSecret: 'idp-secret',
+      matchClaim: 'email',
+    });
+    f.ids.identityProvider = provider.id;
   },
-  params: { appId: (f) => f.ids.app },
+  params: { appId: (f) => f.ids.app, providerId: (f) => f.ids.identityProvider },
 };

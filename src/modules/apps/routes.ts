@@ -18,6 +18,7 @@ import {
   LaunchInput,
   LaunchParams,
 } from './schemas.ts';
+import identityProviderRoutes from './sso/routes.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const tags = ['Apps'];
@@ -33,6 +34,7 @@ const appRoutes: AreaPlugin = async (app, options) => {
   await app.register(oauthRoutes, options);
   // Under the FHIR base: the FHIR API's error format.
   await app.register(smartConfigurationRoutes, options);
+  await app.register(identityProviderRoutes, options);
 
   app.get(
     '/:tenantName/admin/apps',

@@ -46,10 +46,41 @@ export interface OAuthKeysTable {
   created_at: Date;
 }
 
+/** How a person at an identity provider is found among the users: by verified email, or by subject once linked. */
+export type MatchClaim = 'email' | 'sub';
+
+/** An OpenID Connect identity provider the tenant's people may sign in with (single sign-on). */
+export interface IdentityProvidersTable {
+  tenant_id: string;
+  id: string;
+  /** Shown on the sign-in page's button: "Sign in with {name}". */
+  name: string;
+  issuer: string;
+  client_id: string;
+  /** Sealed, since Cairn presents it to the provider; null for a public client (PKCE alone). */
+  client_secret_sealed: string | null;
+  match_claim: MatchClaim;
+  create_users: WithDefault<boolean>;
+  enabled: WithDefault<boolean>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Which person at a provider (its `sub`) is which user, remembered at their first sign-in. */
+export interface UserIdentitiesTable {
+  tenant_id: string;
+  provider_id: string;
+  subject: string;
+  user_id: string;
+  created_at: Date;
+}
+
 declare module '../../db/schema.ts' {
   interface DB {
     smart_apps: SmartAppsTable;
     oauth_records: OAuthRecordsTable;
     oauth_keys: OAuthKeysTable;
+    identity_providers: IdentityProvidersTable;
+    user_identities: UserIdentitiesTable;
   }
 }

@@ -67,6 +67,23 @@ export class OAuthRecords implements Adapter {
       .execute();
   }
 
+  /**
+   * Finds and removes an unexpired record in one statement: Cairn's own one-use records (a single
+   * sign-on's attempt), good once even when two requests race for it.
+   */
+  async take(id: string): Promise<AdapterPayload | undefined> {
+    const row = await this.db
+      .deleteFrom('oauth_records')
+      .where('tenant_id', '=', this.scope.tenantId)
+      .where('model', '=', this.model)
+      .where('id', '=', id)
+      .where('instance_id', '=', this.scope.instanceId)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', this.now())]))
+      .returning('payload')
+      .executeTakeFirst();
+    return row?.payload as AdapterPayload | undefined;
+  }
+
   /** Every record of a grant, of every model: a reused code or refresh token takes all it issued. */
   async revokeByGrantId(grantId: string): Promise<void> {
     await this.db

@@ -23,6 +23,12 @@ export const OAUTH_ROUTES = {
 } as const;
 
 /**
+ * Where identity providers send people back after single sign-on (Cairn's route, not
+ * oidc-provider's): one per instance, under its issuer, which an administrator registers at the provider.
+ */
+export const SSO_CALLBACK = '/oauth/sso/callback';
+
+/**
  * An instance's FHIR base as its authorization server's issuer: under CAIRN_PUBLIC_URL when that is
  * set, otherwise as the request reached Cairn.
  */

@@ -11,6 +11,7 @@ import {
   startTotp,
   userSignIn,
 } from '../../auth/index.ts';
+import { enabledProviders } from '../sso/store.ts';
 import { OAuthRecords } from './adapter.ts';
 import { keepContext, launchOf } from './launch.ts';
 import {
@@ -48,6 +49,17 @@ export function sendPage(reply: FastifyReply, status: number, body: string) {
 const actionOf = (server: InstanceServer, uid: string, step: 'login' | 'code' | 'consent') =>
   `${new URL(server.issuer).pathname}${interactionPath(uid)}/${step}`;
 
+/** Far above a tenant's real number of identity providers: the buttons a page can hold. */
+const MAX_SIGN_IN_OPTIONS = 20;
+
+/** The sign-in page, with a button for each identity provider the tenant enabled (single sign-on, sso/). */
+async function signInOf(services: Services, server: InstanceServer, uid: string, appName: string, error?: string) {
+  const providers = await enabledProviders(services.db, server.tenant.id, MAX_SIGN_IN_OPTIONS);
+  const base = `${new URL(server.issuer).pathname}${interactionPath(uid)}`;
+  const options = providers.map((provider) => ({ name: provider.name, href: `${base}/sso/${provider.id}` }));
+  return signInPage(actionOf(server, uid, 'login'), appName, error, options);
+}
+
 async function appNameOf(server: InstanceServer, details: Details): Promise<string> {
   const client = await server.provider.Client.find(String(details.params.client_id ?? ''));
   return client?.clientName ?? 'An app';
@@ -70,7 +82,7 @@ export async function showInteraction(
 ) {
   const details = await interactionOf(server, request, reply, uid);
   const appName = await appNameOf(server, details);
-  if (details.prompt.name === 'login') return sendPage(reply, 200, signInPage(actionOf(server, uid, 'login'), appName));
+  if (details.prompt.name === 'login') return sendPage(reply, 200, await signInOf(services, server, uid, appName));
   const choices = await choicesOf(server, details);
   const picker = await pickerOf(services, server, request, details, choices, search);
   return sendPage(reply, 200, consentPage(actionOf(server, uid, 'consent'), appName, choices, picker));
@@ -96,13 +108,15 @@ async function pickerOf(
 }
 
 /** A page's answer to a refusal of the token limits (429, its Retry-After) or of the sign-in; other errors go on. */
-function refusalPage(error: unknown, reply: FastifyReply, page: (message: string) => string) {
+async function refusalPage(error: unknown, reply: FastifyReply, page: (message: string) => string | Promise<string>) {
   if (!(error instanceof ApiError)) throw error;
   if (error.status === 429) {
     reply.headers(error.headers);
-    return sendPage(reply, 429, page('Too many attempts: wait a few minutes, then try again.'));
+    return sendPage(reply, 429, await page('Too many attempts: wait a few minutes, then try again.'));
   }
-  if (error.errorCode === 'INVALID_USER_CREDENTIALS') return sendPage(reply, 401, page('The username or password is not right.'));
+  if (error.errorCode === 'INVALID_USER_CREDENTIALS') {
+    return sendPage(reply, 401, await page('The username or password is not right.'));
+  }
   throw error;
 }
 
@@ -122,7 +136,7 @@ export async function signIn(
 ) {
   const details = await interactionOf(server, request, reply, uid);
   const appName = await appNameOf(server, details);
-  const page = (message: string) => signInPage(actionOf(server, uid, 'login'), appName, message);
+  const page = (message: string) => signInOf(services, server, uid, appName, message);
   const { username = '', password = '' } = form;
   try {
     const { user } = await userSignIn(services)({ tenantName: server.tenant.name, username, password }, request.ip);
@@ -180,7 +194,7 @@ export async function signInWithCode(
   const pending = pendingSignIns(services, server);
   const waiting = (await pending.find(uid)) as PendingSignIn | undefined;
   if (!waiting?.userId) {
-    return sendPage(reply, 400, signInPage(actionOf(server, uid, 'login'), appName, 'The sign-in took too long: sign in again.'));
+    return sendPage(reply, 400, await signInOf(services, server, uid, appName, 'The sign-in took too long: sign in again.'));
   }
   const action = actionOf(server, uid, 'code');
   const page = (message: string) => codePage(action, appName, message);
@@ -289,7 +303,8 @@ export async function consent(
   return finish(server, request, reply, { consent: { grantId } });
 }
 
-async function finish(server: InstanceServer, request: FastifyRequest, reply: FastifyReply, result: InteractionResults) {
+/** The interaction's answer to oidc-provider (a sign-in, a consent, or an error), and the browser sent on. */
+export async function finish(server: InstanceServer, request: FastifyRequest, reply: FastifyReply, result: InteractionResults) {
   const to = await server.provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: true });
   return reply.code(303).header('cache-control', 'no-store').redirect(to);
 }

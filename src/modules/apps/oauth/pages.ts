@@ -14,7 +14,8 @@ const STYLE =
   'label{display:block;margin:.75rem 0 .25rem}input[type=text],input[type=password],input[type=search]{width:100%;padding:.5rem}' +
   'li label{display:inline}' +
   'button{margin:1rem .5rem 0 0;padding:.5rem 1rem}fieldset{border:1px solid #888;padding:.5rem 1rem}' +
-  '.error{color:#a00;font-weight:600}li{list-style:none}';
+  '.error{color:#a00;font-weight:600}li{list-style:none}' +
+  '.sso{display:block;margin:.5rem 0;padding:.5rem 1rem;border:1px solid #888;text-align:center}';
 
 export const PAGE_CSP = [
   "default-src 'none'",
@@ -32,14 +33,25 @@ function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${html(title)}</title><style>${STYLE}</style></head><body><main><h1>${html(title)}</h1>${body}</main></body></html>`;
 }
 
-export function signInPage(action: string, appName: string, error?: string): string {
+/** A tenant's identity provider offered on the sign-in page, and where its button goes. */
+export interface SignInOption {
+  name: string;
+  href: string;
+}
+
+/** The password form, and a "Sign in with {name}" link for each identity provider of the tenant (single sign-on). */
+export function signInPage(action: string, appName: string, error?: string, providers: readonly SignInOption[] = []): string {
+  const links = providers.map(
+    (provider) => `<a class="sso" href="${html(provider.href)}">Sign in with ${html(provider.name)}</a>`,
+  );
   return page(
     'Sign in',
     `<p>${html(appName)} asks you to sign in.</p>${error ? `<p class="error" role="alert">${html(error)}</p>` : ''}` +
       `<form method="post" action="${html(action)}">` +
       '<label for="username">Username</label><input type="text" id="username" name="username" autocomplete="username" required autofocus>' +
       '<label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required>' +
-      '<button type="submit">Sign in</button></form>',
+      '<button type="submit">Sign in</button></form>' +
+      (links.length > 0 ? `<nav aria-label="Other ways to sign in"><p>Or:</p>${links.join('')}</nav>` : ''),
   );
 }
 
@@ -135,9 +147,11 @@ export function consentPage(action: string, appName: string, choices: ConsentCho
   );
 }
 
-export function errorPage(error: string, description?: string): string {
+/** An error a person reads; `backTo` links to the sign-in page when trying another way may help. */
+export function errorPage(error: string, description?: string, backTo?: string): string {
   return page(
     'Sign-in cannot go on',
-    `<p class="error" role="alert">${html(error)}</p>${description ? `<p>${html(description)}</p>` : ''}`,
+    `<p class="error" role="alert">${html(error)}</p>${description ? `<p>${html(description)}</p>` : ''}` +
+      (backTo ? `<p><a href="${html(backTo)}">Back to sign-in</a></p>` : ''),
   );
 }

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type TSchema, Type } from 'typebox';
 import { named } from '../../../http/access-log.ts';
 import type { AreaPlugin } from '../../../http/plugin.ts';
@@ -6,9 +6,10 @@ import { acceptForms } from '../../../http/provider-callbacks.ts';
 import { ApiError, ErrorBody } from '../../../wire/errors.ts';
 import { InstanceParams } from '../../../wire/schemas.ts';
 import { backendServicesToken, OAuthErrorBody, oauthErrors, SmartToken, TokenForm } from '../../auth/index.ts';
+import { ssoSignInRoutes } from '../sso/sign-in-routes.ts';
 import { OAUTH_ROUTES } from './endpoints.ts';
-import { consent, SECOND_FACTOR_SECONDS, sendPage, showInteraction, signIn, signInWithCode } from './interactions.ts';
-import { errorPage } from './pages.ts';
+import { consent, SECOND_FACTOR_SECONDS, showInteraction, signIn, signInWithCode } from './interactions.ts';
+import { BASE, Html, InteractionParams, onward, PUBLIC, page, pageError, pageErrors } from './page-routes.ts';
 import { PICKER_SIZE } from './picker.ts';
 import { AuthorizationServers, type InstanceServer } from './servers.ts';
 
@@ -19,11 +20,8 @@ import { AuthorizationServers, type InstanceServer } from './servers.ts';
  * SMART Backend Services' grant; the sign-in and consent pages are Cairn's.
  */
 
-const BASE = '/:tenantName/:instanceName/fhir/R4';
 const MOUNTED = /^(\/[^/?#]+\/[^/?#]+\/fhir\/R4)(\/.*)$/;
-const PUBLIC = { access: { public: true } } as const;
 
-const InteractionParams = Type.Object({ ...InstanceParams.properties, uid: Type.String({ maxLength: 100 }) });
 const SignInForm = Type.Object(
   { username: Type.Optional(Type.String({ maxLength: 200 })), password: Type.Optional(Type.String({ maxLength: 500 })) },
   { additionalProperties: true },
@@ -41,9 +39,6 @@ const ConsentForm = Type.Object(
   },
   { additionalProperties: true },
 );
-const Html = Type.Unsafe<string>({ type: 'string' });
-/** A page (sign-in, consent, an error a person reads), or a redirect's short one. */
-const page = (description: string) => ({ description, content: { 'text/html': { schema: Html } } });
 const json = (description: string, schema: TSchema = Type.Object({}, { additionalProperties: true })) => ({
   description,
   content: { 'application/json': { schema } },
@@ -53,26 +48,8 @@ const redirected = {
   description: 'Redirected (Location): to the next page, or back to the app with a code or an OAuth error',
   content: { 'text/html': { schema: Html }, 'text/plain': { schema: Html } },
 };
-/** Cairn's pages redirect with no body. */
-const onward = Type.Unsafe<void>(Type.Null({ description: 'Redirected (Location) onward in the authorization' }));
-const notFound = page('No such instance');
 const noInstance = json('No such instance (INSTANCE_NOT_FOUND)', ErrorBody);
-const pageErrors = {
-  400: page('A request that cannot go on, said on a page: never a redirect to an unregistered URI'),
-  404: notFound,
-};
 const oauthError = json("OAuth's error (RFC 6749 §5.2)", OAuthErrorBody);
-
-/** The pages answer errors as a page: a person reads them, not a client. */
-function pageError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const status = error instanceof ApiError ? error.status : error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
-  request.log.info({ err: error }, 'an authorization page answered an error');
-  return sendPage(
-    reply,
-    status,
-    errorPage('This sign-in cannot go on', 'It may have expired, or been opened in another browser: start again from the app.'),
-  );
-}
 
 /**
  * OpenID Connect issues a refresh token for offline_access only when the request says
@@ -321,6 +298,9 @@ const oauthRoutes: AreaPlugin = async (app, { services }) => {
     },
     async (request, reply) => signIn(services, await serverOf(request), request, reply, request.params.uid, request.body),
   );
+
+  // Single sign-on through the tenant's identity providers: the sign-in page's other buttons.
+  ssoSignInRoutes(app, services, serverOf);
 
   app.post(
     `${BASE}/oauth/interaction/:uid/code`,
