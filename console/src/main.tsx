@@ -12,7 +12,8 @@ import { Patients } from './pages/Patients.tsx';
 import { SignIn } from './pages/SignIn.tsx';
 import { Users } from './pages/Users.tsx';
 import { Webhooks } from './pages/Webhooks.tsx';
-import { ensureRandomUuid, type Session } from './session.ts';
+import { ensureRandomUuid, returningSession, type Session } from './session.ts';
+import { ErrorMessage } from './ui.tsx';
 
 ensureRandomUuid();
 
@@ -42,6 +43,19 @@ function App() {
   // The session (and so the token) lives in this component's state only: a reload or sign-out drops it.
   const [session, setSession] = useState<Session>();
   const [path, setPath] = useState(currentPath());
+  // Back from the sign-in page: the code is traded before anything shows.
+  const [returning, setReturning] = useState(true);
+  const [returnError, setReturnError] = useState<unknown>();
+
+  useEffect(() => {
+    returningSession()
+      .then((signedIn) => {
+        if (signedIn) setSession(signedIn);
+        setPath(currentPath());
+      })
+      .catch(setReturnError)
+      .finally(() => setReturning(false));
+  }, []);
 
   useEffect(() => {
     const onPop = () => setPath(currentPath());
@@ -59,14 +73,22 @@ function App() {
     document.title = session ? `${page?.title ?? 'Cairn'} · Cairn console` : 'Sign in · Cairn console';
   }, [path, session]);
 
+  if (returning) return <main class="container narrow" aria-busy="true" />;
   if (!session) {
     return (
-      <SignIn
-        onSignedIn={(signedIn) => {
-          setSession(signedIn);
-          if (!pageAt(path)) go(PAGES[0].path);
-        }}
-      />
+      <>
+        {returnError ? (
+          <main class="container narrow">
+            <ErrorMessage error={returnError} />
+          </main>
+        ) : null}
+        <SignIn
+          onSignedIn={(signedIn) => {
+            setSession(signedIn);
+            if (!pageAt(path)) go(PAGES[0].path);
+          }}
+        />
+      </>
     );
   }
 
@@ -107,8 +129,10 @@ function App() {
                 type="button"
                 class="secondary outline"
                 onClick={() => {
+                  const ending = session.signOut();
                   setSession(undefined);
                   go('');
+                  void ending;
                 }}
               >
                 Sign out

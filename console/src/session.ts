@@ -1,24 +1,47 @@
 import { type CairnClient, CairnError, type Credentials, createCairnClient } from '@cairn/client';
+import { finishSignIn, type OAuthSignIn } from './oauth.ts';
 
 /** Who is signed in, and the client carrying their token. The token lives in this object only: never in storage. */
 export interface Session {
   client: CairnClient;
   tenantName: string;
   instanceName: string;
-  /** What the navigation bar shows: the username or the client's key. */
+  /** What the navigation bar shows: the user's name or the client's key. */
   who: string;
+  /** Ends the session: a person's at the authorization server too (a page load). */
+  signOut: () => Promise<void>;
 }
 
 /** The API is the server that served the console (a build for another origin may set VITE_CAIRN_URL). */
-const baseUrl = (import.meta.env.VITE_CAIRN_URL as string | undefined) ?? window.location.origin;
+export const baseUrl = (import.meta.env.VITE_CAIRN_URL as string | undefined) ?? window.location.origin;
 
-/** Signs in: the first token is fetched now, so bad credentials show on the form; the client renews it after. */
+// A refused sign-in is answered at once: the client's retries are for calls, not for a person waiting.
+const retry = { retries: 2, maxRetryAfterMs: 5_000 };
+
+/** An API client signs in: the first token is fetched now, so a bad secret shows on the form; the client renews it after. */
 export async function signIn(credentials: Credentials, tenantName: string, instanceName: string): Promise<Session> {
-  // A refused sign-in is answered at once: the client's retries are for calls, not for a person waiting.
-  const client = createCairnClient({ baseUrl, credentials, retry: { retries: 2, maxRetryAfterMs: 5_000 } });
+  const client = createCairnClient({ baseUrl, credentials, retry });
   await client.tokens?.get();
   const who = 'username' in credentials ? credentials.username : credentials.apiClient;
-  return { client, tenantName, instanceName, who };
+  return { client, tenantName, instanceName, who, signOut: async () => undefined };
+}
+
+/** A person back from the instance's sign-in page (oauth.ts): a session on its tokens; undefined when this load is not that. */
+export async function returningSession(): Promise<Session | undefined> {
+  const signedIn = await finishSignIn(baseUrl);
+  return signedIn && sessionOf(signedIn);
+}
+
+function sessionOf(signedIn: OAuthSignIn): Session {
+  let first: OAuthSignIn['first'] | undefined = signedIn.first;
+  const issueToken = async () => {
+    const token = first ?? (await signedIn.renew());
+    first = undefined;
+    return token;
+  };
+  const client = createCairnClient({ baseUrl, issueToken, retry });
+  const { tenantName, instanceName, who, signOut } = signedIn;
+  return { client, tenantName, instanceName, who, signOut };
 }
 
 /** A field's message from a VALIDATION_ERROR, keyed by the field's path without its `body.` / `querystring.` part. */

@@ -86,8 +86,8 @@ export function registerAccessControl(app: FastifyInstance, services: Services, 
 }
 
 /**
- * An app's opaque token (http/services.ts `OpaqueTokens`): good only in the instance its
- * authorization server serves, so it is resolved there, and on instance routes only.
+ * An opaque token (http/services.ts `OpaqueTokens`): an app's, good only on its instance's routes,
+ * or the console's, good on its tenant's (modules/apps resolves both, in the tenant the route names).
  */
 async function appCaller(
   services: Services,
@@ -95,9 +95,12 @@ async function appCaller(
   token: string,
   params: { tenantName: string; instanceName?: string },
 ) {
-  const tenant = INSTANCE_ROUTE.test(request.routeOptions.url ?? '') ? await services.tenant(params.tenantName) : undefined;
-  const instance = tenant && (await services.instance(tenant.id, params.instanceName ?? ''));
-  const caller = instance && (await services.opaqueCaller(token, { tenant, instance }));
+  const tenant = params.tenantName ? await services.tenant(params.tenantName) : undefined;
+  const instance =
+    tenant && INSTANCE_ROUTE.test(request.routeOptions.url ?? '')
+      ? await services.instance(tenant.id, params.instanceName ?? '')
+      : undefined;
+  const caller = tenant && (await services.opaqueCaller(token, { tenant, instance }));
   if (!caller) throw new ApiError('NOT_VALID_JSON_WEB_TOKEN');
   return caller;
 }

@@ -53,14 +53,15 @@ describe('the console in a browser', { skip: skipBrowser }, () => {
       const { page, problems } = await open(width);
       await page.getByRole('heading', { name: 'Sign in to Cairn' }).waitFor();
 
-      // A user whose password is wrong sees the API's refusal on the form.
-      await page.getByLabel('Tenant').fill(t.tenant.name);
-      await page.getByLabel('Username').fill('nobody');
-      await page.getByLabel('Password').fill('not-the-password');
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('alert').filter({ hasText: '401' }).waitFor();
+      // A bad secret shows the API's refusal on the form.
       await checkAccessibility(page, `sign-in at ${width}`);
       if (wide) await shoot(page, 'sign-in');
+      await page.getByLabel('An API client').check();
+      await page.getByLabel('Tenant').fill(t.tenant.name);
+      await page.getByLabel('API client key').fill(t.adminClient.clientKey);
+      await page.getByLabel('Secret').fill('not-the-secret');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').filter({ hasText: '401' }).waitFor();
 
       await signInAsClient(page, t.adminClient.clientKey, t.adminClient.secret);
       await page.getByRole('heading', { name: 'API clients', level: 1 }).waitFor();

@@ -66,10 +66,11 @@ export interface ServiceOptions {
  * authorization server (modules/apps) and good in that instance only. The area that issues them
  * resolves them in the instance the request names; undefined for a token it does not know.
  */
+/** Resolves an opaque token in its tenant, on an instance's route or a tenant's (`instance` absent). */
 export type OpaqueTokens = (
   services: Services,
   token: string,
-  where: { tenant: Tenant; instance: Instance },
+  where: { tenant: Tenant; instance?: Instance | undefined },
 ) => Promise<Caller | undefined>;
 
 export interface Declared {
@@ -267,7 +268,7 @@ export class Services {
 
   /** The caller's permissions in one instance, or across the tenant when `instanceId` is omitted. */
   /** The caller an opaque access token (an app's) stands for in this instance; undefined when none issued it. */
-  async opaqueCaller(token: string, where: { tenant: Tenant; instance: Instance }): Promise<Caller | undefined> {
+  async opaqueCaller(token: string, where: { tenant: Tenant; instance?: Instance | undefined }): Promise<Caller | undefined> {
     return this.opaqueTokens?.(this, token, where);
   }
 

@@ -2,13 +2,18 @@ import createClient, { type Client, type HeadersOptions } from 'openapi-fetch';
 import { CairnError } from './errors.ts';
 import { type RetryOptions, send } from './fetch.ts';
 import type { paths } from './schema.ts';
-import { type Credentials, TokenSource } from './tokens.ts';
+import { type Credentials, type IssuedToken, TokenSource } from './tokens.ts';
 
 export interface CairnClientOptions {
   /** Where Cairn listens: `http://127.0.0.1:3000`. */
   baseUrl: string;
   /** Who signs in; absent, calls carry no token (the token and health routes). */
   credentials?: Credentials;
+  /**
+   * Where tokens come from instead of `/auth/token`: an OAuth sign-in's (the console's), called for
+   * the first token and again whenever one nears its expiry or is refused.
+   */
+  issueToken?: () => Promise<IssuedToken>;
   /** Fetch a new token this long before the current one expires (default 60 s). */
   refreshBeforeExpiryMs?: number;
   retry?: RetryOptions;
@@ -44,16 +49,15 @@ export function createCairnClient(options: CairnClientOptions): CairnClient {
     querySerializer: { array: { style: 'form', explode: false } },
     ...(options.headers ? { headers: options.headers } : {}),
   });
-  const credentials = options.credentials;
-  if (credentials) {
-    tokens = new TokenSource(
-      async () => {
+  const { credentials, issueToken } = options;
+  const issue =
+    issueToken ??
+    (credentials &&
+      (async () => {
         const { data, error, response } = await client.POST('/auth/token', { body: credentials });
         if (!data) throw new CairnError(response.status, error);
         return data;
-      },
-      { refreshBeforeExpiryMs: options.refreshBeforeExpiryMs ?? 60_000, now },
-    );
-  }
+      }));
+  if (issue) tokens = new TokenSource(issue, { refreshBeforeExpiryMs: options.refreshBeforeExpiryMs ?? 60_000, now });
   return Object.assign(client, { tokens });
 }

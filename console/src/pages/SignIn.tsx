@@ -1,14 +1,17 @@
 import { useState } from 'preact/hooks';
-import { type Session, signIn } from '../session.ts';
+import { beginSignIn } from '../oauth.ts';
+import { baseUrl, type Session, signIn } from '../session.ts';
 import { ErrorMessage, Field } from '../ui.tsx';
 
-/** A user (tenant, username, password) or an API client (key and secret) signs in; the token stays in memory. */
+/**
+ * A person signs in on the instance's sign-in page (oauth.ts: their password, their second factor
+ * or their organization's identity provider), or an API client with its key and secret here. The
+ * tokens stay in memory.
+ */
 export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
   const [kind, setKind] = useState<'user' | 'client'>('user');
   const [tenantName, setTenant] = useState('');
   const [instanceName, setInstance] = useState('sandbox');
-  const [username, setUsername] = useState('');
-  const [password, setPassword] = useState('');
   const [apiClient, setKey] = useState('');
   const [secret, setSecret] = useState('');
   const [busy, setBusy] = useState(false);
@@ -19,8 +22,9 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
     setBusy(true);
     setError(undefined);
     try {
-      const credentials = kind === 'user' ? { tenantName, username, password } : { apiClient, secret };
-      onSignedIn(await signIn(credentials, tenantName, instanceName));
+      // A person leaves for the sign-in page, and comes back signed in (main.tsx).
+      if (kind === 'user') await beginSignIn(baseUrl, tenantName, instanceName);
+      else onSignedIn(await signIn({ apiClient, secret }, tenantName, instanceName));
     } catch (caught) {
       setError(caught);
     } finally {
@@ -52,18 +56,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
           hint="The environment whose records the pages show"
         />
         {kind === 'user' ? (
-          <>
-            <Field label="Username" name="username" value={username} onInput={setUsername} required autocomplete="username" />
-            <Field
-              label="Password"
-              name="password"
-              type="password"
-              value={password}
-              onInput={setPassword}
-              required
-              autocomplete="current-password"
-            />
-          </>
+          <p>You sign in on the instance's sign-in page, with your password and your code, or your organization's account.</p>
         ) : (
           <>
             <Field label="API client key" name="apiClient" value={apiClient} onInput={setKey} required />
@@ -72,7 +65,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
         )}
         <ErrorMessage error={error} />
         <button type="submit" aria-busy={busy ? 'true' : undefined} disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
+          {busy ? 'Signing in…' : kind === 'user' ? 'Continue to sign in' : 'Sign in'}
         </button>
       </form>
     </main>

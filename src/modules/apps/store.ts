@@ -49,34 +49,36 @@ export interface AppAccessToken {
   userId: string;
   userName: string;
   scope: string;
-  appId: string;
-  appName: string;
+  /** The instance whose authorization server issued it. */
+  instanceId: string;
+  clientId: string;
+  /** The app it was issued to; none for the console's (oauth/console.ts). */
+  app: { id: string; name: string } | null;
   /** The patient its grant was launched with or the user picked (launch.ts), if any. */
   patient: string | null;
-  clientId: string;
-  extra: Record<string, unknown> | null;
 }
 
 /**
- * An app's access token presented to the FHIR API, in one statement: good while unexpired, issued
- * by this instance's authorization server, to an app still registered and enabled; with the patient
- * in its grant's context (kept under the grant id, launch.ts).
+ * An opaque access token presented to the API, in one statement: good while unexpired, issued by
+ * one of the tenant's authorization servers, to an app still registered and enabled or to the
+ * console; with the patient in its grant's context (kept under the grant id, launch.ts).
  */
 export async function findAccessToken(
   db: Kysely<DB>,
-  scope: { tenantId: string; instanceId: string },
+  tenantId: string,
   token: string,
   now: Date,
+  consoleClientId: string,
 ): Promise<AppAccessToken | undefined> {
   const row = await db
     .selectFrom('oauth_records as r')
-    .innerJoin('smart_apps as a', (join) => join.on('a.tenant_id', '=', scope.tenantId).onRef('a.client_id', '=', 'r.client_id'))
+    .leftJoin('smart_apps as a', (join) => join.on('a.tenant_id', '=', tenantId).onRef('a.client_id', '=', 'r.client_id'))
     .innerJoin('users as u', (join) =>
-      join.on('u.tenant_id', '=', scope.tenantId).on('u.id', '=', sql<string>`(r.payload->>'accountId')::uuid`),
+      join.on('u.tenant_id', '=', tenantId).on('u.id', '=', sql<string>`(r.payload->>'accountId')::uuid`),
     )
     .leftJoin('oauth_records as c', (join) =>
       join
-        .on('c.tenant_id', '=', scope.tenantId)
+        .on('c.tenant_id', '=', tenantId)
         .on('c.model', '=', 'LaunchContext')
         .on('c.id', '=', sql<string>`r.payload->>'grantId'`),
     )
@@ -86,30 +88,28 @@ export async function findAccessToken(
       'u.first_name',
       'u.last_name',
       sql<string>`coalesce(r.payload->>'scope', '')`.as('scope'),
-      sql<Record<string, unknown> | null>`r.payload->'extra'`.as('extra'),
+      'r.instance_id',
+      'r.client_id',
       'a.id as app_id',
       'a.name',
-      'a.client_id',
       sql<string | null>`c.payload->>'patient'`.as('patient'),
     ])
-    .where('r.tenant_id', '=', scope.tenantId)
+    .where('r.tenant_id', '=', tenantId)
     .where('r.model', '=', 'AccessToken')
     .where('r.id', '=', token)
-    .where('r.instance_id', '=', scope.instanceId)
     .where('r.expires_at', '>', now)
-    .where('a.enabled', '=', true)
+    .where((eb) => eb.or([eb('a.enabled', '=', true), eb('r.client_id', '=', consoleClientId)]))
     .executeTakeFirst();
-  if (!row) return undefined;
+  if (!row?.client_id) return undefined;
   const userName = [row.first_name, row.last_name].filter(Boolean).join(' ') || row.username;
   return {
     userId: row.user_id,
     userName,
     scope: row.scope,
-    appId: row.app_id,
-    appName: row.name,
-    patient: row.patient,
+    instanceId: row.instance_id,
     clientId: row.client_id,
-    extra: row.extra,
+    app: row.app_id && row.name ? { id: row.app_id, name: row.name } : null,
+    patient: row.patient,
   };
 }
 

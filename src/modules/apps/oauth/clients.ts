@@ -3,20 +3,24 @@ import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { DB } from '../../../db/schema.ts';
 import type { Sealer } from '../../../providers/sealed.ts';
 import { type AppRow, readAppByClientId } from '../store.ts';
+import { CONSOLE_CLIENT_ID, consoleClient } from './console.ts';
 import { IDENTITY_SCOPES, RESOURCE_SCOPES } from './scopes.ts';
 
 /**
- * oidc-provider's clients are the apps the tenant registered (smart_apps): its Client adapter reads
- * them, and only reads. A disabled or deleted app is no client, so its sign-ins and refreshes stop.
+ * oidc-provider's clients are the apps the tenant registered (smart_apps), and the console
+ * (console.ts): its Client adapter reads them, and only reads. A disabled or deleted app is no
+ * client, so its sign-ins and refreshes stop.
  */
 export class AppClients implements Adapter {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly sealer: Sealer,
     private readonly tenantId: string,
+    private readonly issuer: string,
   ) {}
 
   async find(clientId: string): Promise<AdapterPayload | undefined> {
+    if (clientId === CONSOLE_CLIENT_ID) return consoleClient(this.issuer);
     const app = await readAppByClientId(this.db, this.tenantId, clientId);
     return app?.enabled ? clientMetadata(app, this.sealer) : undefined;
   }

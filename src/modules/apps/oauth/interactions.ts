@@ -13,6 +13,7 @@ import {
 } from '../../auth/index.ts';
 import { enabledProviders } from '../sso/store.ts';
 import { OAuthRecords } from './adapter.ts';
+import { CONSOLE_CLIENT_ID } from './console.ts';
 import { keepContext, launchOf } from './launch.ts';
 import {
   type ConsentChoice,
@@ -83,9 +84,31 @@ export async function showInteraction(
   const details = await interactionOf(server, request, reply, uid);
   const appName = await appNameOf(server, details);
   if (details.prompt.name === 'login') return sendPage(reply, 200, await signInOf(services, server, uid, appName));
+  if (details.params.client_id === CONSOLE_CLIENT_ID && details.session?.accountId) {
+    return consoleConsent(server, request, reply, details, details.session.accountId);
+  }
   const choices = await choicesOf(server, details);
   const picker = await pickerOf(services, server, request, details, choices, search);
   return sendPage(reply, 200, consentPage(actionOf(server, uid, 'consent'), appName, choices, picker));
+}
+
+/** Cairn's own console asks no consent (console.ts): the user signs in to it, and it gets what it always asks. */
+async function consoleConsent(
+  server: InstanceServer,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  details: Details,
+  accountId: string,
+) {
+  const { provider } = server;
+  const grant =
+    (details.grantId && (await provider.Grant.find(details.grantId))) ||
+    new provider.Grant({ accountId, clientId: CONSOLE_CLIENT_ID });
+  const client = await provider.Client.find(CONSOLE_CLIENT_ID);
+  grant.addOIDCScope(client?.scope ?? 'openid');
+  const claims = (details.prompt.details.missingOIDCClaims as string[] | undefined) ?? [];
+  if (claims.length > 0) grant.addOIDCClaims(claims);
+  return finish(server, request, reply, { consent: { grantId: await grant.save() } });
 }
 
 /**

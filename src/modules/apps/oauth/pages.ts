@@ -148,6 +148,23 @@ export function consentPage(action: string, appName: string, choices: ConsentCho
 }
 
 /** An error a person reads; `backTo` links to the sign-in page when trying another way may help. */
+/**
+ * Sign-out's question (oidc-provider's end_session): its form (hidden, with its anti-forgery field)
+ * is the library's; the buttons send it.
+ */
+export function signOutPage(form: string): string {
+  return page(
+    'Sign out?',
+    `${form}<p>You are signed in to Cairn in this browser.</p>` +
+      '<button type="submit" form="op.logoutForm" name="logout" value="yes" autofocus>Sign out</button>' +
+      '<button type="submit" form="op.logoutForm">Stay signed in</button>',
+  );
+}
+
+export function signedOutPage(): string {
+  return page('Signed out', '<p>You are signed out of Cairn in this browser.</p>');
+}
+
 export function errorPage(error: string, description?: string, backTo?: string): string {
   return page(
     'Sign-in cannot go on',

@@ -9,7 +9,7 @@ import { AppClients } from './clients.ts';
 import { OAUTH_ROUTES } from './endpoints.ts';
 import { signingKeys } from './keys.ts';
 import { contextOf } from './launch.ts';
-import { errorPage } from './pages.ts';
+import { errorPage, PAGE_CSP, signedOutPage, signOutPage } from './pages.ts';
 import { LAUNCH_SCOPES, RESOURCE_SCOPES, resourceScopesOf } from './scopes.ts';
 
 /**
@@ -33,7 +33,7 @@ export async function buildProvider(services: Services, tenant: Tenant, instance
   const mount = new URL(issuer).pathname;
   const configuration: Configuration = {
     adapter: (model: string) =>
-      model === 'Client' ? new AppClients(db, services.sealer, tenant.id) : new OAuthRecords(db, scope, model, now),
+      model === 'Client' ? new AppClients(db, services.sealer, tenant.id, issuer) : new OAuthRecords(db, scope, model, now),
     clients: [],
     extraClientMetadata: { properties: [RESOURCE_SCOPES] },
     jwks: { keys: keys as never },
@@ -57,7 +57,18 @@ export async function buildProvider(services: Services, tenant: Tenant, instance
       revocation: { enabled: true },
       introspection: { enabled: true },
       userinfo: { enabled: true },
-      rpInitiatedLogout: { enabled: false },
+      // Sign-out (the console's, an app's): Cairn's pages ask and confirm; the session and its cookies end.
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx, form) => {
+          ctx.set('content-security-policy', PAGE_CSP);
+          ctx.body = signOutPage(form);
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          ctx.set('content-security-policy', PAGE_CSP);
+          ctx.body = signedOutPage();
+        },
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => issuer,

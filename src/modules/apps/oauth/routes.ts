@@ -173,6 +173,25 @@ const oauthRoutes: AreaPlugin = async (app, { services }) => {
       404: noInstance,
     },
   );
+  const signOut = {
+    200: page("Cairn's page asking to sign out (a form the buttons send)"),
+    303: redirected,
+    400: pageErrors[400],
+    404: noInstance,
+  };
+  const signOutNote =
+    'RP-initiated logout (OpenID Connect): `id_token_hint`, `client_id`, `post_logout_redirect_uri` (registered), `state`. The session and its cookies end; refresh tokens of `online_access` with them.';
+  handedOver('GET', OAUTH_ROUTES.end_session, 'Sign out of the authorization server (the console, an app)', signOut, signOutNote);
+  handedOver('POST', `${OAUTH_ROUTES.end_session}/confirm`, "Sign-out's answer (the page's form)", {
+    303: redirected,
+    // oidc-provider answers a form it cannot match as a page, or as JSON to a client asking no HTML.
+    400: { description: 'No sign-out waiting in this browser', content: { ...pageErrors[400].content, ...oauthError.content } },
+    404: noInstance,
+  });
+  handedOver('GET', `${OAUTH_ROUTES.end_session}/success`, 'Signed out (a page, when no redirect was given)', {
+    200: page('Signed out'),
+    404: noInstance,
+  });
   handedOver('POST', OAUTH_ROUTES.introspection, 'Introspect a token (RFC 7662), for the app it was issued to', {
     200: json('`active`, and for an active token its client_id, sub, scope and exp'),
     400: oauthError,

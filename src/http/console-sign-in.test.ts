@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Secret, TOTP } from 'otpauth';
+import { consoleBrowser, skipBrowser } from '../test/console-browser.ts';
+
+/**
+ * A person signs in to the console through the instance's sign-in page, as an app would (the console
+ * is a public client with PKCE: console/src/oauth.ts, modules/apps/oauth/console.ts): the password,
+ * then the code of their second factor; the console then calls the API with that token, and signing
+ * out ends the session at the authorization server too. In headless chromium.
+ */
+
+const { t, origin, open, checkAccessibility } = await consoleBrowser();
+const PASSWORD = 'console correct horse battery';
+
+async function userWithPassword(username: string) {
+  const made = await t.api.post(`${t.admin}/users`, {
+    username,
+    email: `${username}@example.org`,
+    firstName: 'Casey',
+    lastName: 'Console',
+    roles: [{ permissionName: 'admin', instanceName: 'sandbox' }],
+  });
+  assert.equal(made.status, 201, made.text);
+  assert.equal((await t.api.put(`${t.admin}/users/${username}/password`, { password: PASSWORD })).status, 200);
+  return made.body.id as string;
+}
+
+describe('a person signs in to the console on the instance sign-in page', { skip: skipBrowser }, () => {
+  test('password, then the TOTP code; the console works with the token; sign-out ends the session', async () => {
+    const username = 'casey.console';
+    await userWithPassword(username);
+    const signIn = { tenantName: t.tenant.name, username, password: PASSWORD };
+    const post = (route: string, body: unknown) =>
+      fetch(`${origin}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const { secret } = (await (await post('/auth/mfa/totp', signIn)).json()) as { secret: string };
+    const codeAt = (offset: number) =>
+      new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + offset });
+    assert.equal((await post('/auth/mfa/totp/confirm', { ...signIn, totpCode: codeAt(0) })).status, 200);
+
+    const { page, problems } = await open(1280, { path: 'users' });
+    await page.getByRole('heading', { name: 'Sign in to Cairn' }).waitFor();
+    await page.getByLabel('Tenant').fill(t.tenant.name);
+    await page.getByRole('button', { name: 'Continue to sign in' }).click();
+
+    // Cairn's own page, on the instance's authorization server.
+    await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    assert.match(new URL(page.url()).pathname, /\/fhir\/R4\/oauth\/interaction\//);
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'not right' }).waitFor();
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Enter your code' }).waitFor();
+    await checkAccessibility(page, 'the code page');
+    // The confirming code's step is spent: the next step's code.
+    await page.getByLabel('Code').fill(codeAt(30_000));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+
+    // Back in the console, on the page asked for, signed in as the person: the API answers the token.
+    await page.getByRole('navigation', { name: 'Console' }).waitFor();
+    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/console/users');
+    assert.equal(new URL(page.url()).search, '', 'the code leaves the address bar');
+    await page.getByText('Casey Console').first().waitFor();
+
+    // Sign-out: Cairn's page asks, then the console again; a new sign-in asks for the password again.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign out?' }).waitFor();
+    await checkAccessibility(page, 'the sign-out page');
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.getByRole('heading', { name: 'Sign in to Cairn' }).waitFor();
+    await page.getByLabel('Tenant').fill(t.tenant.name);
+    await page.getByRole('button', { name: 'Continue to sign in' }).click();
+    await page.getByLabel('Password').waitFor();
+    assert.deepEqual(problems, []);
+  });
+});
