@@ -9,7 +9,7 @@ import { AppClients } from './clients.ts';
 import { OAUTH_ROUTES } from './endpoints.ts';
 import { signingKeys } from './keys.ts';
 import { contextOf } from './launch.ts';
-import { errorPage } from './pages.ts';
+import { errorPage, PAGE_CSP } from './pages.ts';
 import { LAUNCH_SCOPES, RESOURCE_SCOPES, resourceScopesOf } from './scopes.ts';
 
 /**
@@ -97,6 +97,8 @@ export async function buildProvider(services: Services, tenant: Tenant, instance
       }),
     renderError: (ctx, out) => {
       ctx.type = 'html';
+      // Cairn's pages' CSP, which allows their stylesheet: this answer is oidc-provider's, not sendPage's.
+      ctx.set('content-security-policy', PAGE_CSP);
       ctx.body = errorPage(out.error, out.error_description);
     },
   };
