@@ -108,6 +108,8 @@ export async function buildProvider(services: Services, tenant: Tenant, instance
       }),
     renderError: (ctx, out) => {
       ctx.type = 'html';
+      // Cairn's pages' CSP, which allows their stylesheet: this answer is oidc-provider's, not sendPage's.
+      ctx.set('content-security-policy', PAGE_CSP);
       ctx.body = errorPage(out.error, out.error_description);
     },
   };
