@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import { consoleBrowser, skipBrowser } from '../test/console-browser.ts';
+import { createUserWithPassword } from '../test/harness.ts';
 
 /**
  * A person signs in to the console through the instance's sign-in page, as an app would (the console
@@ -13,23 +14,9 @@ import { consoleBrowser, skipBrowser } from '../test/console-browser.ts';
 const { t, origin, open, checkAccessibility } = await consoleBrowser();
 const PASSWORD = 'console correct horse battery';
 
-async function userWithPassword(username: string) {
-  const made = await t.api.post(`${t.admin}/users`, {
-    username,
-    email: `${username}@example.org`,
-    firstName: 'Casey',
-    lastName: 'Console',
-    roles: [{ permissionName: 'admin', instanceName: 'sandbox' }],
-  });
-  assert.equal(made.status, 201, made.text);
-  assert.equal((await t.api.put(`${t.admin}/users/${username}/password`, { password: PASSWORD })).status, 200);
-  return made.body.id as string;
-}
-
 describe('a person signs in to the console on the instance sign-in page', { skip: skipBrowser }, () => {
   test('password, then the TOTP code; the console works with the token; sign-out ends the session', async () => {
-    const username = 'casey.console';
-    await userWithPassword(username);
+    const { username } = await createUserWithPassword(t, { role: 'admin', password: PASSWORD, username: 'casey.console' });
     const signIn = { tenantName: t.tenant.name, username, password: PASSWORD };
     const post = (route: string, body: unknown) =>
       fetch(`${origin}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -64,7 +51,7 @@ describe('a person signs in to the console on the instance sign-in page', { skip
     await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/console/users');
     assert.equal(new URL(page.url()).search, '', 'the code leaves the address bar');
-    await page.getByText('Casey Console').first().waitFor();
+    await page.getByText('Joy Nurse').first().waitFor();
 
     // Sign-out: Cairn's page asks, then the console again; a new sign-in asks for the password again.
     await page.getByRole('button', { name: 'Sign out' }).click();

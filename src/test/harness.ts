@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -383,6 +383,30 @@ export async function auditOf(t: TestTenant, filters: Record<string, string>): P
   const response = await t.api.get(`${t.admin}/audit-data?${query}`);
   assert.equal(response.status, 200, response.text);
   return response.body.data as AuditEntry[];
+}
+
+/** The password `createUserWithPassword` gives unless told otherwise. */
+export const TEST_PASSWORD = 'correct horse battery';
+
+/**
+ * A user over the admin API (Joy Nurse, a username of its own unless given) with password access, a
+ * role in the sandbox, and a password: for the sign-in flows (MFA, apps, the console).
+ */
+export async function createUserWithPassword(
+  t: TestTenant,
+  { role = 'patient-reader', password = TEST_PASSWORD, username = `nurse-${randomUUID().slice(0, 8)}` } = {},
+): Promise<{ id: string; username: string }> {
+  const user = await t.api.post(`${t.admin}/users`, {
+    username,
+    email: `${username}@example.org`,
+    firstName: 'Joy',
+    lastName: 'Nurse',
+    passwordAccess: true,
+    roles: [{ permissionName: role, instanceName: 'sandbox' }],
+  });
+  assert.equal(user.status, 201, user.text);
+  assert.equal((await t.api.put(`${t.admin}/users/${username}/password`, { password })).status, 200);
+  return { username, id: (user.body as { id: string }).id };
 }
 
 /** A patient created over the API (201): Ada Lovelace unless the body says otherwise. */

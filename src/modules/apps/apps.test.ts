@@ -3,7 +3,14 @@ import { after, describe, test } from 'node:test';
 import * as oidc from 'openid-client';
 import { Secret, TOTP } from 'otpauth';
 import { Browser, postAction } from '../../test/browser.ts';
-import { createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
+import {
+  createPatient,
+  createTestTenant,
+  createUserWithPassword,
+  startApp,
+  TEST_PASSWORD,
+  type TestTenant,
+} from '../../test/harness.ts';
 import { routerPlanProblems } from '../../test/router-plans.ts';
 import { captureStatements, stopCapture } from '../../test/statements.ts';
 
@@ -21,7 +28,7 @@ const origin = await app.server.listen({ port: 0, host: '127.0.0.1' });
 after(() => app.server.close());
 
 const REDIRECT = 'http://localhost:5173/callback';
-const PASSWORD = 'correct horse battery';
+const PASSWORD = TEST_PASSWORD;
 
 async function registerApp(t: TestTenant, body: Record<string, unknown> = {}) {
   const response = await t.api.post(`${t.admin}/apps`, {
@@ -35,20 +42,7 @@ async function registerApp(t: TestTenant, body: Record<string, unknown> = {}) {
   return response.body as { id: string; clientId: string; clientSecret: string | null };
 }
 
-async function userWithPassword(t: TestTenant, role = 'patient-reader') {
-  const username = `nurse-${Math.random().toString(36).slice(2, 8)}`;
-  const user = await t.api.post(`${t.admin}/users`, {
-    username,
-    email: `${username}@example.org`,
-    firstName: 'Joy',
-    lastName: 'Nurse',
-    passwordAccess: true,
-    roles: [{ permissionName: role, instanceName: 'sandbox' }],
-  });
-  assert.equal(user.status, 201, user.text);
-  assert.equal((await t.api.put(`${t.admin}/users/${username}/password`, { password: PASSWORD })).status, 200);
-  return { username, id: (user.body as { id: string }).id };
-}
+const userWithPassword = (t: TestTenant, role = 'patient-reader') => createUserWithPassword(t, { role });
 
 const fhirBase = (t: TestTenant) => `${origin}${t.base}/fhir/R4`;
 
@@ -58,19 +52,8 @@ async function discover(t: TestTenant, clientId: string, secret?: string) {
   });
 }
 
-/** The whole authorization: the app's URL, sign-in, consent (what `allow` leaves checked), back to the app. */
-async function authorize(
-  t: TestTenant,
-  config: oidc.Configuration,
-  username: string,
-  {
-    scope = 'openid fhirUser offline_access user/Patient.rs user/Task.rs',
-    allow,
-    launch,
-    patient,
-    code,
-  }: { scope?: string; allow?: string[]; launch?: string; patient?: string; code?: () => string } = {},
-) {
+/** An app's authorization request (PKCE S256, state) opened in a new browser: the browser on Cairn's sign-in page. */
+async function startAuthorization(t: TestTenant, config: oidc.Configuration, scope: string, launch?: string) {
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const url = oidc.buildAuthorizationUrl(config, {
@@ -88,7 +71,24 @@ async function authorize(
   const signInPage = await browser.request(start.location ?? '');
   assert.equal(signInPage.status, 200, signInPage.text);
   assert.match(signInPage.text, /<form method="post"/);
-  const action = /action="([^"]+)"/.exec(signInPage.text)?.[1] ?? '';
+  return { browser, signInPage: signInPage.text, verifier, state };
+}
+
+/** The whole authorization: the app's URL, sign-in, consent (what `allow` leaves checked), back to the app. */
+async function authorize(
+  t: TestTenant,
+  config: oidc.Configuration,
+  username: string,
+  {
+    scope = 'openid fhirUser offline_access user/Patient.rs user/Task.rs',
+    allow,
+    launch,
+    patient,
+    code,
+  }: { scope?: string; allow?: string[]; launch?: string; patient?: string; code?: () => string } = {},
+) {
+  const { browser, signInPage, verifier, state } = await startAuthorization(t, config, scope, launch);
+  const action = postAction(signInPage);
   let signedIn = await browser.request(action, { form: { username, password: PASSWORD } });
   if (code) {
     // A user with a second factor: the code page, then on.
@@ -114,19 +114,8 @@ async function authorize(
 
 /** Up to the consent page: the browser on it, and the page. */
 async function consentPageOf(t: TestTenant, config: oidc.Configuration, username: string, scope: string) {
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT,
-    scope,
-    code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-    code_challenge_method: 'S256',
-    state: oidc.randomState(),
-    aud: fhirBase(t),
-  });
-  const browser = new Browser(origin);
-  const start = await browser.request(url.href);
-  const signInPage = await browser.request(start.location ?? '');
-  const action = /action="([^"]+)"/.exec(signInPage.text)?.[1] ?? '';
-  const signedIn = await browser.request(action, { form: { username, password: PASSWORD } });
+  const { browser, signInPage } = await startAuthorization(t, config, scope);
+  const signedIn = await browser.request(postAction(signInPage), { form: { username, password: PASSWORD } });
   const resumed = await browser.request(signedIn.location ?? '');
   const page = await browser.request(resumed.location ?? '');
   assert.equal(page.status, 200, page.text);
@@ -369,18 +358,8 @@ describe('MFA on the sign-in page: a password alone never lets an app in', () =>
     const config = await discover(t, registered.clientId);
 
     // The password alone: the code page, and nothing granted; a wrong code is the page again.
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT,
-      scope: 'openid user/Patient.rs',
-      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-      code_challenge_method: 'S256',
-      state: oidc.randomState(),
-      aud: fhirBase(t),
-    });
-    const browser = new Browser(origin);
-    const start = await browser.request(url.href);
-    const signInPage = await browser.request(start.location ?? '');
-    const codePage = await browser.request(postAction(signInPage.text), {
+    const { browser, signInPage } = await startAuthorization(t, config, 'openid user/Patient.rs');
+    const codePage = await browser.request(postAction(signInPage), {
       form: { username: user.username, password: PASSWORD },
     });
     assert.equal(codePage.status, 200);
@@ -407,20 +386,8 @@ describe('MFA required by the tenant: a user without a factor adds one on the si
     const user = await userWithPassword(t, 'admin');
     assert.equal((await t.api.put(`${t.admin}/sign-in-policy`, { mfaRequired: true })).status, 200);
     const config = await discover(t, registered.clientId);
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT,
-      scope: 'openid user/Patient.rs',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
-      aud: fhirBase(t),
-    });
-    const browser = new Browser(origin);
-    const start = await browser.request(url.href);
-    const signInPage = await browser.request(start.location ?? '');
-    const enrolPage = await browser.request(postAction(signInPage.text), {
+    const { browser, signInPage, verifier, state } = await startAuthorization(t, config, 'openid user/Patient.rs');
+    const enrolPage = await browser.request(postAction(signInPage), {
       form: { username: user.username, password: PASSWORD },
     });
     assert.equal(enrolPage.status, 200, enrolPage.text);

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
+import { createPatient, createTestTenant, createUserWithPassword, startApp, type TestTenant } from '../../test/harness.ts';
 
 /**
  * SMART App Launch in a real browser (Debian's chromium, headless; skipped, saying so, without it):
@@ -105,20 +105,7 @@ async function registerApp(t: TestTenant, redirectUri: string, scopes = PATIENT_
   return response.body as { id: string; clientId: string };
 }
 
-async function userWithPassword(t: TestTenant) {
-  const username = `nurse-${randomBytes(3).toString('hex')}`;
-  const user = await t.api.post(`${t.admin}/users`, {
-    username,
-    email: `${username}@example.org`,
-    firstName: 'Joy',
-    lastName: 'Nurse',
-    passwordAccess: true,
-    roles: [{ permissionName: 'admin', instanceName: 'sandbox' }],
-  });
-  assert.equal(user.status, 201, user.text);
-  assert.equal((await t.api.put(`${t.admin}/users/${username}/password`, { password: PASSWORD })).status, 200);
-  return { username, id: (user.body as { id: string }).id };
-}
+const userWithPassword = (t: TestTenant) => createUserWithPassword(t, { role: 'admin', password: PASSWORD });
 
 /** An authorization request as any app sends it (S256 PKCE), for the tests that look at the pages only. */
 function authorizeUrl(t: TestTenant, clientId: string, scope: string, redirectUri = `${appOrigin}/callback`) {
