@@ -4,6 +4,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { AccessLog } from './pages/AccessLog.tsx';
 import { ApiClients } from './pages/ApiClients.tsx';
+import { Apps } from './pages/Apps.tsx';
 import { Audit } from './pages/Audit.tsx';
 import { Calendar } from './pages/Calendar.tsx';
 import { Formation } from './pages/Formation.tsx';
@@ -21,6 +22,7 @@ const BASE = '/console/';
 /** The pages behind the navigation bar, by the first segment of their path under /console/. */
 const PAGES = [
   { path: 'api-clients', title: 'API clients', Page: ApiClients },
+  { path: 'apps', title: 'Apps', Page: Apps },
   { path: 'users', title: 'Users', Page: Users },
   { path: 'formation', title: 'Formation', Page: Formation },
   { path: 'patients', title: 'Patients', Page: Patients },

@@ -10701,6 +10701,7 @@ export interface paths {
                                 redirectUris: string[];
                                 scopes: string[];
                                 launchKinds: string[];
+                                launchUrl: string | null;
                                 jwks: {
                                     keys: ({
                                         kty: "RSA" | "EC";
@@ -10844,6 +10845,11 @@ export interface paths {
                         /** @description What the app may ask for: `openid`, `fhirUser`, `profile`, `offline_access`, `online_access`, `launch`, `launch/patient`, and resource scopes such as `user/*.rs` or `user/Patient.rs` (SMART v2; v1's `user/*.read` too). A user may allow less */
                         scopes: string[];
                         launchKinds?: ("STANDALONE" | "EHR")[];
+                        /**
+                         * Format: uri
+                         * @description Where an EHR launch opens the app (SMART's launch URL: https, or http on localhost): the console opens it with `iss` and `launch`
+                         */
+                        launchUrl?: string;
                         jwks?: {
                             keys: ({
                                 kty: "RSA" | "EC";
@@ -10875,6 +10881,7 @@ export interface paths {
                             redirectUris: string[];
                             scopes: string[];
                             launchKinds: string[];
+                            launchUrl: string | null;
                             jwks: {
                                 keys: ({
                                     kty: "RSA" | "EC";
@@ -11093,6 +11100,7 @@ export interface paths {
                             redirectUris: string[];
                             scopes: string[];
                             launchKinds: string[];
+                            launchUrl: string | null;
                             jwks: {
                                 keys: ({
                                     kty: "RSA" | "EC";
@@ -11355,6 +11363,11 @@ export interface paths {
                         /** @description What the app may ask for: `openid`, `fhirUser`, `profile`, `offline_access`, `online_access`, `launch`, `launch/patient`, and resource scopes such as `user/*.rs` or `user/Patient.rs` (SMART v2; v1's `user/*.read` too). A user may allow less */
                         scopes?: string[];
                         launchKinds?: ("STANDALONE" | "EHR")[];
+                        /**
+                         * Format: uri
+                         * @description Where an EHR launch opens the app (SMART's launch URL: https, or http on localhost): the console opens it with `iss` and `launch`
+                         */
+                        launchUrl?: string | null;
                         jwks?: {
                             keys: ({
                                 kty: "RSA" | "EC";
@@ -11388,6 +11401,7 @@ export interface paths {
                             redirectUris: string[];
                             scopes: string[];
                             launchKinds: string[];
+                            launchUrl: string | null;
                             jwks: {
                                 keys: ({
                                     kty: "RSA" | "EC";
@@ -11601,6 +11615,7 @@ export interface paths {
                             redirectUris: string[];
                             scopes: string[];
                             launchKinds: string[];
+                            launchUrl: string | null;
                             jwks: {
                                 keys: ({
                                     kty: "RSA" | "EC";
@@ -11761,6 +11776,147 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{tenantName}/{instanceName}/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The apps that may be opened for a patient here (EHR launch): enabled, with a launch URL
+         * @description Needs permission `APP_LAUNCH`.
+         *
+         *     What the console offers on a patient's page; the admin list (`/{tenantName}/admin/apps`) needs APP_READ.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                launchUrl: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+                /** @description DECISIONS §2: an array holding one error object. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errorCode: string;
+                            componentType: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{tenantName}/{instanceName}/apps/{appId}/launch": {
         parameters: {
             query?: never;
@@ -11810,6 +11966,8 @@ export interface paths {
                             launch: string;
                             /** @description The FHIR base the app is opened for (SMART's `iss`) */
                             iss: string;
+                            /** @description The app's launch URL with `iss` and `launch`, to open; null when the app registered none */
+                            url: string | null;
                             /**
                              * Format: date-time
                              * @description Written as 2024-05-06T07:08:09.123Z; read in any ISO 8601 form, UTC when no offset is given

@@ -202,7 +202,23 @@ describe('SMART App Launch: an app acts for a user who allows it', () => {
 describe('SMART EHR launch: the app opens with the patient on screen', () => {
   test('a launch value names the patient in the token answer, for that app and the user who opened it only', async () => {
     const t = await createTestTenant(app);
-    const registered = await registerApp(t, { scopes: ['openid', 'fhirUser', 'launch', 'user/*.rs'], launchKinds: ['EHR'] });
+    assert.equal(
+      (
+        await t.api.post(`${t.admin}/apps`, {
+          name: 'bad',
+          clientType: 'PUBLIC',
+          redirectUris: [REDIRECT],
+          scopes: ['openid'],
+          launchUrl: 'http://app.example/launch',
+        })
+      ).status,
+      400,
+    );
+    const registered = await registerApp(t, {
+      scopes: ['openid', 'fhirUser', 'launch', 'user/*.rs'],
+      launchKinds: ['EHR'],
+      launchUrl: 'http://localhost:5173/launch?from=cairn',
+    });
     const user = await userWithPassword(t, 'admin');
     const other = await userWithPassword(t, 'admin');
     const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Lovelace' });
@@ -217,11 +233,17 @@ describe('SMART EHR launch: the app opens with the patient on screen', () => {
         headers: { authorization: `Bearer ${signIn.token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ patientId }),
       });
-      return { status: response.status, body: (await response.json()) as { launch: string; iss: string } };
+      return { status: response.status, body: (await response.json()) as { launch: string; iss: string; url: string | null } };
     };
     const launched = await launchFor(patient.id);
     assert.equal(launched.status, 201, JSON.stringify(launched.body));
     assert.equal(launched.body.iss, fhirBase(t));
+    // The app's launch URL, to open: its own query kept, iss and launch added.
+    const opened = new URL(launched.body.url ?? '');
+    assert.equal(`${opened.origin}${opened.pathname}`, 'http://localhost:5173/launch');
+    assert.equal(opened.searchParams.get('from'), 'cairn');
+    assert.equal(opened.searchParams.get('iss'), fhirBase(t));
+    assert.equal(opened.searchParams.get('launch'), launched.body.launch);
     assert.equal((await launchFor('01900000-0000-7000-8000-000000000000')).status, 404);
     const standaloneOnly = await registerApp(t);
     assert.equal((await launchFor(patient.id, standaloneOnly.id)).status, 400);

@@ -43,14 +43,14 @@ async function existing(ctx: TenantContext, id: string): Promise<AppRow> {
   return row;
 }
 
-/** Redirect URIs an app may register: https, or http to this machine (development); never a fragment. */
-function uriProblems(uris: readonly string[], path: string): FieldError[] {
+/** URIs an app may register (redirects, its launch URL): https, or http to this machine (development); never a fragment. */
+function uriProblems(uris: readonly string[], path: string, listed = true): FieldError[] {
   return uris.flatMap((uri, index) => {
+    const at = listed ? `${path}.${index}` : path;
     const url = URL.parse(uri);
     const local = url?.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-    if (!url || !(url.protocol === 'https:' || local))
-      return [{ path: `${path}.${index}`, message: 'must be https (or http on localhost)' }];
-    if (url.hash) return [{ path: `${path}.${index}`, message: 'must not hold a fragment' }];
+    if (!url || !(url.protocol === 'https:' || local)) return [{ path: at, message: 'must be https (or http on localhost)' }];
+    if (url.hash) return [{ path: at, message: 'must not hold a fragment' }];
     return [];
   });
 }
@@ -83,6 +83,7 @@ const newClientId = () => `app_${randomBytes(16).toString('base64url')}`;
 export async function createApp(ctx: TenantContext, body: AppInputBody) {
   check([
     ...uriProblems(body.redirectUris, 'body.redirectUris'),
+    ...uriProblems(body.launchUrl ? [body.launchUrl] : [], 'body.launchUrl', false),
     ...scopeProblems(body.scopes),
     ...keyProblems(body.clientType, body.jwks, body.jwksUri),
   ]);
@@ -103,6 +104,7 @@ export async function createApp(ctx: TenantContext, body: AppInputBody) {
       redirect_uris: body.redirectUris,
       scopes: [...new Set(body.scopes)],
       launch_kinds: body.launchKinds ?? ['STANDALONE'],
+      launch_url: body.launchUrl ?? null,
       created_at: now,
       updated_at: now,
     });
@@ -113,7 +115,7 @@ export async function createApp(ctx: TenantContext, body: AppInputBody) {
 }
 
 export async function updateApp(ctx: TenantContext, id: string, body: AppPatchBody) {
-  const fields = (['name', 'redirectUris', 'scopes', 'launchKinds', 'jwks', 'jwksUri', 'enabled'] as const).filter(
+  const fields = (['name', 'redirectUris', 'scopes', 'launchKinds', 'launchUrl', 'jwks', 'jwksUri', 'enabled'] as const).filter(
     (key) => body[key] !== undefined,
   );
   const row = await write(ctx, async (w) => {
@@ -124,6 +126,7 @@ export async function updateApp(ctx: TenantContext, id: string, body: AppPatchBo
     const jwksUri = body.jwksUri !== undefined ? body.jwksUri : app.jwks_uri;
     check([
       ...uriProblems(body.redirectUris ?? [], 'body.redirectUris'),
+      ...uriProblems(body.launchUrl ? [body.launchUrl] : [], 'body.launchUrl', false),
       ...scopeProblems(body.scopes ?? []),
       ...keyProblems(app.client_type, jwks, jwksUri),
     ]);
@@ -133,6 +136,7 @@ export async function updateApp(ctx: TenantContext, id: string, body: AppPatchBo
       ...(body.redirectUris !== undefined ? { redirect_uris: body.redirectUris } : {}),
       ...(body.scopes !== undefined ? { scopes: [...new Set(body.scopes)] } : {}),
       ...(body.launchKinds !== undefined ? { launch_kinds: body.launchKinds } : {}),
+      ...(body.launchUrl !== undefined ? { launch_url: body.launchUrl } : {}),
       ...(body.jwks !== undefined ? { jwks: body.jwks ? JSON.stringify(body.jwks) : null } : {}),
       ...(body.jwksUri !== undefined ? { jwks_uri: body.jwksUri } : {}),
       ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
@@ -185,6 +189,14 @@ async function readBack(db: TenantContext['db'], ctx: TenantContext, id: string)
  * EHR launch: a `launch` value for this app and a patient the caller may read, good for five
  * minutes and for the calling user only. The console opens the app's launch page with it and `iss`.
  */
+/** The apps a patient's page may open (EHR launch): enabled, registered for it, with a launch URL; by name. */
+export async function launchableApps(ctx: TenantContext) {
+  const rows = await listAppRows(ctx.db, ctx.tenant.id, MAX_APPS);
+  return rows
+    .filter((row) => row.enabled && row.launch_kinds.includes('EHR') && row.launch_url)
+    .map((row) => ({ id: row.id, name: row.name, launchUrl: row.launch_url ?? '' }));
+}
+
 export async function launchApp(ctx: Context, id: string, patientId: string, issuer: string) {
   const app = await existing(ctx, id);
   if (!app.enabled || !app.launch_kinds.includes('EHR')) {
@@ -195,5 +207,8 @@ export async function launchApp(ctx: Context, id: string, patientId: string, iss
   const now = () => ctx.services.clock.now();
   const userId = ctx.caller?.type === 'USER' ? ctx.caller.id : null;
   const launch = await issueLaunch(ctx.db, ctx.scope, now, { patient: patient.id, clientId: app.client_id, userId });
-  return { launch, iss: issuer, expiresAt: new Date(now().getTime() + LAUNCH_SECONDS * 1000) };
+  const url = app.launch_url ? new URL(app.launch_url) : undefined;
+  url?.searchParams.set('iss', issuer);
+  url?.searchParams.set('launch', launch);
+  return { launch, iss: issuer, url: url?.href ?? null, expiresAt: new Date(now().getTime() + LAUNCH_SECONDS * 1000) };
 }

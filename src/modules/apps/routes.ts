@@ -2,11 +2,11 @@ import { contextOf, tenantContextOf } from '../../http/context.ts';
 import type { AreaPlugin } from '../../http/plugin.ts';
 import { needs } from '../../http/route-access.ts';
 import { ErrorBody } from '../../wire/errors.ts';
-import { EmptyBody, TenantParams } from '../../wire/schemas.ts';
+import { EmptyBody, InstanceParams, TenantParams } from '../../wire/schemas.ts';
 import { oauthEndpoints } from './oauth/endpoints.ts';
 import oauthRoutes from './oauth/routes.ts';
 import smartConfigurationRoutes from './oauth/smart-configuration.ts';
-import { createApp, deleteApp, getApp, launchApp, listApps, rotateAppSecret, updateApp } from './operations.ts';
+import { createApp, deleteApp, getApp, launchApp, launchableApps, listApps, rotateAppSecret, updateApp } from './operations.ts';
 import {
   App,
   AppInput,
@@ -15,6 +15,7 @@ import {
   AppPatch,
   AppWithSecret,
   LaunchAnswer,
+  LaunchableList,
   LaunchInput,
   LaunchParams,
 } from './schemas.ts';
@@ -121,6 +122,21 @@ const appRoutes: AreaPlugin = async (app, options) => {
       await deleteApp(tenantContextOf(request), request.params.appId);
       return reply.code(204).send();
     },
+  );
+
+  app.get(
+    '/:tenantName/:instanceName/apps',
+    {
+      config: needs('APP_LAUNCH'),
+      schema: {
+        tags,
+        summary: 'The apps that may be opened for a patient here (EHR launch): enabled, with a launch URL',
+        description: "What the console offers on a patient's page; the admin list (`/{tenantName}/admin/apps`) needs APP_READ.",
+        params: InstanceParams,
+        response: { 200: LaunchableList, ...errors },
+      },
+    },
+    async (request) => ({ data: await launchableApps(tenantContextOf(request)) }),
   );
 
   app.post(

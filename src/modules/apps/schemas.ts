@@ -39,12 +39,21 @@ const ClientType = Type.Union(
   },
 );
 
+const LaunchUrl = Type.String({
+  minLength: 1,
+  maxLength: 2000,
+  format: 'uri',
+  description:
+    "Where an EHR launch opens the app (SMART's launch URL: https, or http on localhost): the console opens it with `iss` and `launch`",
+});
+
 export const AppInput = Type.Object({
   name: Name,
   clientType: ClientType,
   redirectUris: RedirectUris,
   scopes: Scopes,
   launchKinds: Type.Optional(LaunchKinds),
+  launchUrl: Type.Optional(LaunchUrl),
   jwks: Type.Optional(Jwks),
   jwksUri: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, format: 'uri' })),
 });
@@ -55,6 +64,7 @@ export const AppPatch = Type.Object({
   redirectUris: Type.Optional(RedirectUris),
   scopes: Type.Optional(Scopes),
   launchKinds: Type.Optional(LaunchKinds),
+  launchUrl: Type.Optional(Nullable(LaunchUrl)),
   jwks: Type.Optional(Nullable(Jwks)),
   jwksUri: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 2000, format: 'uri' }))),
   enabled: Type.Optional(Type.Boolean({ description: 'false: no new sign-in, and its tokens stop working at once' })),
@@ -69,6 +79,7 @@ export const App = Type.Object({
   redirectUris: Type.Array(Type.String()),
   scopes: Type.Array(Type.String()),
   launchKinds: Type.Array(Type.String()),
+  launchUrl: Nullable(Type.String()),
   jwks: Nullable(Jwks),
   jwksUri: Nullable(Type.String()),
   enabled: Type.Boolean(),
@@ -90,5 +101,12 @@ export const LaunchInput = Type.Object({ patientId: Uuid });
 export const LaunchAnswer = Type.Object({
   launch: Type.String({ description: 'The value the app sends back as `launch` in its authorization request' }),
   iss: Type.String({ description: "The FHIR base the app is opened for (SMART's `iss`)" }),
+  url: Nullable(
+    Type.String({ description: "The app's launch URL with `iss` and `launch`, to open; null when the app registered none" }),
+  ),
   expiresAt: DateTime,
+});
+
+export const LaunchableList = Type.Object({
+  data: Type.Array(Type.Object({ id: Uuid, name: Type.String(), launchUrl: Type.String() })),
 });

@@ -20,6 +20,8 @@ export interface SmartAppsTable {
   /** The scopes the app may be granted (SMART v2 or v1, OpenID Connect). */
   scopes: string[];
   launch_kinds: LaunchKind[];
+  /** Where an EHR launch opens the app (with `iss` and `launch`), if it has one. */
+  launch_url: string | null;
   enabled: WithDefault<boolean>;
   created_at: Date;
   updated_at: Date;

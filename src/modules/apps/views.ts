@@ -11,6 +11,7 @@ export function appView(row: AppRow): AppView {
     redirectUris: row.redirect_uris,
     scopes: row.scopes,
     launchKinds: row.launch_kinds,
+    launchUrl: row.launch_url,
     jwks: (row.jwks as AppView['jwks']) ?? null,
     jwksUri: row.jwks_uri,
     enabled: row.enabled,

@@ -9,6 +9,7 @@ import { CareTeam, type CareUser } from './CareTeam.tsx';
 import { Documents } from './Documents.tsx';
 import { Encounters } from './Encounters.tsx';
 import { Messages } from './Messages.tsx';
+import { OpenApp } from './OpenApp.tsx';
 import { Programs } from './Programs.tsx';
 import { Tasks } from './Tasks.tsx';
 
@@ -96,6 +97,7 @@ export function PatientPage({ session, patientId, go }: { session: Session; pati
         </dl>
       </header>
       <div class="patient-sections">
+        <OpenApp {...sections} />
         <CareTeam members={record.careTeam} />
         <Programs {...sections} />
         <CarePlan {...sections} />
