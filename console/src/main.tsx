@@ -10,6 +10,7 @@ import { Calendar } from './pages/Calendar.tsx';
 import { Formation } from './pages/Formation.tsx';
 import { Jobs } from './pages/Jobs.tsx';
 import { Patients } from './pages/Patients.tsx';
+import { SecondFactor } from './pages/SecondFactor.tsx';
 import { SignIn } from './pages/SignIn.tsx';
 import { Users } from './pages/Users.tsx';
 import { Webhooks } from './pages/Webhooks.tsx';
@@ -31,6 +32,7 @@ const PAGES = [
   { path: 'jobs', title: 'Jobs', Page: Jobs },
   { path: 'audit', title: 'Audit log', Page: Audit },
   { path: 'access-log', title: 'Access log', Page: AccessLog },
+  { path: 'second-factor', title: 'Second factor', Page: SecondFactor },
 ] as const;
 
 const currentPath = () => window.location.pathname.replace(/^\/console\/?/, '').replace(/\/$/, '');

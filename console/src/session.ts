@@ -10,6 +10,8 @@ export interface Session {
   who: string;
   /** Ends the session: a person's at the authorization server too (a page load). */
   signOut: () => Promise<void>;
+  /** A person (signed in on the authorization server's page), not an API client. */
+  person: boolean;
 }
 
 /** The API is the server that served the console (a build for another origin may set VITE_CAIRN_URL). */
@@ -23,7 +25,7 @@ export async function signIn(credentials: Credentials, tenantName: string, insta
   const client = createCairnClient({ baseUrl, credentials, retry });
   await client.tokens?.get();
   const who = 'username' in credentials ? credentials.username : credentials.apiClient;
-  return { client, tenantName, instanceName, who, signOut: async () => undefined };
+  return { client, tenantName, instanceName, who, signOut: async () => undefined, person: false };
 }
 
 /** A person back from the instance's sign-in page (oauth.ts): a session on its tokens; undefined when this load is not that. */
@@ -41,7 +43,7 @@ function sessionOf(signedIn: OAuthSignIn): Session {
   };
   const client = createCairnClient({ baseUrl, issueToken, retry });
   const { tenantName, instanceName, who, signOut } = signedIn;
-  return { client, tenantName, instanceName, who, signOut };
+  return { client, tenantName, instanceName, who, signOut, person: true };
 }
 
 /** A field's message from a VALIDATION_ERROR, keyed by the field's path without its `body.` / `querystring.` part. */

@@ -64,4 +64,33 @@ describe('a person signs in to the console on the instance sign-in page', { skip
     await page.getByLabel('Password').waitFor();
     assert.deepEqual(problems, []);
   });
+
+  test('a person adds a second factor in the console: the QR code, its first code, the recovery codes once', async () => {
+    const { username } = await createUserWithPassword(t, { role: 'admin', password: PASSWORD });
+    const { page, problems } = await open(1280, { path: 'second-factor' });
+    await page.getByLabel('Tenant').fill(t.tenant.name);
+    await page.getByRole('button', { name: 'Continue to sign in' }).click();
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Second factor', level: 1 }).waitFor();
+
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Add an authenticator' }).click();
+    await page.getByRole('img', { name: 'QR code of your authenticator secret' }).waitFor();
+    await checkAccessibility(page, 'the second-factor page');
+    const secret = (await page.locator('section code').first().textContent()) ?? '';
+    await page.getByLabel('Code', { exact: true }).fill(new TOTP({ secret: Secret.fromBase32(secret) }).generate());
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByTestId('recovery-codes').waitFor();
+    assert.equal(await page.getByTestId('recovery-codes').locator('li').count(), 10);
+    const token = await fetch(`${origin}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tenantName: t.tenant.name, username, password: PASSWORD }),
+    });
+    assert.equal(token.status, 401, 'the password alone no longer signs in');
+    assert.deepEqual(problems, []);
+  });
 });

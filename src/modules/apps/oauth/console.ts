@@ -5,7 +5,7 @@ import type { AdapterPayload } from 'oidc-provider';
  * every instance's authorization server, known without registration. Its redirect is the console's
  * own address on the issuer's origin, so no other origin can receive its codes. Unlike an app's,
  * its tokens act as the user's own (tokens.ts): not narrowed by scopes, on the tenant's every route,
- * as a token from `/auth/token` would; consent is not asked (interactions.ts), the user signing in
+ * as a token from `/auth/token` would; consent is not asked (consent.ts), the user signing in
  * to Cairn's own console.
  */
 export const CONSOLE_CLIENT_ID = 'cairn-console';

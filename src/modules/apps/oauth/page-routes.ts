@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../../wire/errors.ts';
 import { InstanceParams } from '../../../wire/schemas.ts';
-import { sendPage } from './interactions.ts';
+import { sendPage } from './interaction.ts';
 import { errorPage } from './pages.ts';
 
 /**

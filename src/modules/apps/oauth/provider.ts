@@ -17,7 +17,7 @@ import { LAUNCH_SCOPES, RESOURCE_SCOPES, resourceScopesOf } from './scopes.ts';
  * oidc-provider configured: its issuer is the instance's FHIR base, its endpoints under
  * `<FHIR base>/oauth/`, its records in Cairn's database (adapter.ts), its clients the apps the
  * tenant registered (clients.ts), its accounts the tenant's users (accounts.ts). The sign-in and
- * consent pages are Cairn's own routes (interactions.ts).
+ * consent pages are Cairn's own routes (sign-in.ts, consent.ts).
  */
 
 /** Where the sign-in and consent pages of an interaction are, under the issuer. */
@@ -115,8 +115,8 @@ export async function buildProvider(services: Services, tenant: Tenant, instance
   };
   const provider = new Provider(issuer, configuration);
   provider.use(tokenAnswer((grantId) => contextOf(db, scope, now, grantId)));
-  // Behind a proxy Cairn trusts, the scheme and host the browser used (the issuer is built from them).
-  provider.proxy = services.config.trustProxy !== false;
+  // The forwarded headers it reads are the ones Fastify concluded (routes.ts asFastifySees): trusted.
+  provider.proxy = true;
   return provider;
 }
 

@@ -7,11 +7,12 @@ import { ApiError, ErrorBody } from '../../../wire/errors.ts';
 import { InstanceParams } from '../../../wire/schemas.ts';
 import { backendServicesToken, OAuthErrorBody, oauthErrors, SmartToken, TokenForm } from '../../auth/index.ts';
 import { ssoSignInRoutes } from '../sso/sign-in-routes.ts';
+import { consent, showInteraction } from './consent.ts';
 import { OAUTH_ROUTES } from './endpoints.ts';
-import { consent, SECOND_FACTOR_SECONDS, showInteraction, signIn, signInWithCode } from './interactions.ts';
 import { BASE, Html, InteractionParams, onward, PUBLIC, page, pageError, pageErrors } from './page-routes.ts';
 import { PICKER_SIZE } from './picker.ts';
 import { AuthorizationServers, type InstanceServer } from './servers.ts';
+import { SECOND_FACTOR_SECONDS, signIn, signInWithCode } from './sign-in.ts';
 
 /**
  * Each instance's authorization server at its FHIR base (SMART App Launch 2.0, OpenID Connect):
@@ -61,12 +62,26 @@ function askConsent(params: URLSearchParams) {
   if (scopes.includes('offline_access') && !params.has('prompt')) params.set('prompt', 'consent');
 }
 
+/**
+ * oidc-provider (Koa) reads the scheme, host and address from X-Forwarded-* when told to trust a
+ * proxy, from any sender; Fastify trusts them only from the proxies CAIRN_TRUST_PROXY names. Before a
+ * request reaches the authorization server, its forwarded headers are set to what Fastify concluded,
+ * so both see one scheme (the cookies' Secure flag), one host and one address, whoever sent them.
+ */
+function asFastifySees(request: FastifyRequest): void {
+  const { headers } = request.raw;
+  headers['x-forwarded-proto'] = request.protocol;
+  headers['x-forwarded-host'] = request.host;
+  headers['x-forwarded-for'] = request.ip;
+}
+
 const oauthRoutes: AreaPlugin = async (app, { services }) => {
   const servers = new AuthorizationServers(services);
   // The consent page's checkboxes share a name; a token request's parameter given twice is then refused.
   acceptForms(app, { repeated: true });
 
   async function serverOf(request: FastifyRequest): Promise<InstanceServer> {
+    asFastifySees(request);
     const { tenantName, instanceName } = request.params as { tenantName: string; instanceName: string };
     const server = await servers.of(request, tenantName, instanceName);
     if (!server) throw new ApiError('INSTANCE_NOT_FOUND', { instanceName });

@@ -3,7 +3,7 @@ import * as oidc from 'openid-client';
 import type { Services } from '../../../http/services.ts';
 import { OAuthRecords } from '../oauth/adapter.ts';
 import { SSO_CALLBACK } from '../oauth/endpoints.ts';
-import { finish, interactionOf, sendPage } from '../oauth/interactions.ts';
+import { finish, interactionOf, sendPage } from '../oauth/interaction.ts';
 import { errorPage } from '../oauth/pages.ts';
 import { interactionPath } from '../oauth/provider.ts';
 import type { InstanceServer } from '../oauth/servers.ts';
