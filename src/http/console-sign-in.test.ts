@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import { consoleBrowser, skipBrowser } from '../test/console-browser.ts';
 import { createUserWithPassword } from '../test/harness.ts';
+import { enrolTotp } from '../test/totp.ts';
 
 /**
  * A person signs in to the console through the instance's sign-in page, as an app would (the console
@@ -11,19 +12,13 @@ import { createUserWithPassword } from '../test/harness.ts';
  * out ends the session at the authorization server too. In headless chromium.
  */
 
-const { t, origin, open, checkAccessibility } = await consoleBrowser();
+const { app, t, origin, open, checkAccessibility } = await consoleBrowser();
 const PASSWORD = 'console correct horse battery';
 
 describe('a person signs in to the console on the instance sign-in page', { skip: skipBrowser }, () => {
   test('password, then the TOTP code; the console works with the token; sign-out ends the session', async () => {
     const { username } = await createUserWithPassword(t, { role: 'admin', password: PASSWORD, username: 'casey.console' });
-    const signIn = { tenantName: t.tenant.name, username, password: PASSWORD };
-    const post = (route: string, body: unknown) =>
-      fetch(`${origin}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const { secret } = (await (await post('/auth/mfa/totp', signIn)).json()) as { secret: string };
-    const codeAt = (offset: number) =>
-      new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + offset });
-    assert.equal((await post('/auth/mfa/totp/confirm', { ...signIn, totpCode: codeAt(0) })).status, 200);
+    const { codeAt } = await enrolTotp(app, { tenantName: t.tenant.name, username, password: PASSWORD });
 
     const { page, problems } = await open(1280, { path: 'users' });
     await page.getByRole('heading', { name: 'Sign in to Cairn' }).waitFor();

@@ -13,6 +13,7 @@ import {
 } from '../../test/harness.ts';
 import { routerPlanProblems } from '../../test/router-plans.ts';
 import { captureStatements, stopCapture } from '../../test/statements.ts';
+import { enrolTotp } from '../../test/totp.ts';
 
 /**
  * SMART App Launch 2.0 (docs/identity.md): an administrator registers an app; a user signs in on
@@ -369,14 +370,7 @@ describe('MFA on the sign-in page: a password alone never lets an app in', () =>
     const registered = await registerApp(t);
     const user = await userWithPassword(t, 'admin');
     const signIn = { tenantName: t.tenant.name, username: user.username, password: PASSWORD };
-    const post = (path: string, body: unknown) =>
-      fetch(`${origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const { secret } = (await (await post('/auth/mfa/totp', signIn)).json()) as { secret: string };
-    const codeAt = (offset: number) =>
-      new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + offset });
-    const confirmed = await post('/auth/mfa/totp/confirm', { ...signIn, totpCode: codeAt(0) });
-    assert.equal(confirmed.status, 200);
-    const { recoveryCodes } = (await confirmed.json()) as { recoveryCodes: string[] };
+    const { recoveryCodes, codeAt } = await enrolTotp(app, signIn);
     const config = await discover(t, registered.clientId);
 
     // The password alone: the code page, and nothing granted; a wrong code is the page again.

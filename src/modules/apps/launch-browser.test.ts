@@ -8,6 +8,7 @@ import { after, before, describe, type TestContext, test } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { createPatient, createTestTenant, createUserWithPassword, startApp, type TestTenant } from '../../test/harness.ts';
+import { enrolTotp } from '../../test/totp.ts';
 
 /**
  * SMART App Launch in a real browser (Debian's chromium, headless; skipped, saying so, without it):
@@ -288,12 +289,7 @@ describe("in a browser: SMART apps and Cairn's authorization pages", { skip }, (
     await createPatient(t, { firstName: 'Bob', lastName: 'Babbage' });
     // A TOTP second factor, added over the API as the user would (docs/identity.md, MFA).
     const signIn = { tenantName: t.tenant.name, username: user.username, password: PASSWORD };
-    const post = (path: string, body: unknown) =>
-      fetch(`${origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const { secret } = (await (await post('/auth/mfa/totp', signIn)).json()) as { secret: string };
-    const codeAt = (offset: number) =>
-      new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + offset });
-    assert.equal((await post('/auth/mfa/totp/confirm', { ...signIn, totpCode: codeAt(0) })).status, 200);
+    const { codeAt } = await enrolTotp(app, signIn);
     const { page, problems } = await newPage();
 
     // Sign-in: the username has the focus; Tab goes to the password, then the button; Enter sends.
