@@ -1,6 +1,7 @@
 import { type Context, systemContext } from '../http/context.ts';
 import type { Services } from '../http/services.ts';
 import { createCalendarEvent, createWorkHours } from '../modules/calendar/index.ts';
+import { createRecord } from '../modules/cdts/index.ts';
 import { createEncounter } from '../modules/encounters/index.ts';
 import { createPatient } from '../modules/patients/index.ts';
 import { saveUser, setPassword } from '../modules/users/index.ts';
@@ -20,7 +21,8 @@ export const DEMO_PASSWORD = 'demo-password-123';
 /**
  * `cairn seed demo`: two care coordinators who can sign in, forty patients with care teams, the
  * coordinators' work hours and availability, and a week of appointments from the next Monday:
- * some of them encounters (with their disposition and assessment links).
+ * some of them encounters (with their disposition and assessment links); and the patients' blood
+ * pressures, HbA1c results, problems, allergies and medications, which FHIR serves as US Core.
  */
 export async function seedDemo(services: Services): Promise<string[]> {
   const { tenant, instance } = await demoInstanceOf(services);
@@ -72,6 +74,7 @@ export async function seedInstance(ctx: Context): Promise<string[]> {
     patients.push(patient.id);
   }
   await seedCalendar(ctx, coordinators, patients);
+  await seedClinicalData(ctx, patients);
   return coordinators.map((user) => user.username);
 }
 
@@ -125,6 +128,67 @@ async function seedCalendar(ctx: Context, coordinators: { id: string }[], patien
           eventStatus: 'SCHEDULED',
           eventMode: template === 'intake' ? 'IN-PERSON' : 'CALL',
         },
+      });
+    }
+  }
+}
+
+const problems = [
+  { 'cdtf-problem': 'Type 2 diabetes mellitus', 'cdtf-snomed': '44054006' },
+  { 'cdtf-problem': 'Essential hypertension', 'cdtf-snomed': '59621000' },
+  { 'cdtf-problem': 'Asthma', 'cdtf-snomed': '195967001' },
+];
+const allergies = [
+  { 'cdtf-substance': 'Penicillin', 'cdtf-snomed': '764146007' },
+  { 'cdtf-substance': 'Peanut', 'cdtf-snomed': '762952008' },
+];
+const medications = [
+  { 'cdtf-medication': 'Metformin 500 MG Oral Tablet', 'cdtf-rxnorm': '861007', 'cdtf-dosage': 'One tablet twice a day' },
+  { 'cdtf-medication': 'Lisinopril 10 MG Oral Tablet', 'cdtf-rxnorm': '314076', 'cdtf-dosage': 'One tablet a day' },
+];
+
+/**
+ * The clinical records of the demo formation's CDTs that FHIR serves as US Core (formations/demo.json
+ * `fhir`): two blood pressures each, and for some patients an HbA1c, a problem, an allergy, a medication.
+ */
+async function seedClinicalData(ctx: Context, patients: string[]) {
+  const now = ctx.services.clock.now().getTime();
+  const daysAgo = (days: number) => new Date(now - days * 86_400_000);
+  for (const [i, patientId] of patients.entries()) {
+    for (const days of [30, 2]) {
+      await createRecord(ctx, patientId, 'vitals', {
+        'cdtf-systolic': 118 + ((i * 7 + days) % 30),
+        'cdtf-diastolic': 74 + ((i * 3 + days) % 15),
+        'cdtf-measured-on': daysAgo(days + (i % 5)).toISOString(),
+        'cdtf-position': 'SITTING',
+      });
+    }
+    if (i % 2 === 0) {
+      const collected = daysAgo(10 + i)
+        .toISOString()
+        .slice(0, 10);
+      await createRecord(ctx, patientId, 'hba1c', { 'cdtf-percent': 5.4 + (i % 8) * 0.4, 'cdtf-collected-on': collected });
+    }
+    if (i % 3 === 0) {
+      const onset = daysAgo(400 + i * 20)
+        .toISOString()
+        .slice(0, 10);
+      await createRecord(ctx, patientId, 'problems', {
+        ...problems[i % problems.length]!,
+        'cdtf-status': 'active',
+        'cdtf-onset': onset,
+      });
+    }
+    if (i % 4 === 0)
+      await createRecord(ctx, patientId, 'allergies', { ...allergies[i % allergies.length]!, 'cdtf-status': 'active' });
+    if (i % 3 === 0) {
+      const started = daysAgo(200 + i)
+        .toISOString()
+        .slice(0, 10);
+      await createRecord(ctx, patientId, 'medications', {
+        ...medications[i % medications.length]!,
+        'cdtf-status': 'active',
+        'cdtf-started-on': started,
       });
     }
   }

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { JsonObject } from '../wire/schemas.ts';
+import { cdtFhirProblems } from './cdt-fhir.ts';
 import { defaultDictionaries, defaultDictionaryNames } from './defaults.ts';
 import { isPermission } from './permissions.ts';
 import { Cdt, Dictionary, type Formation, InstancePhone, Pdt, Role, SecurityPolicy, Territory } from './schemas.ts';
@@ -20,6 +21,7 @@ function recordTypes(key: 'pdts' | 'cdts' | 'dictionaries') {
     if (key === 'cdts') {
       for (const [index, type] of (formation.cdts ?? []).entries()) {
         if (type.name.startsWith('_')) add(`cdts.${index}.name`, `"${type.name}": names starting with _ are the system's`);
+        if (type.fhir) cdtFhirProblems(type.fields, type.fhir, `cdts.${index}.fhir`, add);
       }
     }
     for (const [index, type] of (formation[key] ?? []).entries()) fieldProblems(type.fields ?? [], `${key}.${index}.fields`, add);

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { DateTime, E164, JsonObject, Nullable, Uuid } from '../wire/schemas.ts';
+import { CdtFhir } from './cdt-fhir.ts';
 import { fieldTypes } from './field-types.ts';
 
 /** An item's name in a formation section, and its title (every section's items have them). */
@@ -71,6 +72,7 @@ export const Cdt = Type.Object({
   title: Title,
   type: Type.Optional(Type.Enum(['MULTI_RECORD', 'SINGLE_RECORD'] as const)),
   fields: Type.Array(FieldDefinition),
+  fhir: Type.Optional(CdtFhir),
 });
 
 export const Dictionary = Type.Object({

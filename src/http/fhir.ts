@@ -1,6 +1,7 @@
 import { type AliasedRawBuilder, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { Permission } from '../formation/permissions.ts';
+import type { Formation } from '../formation/schemas.ts';
 import { type ErrorCode, validationError } from '../wire/errors.ts';
 
 /**
@@ -85,6 +86,12 @@ export interface FhirResource {
   linkedReads?: string[];
   /** A row as the resource, elements without a value left out; `at`, where it is served. */
   toFhir(row: never, at?: FhirAt): Record<string, unknown>;
+  /**
+   * A resource whose mapping is the instance's formation (a CDT declared as an Observation): the
+   * resource as a formation maps it, which every read uses in place of this declaration (whose
+   * parameters the CapabilityStatement lists). Built once per formation (fhir/store.ts `formedOf`).
+   */
+  formed?: (formation: Formation) => FhirResource;
 }
 
 /**
@@ -281,30 +288,34 @@ function dateRangeOf(name: string, given: string): DateRange {
  * month, a day or an instant, each the range it covers (FHIR: `eq2020` is any day of 2020).
  */
 export function dateParam(name: string, columnName: string, kind: 'date' | 'instant'): FhirParam {
-  return {
-    type: 'date',
-    where: (given) => {
-      const { op, start, end } = dateRangeOf(name, given);
-      const at = (instant: Date) => (kind === 'date' ? instant.toISOString().slice(0, 10) : instant);
-      const ref = column(columnName);
-      switch (op) {
-        case 'eq':
-          return sql<SqlBool>`(${ref} >= ${at(start)} AND ${ref} < ${at(end)})`;
-        case 'ne':
-          return sql<SqlBool>`(${ref} < ${at(start)} OR ${ref} >= ${at(end)})`;
-        case 'lt':
-        case 'eb':
-          return sql<SqlBool>`${ref} < ${at(start)}`;
-        case 'le':
-          return sql<SqlBool>`${ref} < ${at(end)}`;
-        case 'gt':
-        case 'sa':
-          return sql<SqlBool>`${ref} >= ${at(end)}`;
-        case 'ge':
-          return sql<SqlBool>`${ref} >= ${at(start)}`;
-      }
-    },
-  };
+  return { type: 'date', where: (given) => dateCondition(name, column(columnName), kind, given) };
+}
+
+/** A date parameter's value as a condition on an expression of a date or timestamp (a column, a JSON field cast). */
+export function dateCondition(
+  name: string,
+  ref: RawBuilder<unknown> | ReturnType<typeof column>,
+  kind: 'date' | 'instant',
+  given: string,
+) {
+  const { op, start, end } = dateRangeOf(name, given);
+  const at = (instant: Date) => (kind === 'date' ? instant.toISOString().slice(0, 10) : instant);
+  switch (op) {
+    case 'eq':
+      return sql<SqlBool>`(${ref} >= ${at(start)} AND ${ref} < ${at(end)})`;
+    case 'ne':
+      return sql<SqlBool>`(${ref} < ${at(start)} OR ${ref} >= ${at(end)})`;
+    case 'lt':
+    case 'eb':
+      return sql<SqlBool>`${ref} < ${at(start)}`;
+    case 'le':
+      return sql<SqlBool>`${ref} < ${at(end)}`;
+    case 'gt':
+    case 'sa':
+      return sql<SqlBool>`${ref} >= ${at(end)}`;
+    case 'ge':
+      return sql<SqlBool>`${ref} >= ${at(start)}`;
+  }
 }
 
 /**

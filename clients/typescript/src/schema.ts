@@ -1766,6 +1766,68 @@ export interface paths {
                                         options?: string[];
                                         multiple?: boolean;
                                     }[];
+                                    /** @description The CDT as a FHIR resource: its records are served as this US Core profile (docs/fhir.md) */
+                                    fhir?: {
+                                        /**
+                                         * @description The US Core 6.1.0 profile the records are
+                                         * @enum {unknown}
+                                         */
+                                        profile: "us-core-vital-signs" | "us-core-blood-pressure" | "us-core-observation-lab" | "us-core-observation-clinical-result" | "us-core-observation-screening-assessment" | "us-core-condition-problems-health-concerns" | "us-core-allergyintolerance" | "us-core-medicationrequest";
+                                        /** @description What the records are: one code for all (`code`), or the field holding each record's code (`field`, text or select) in `system`; `textField` a field with its text as written */
+                                        code: {
+                                            /** @description A code system: http://loinc.org, http://snomed.info/sct, http://www.nlm.nih.gov/research/umls/rxnorm */
+                                            system: string;
+                                            /** @description The code every record has (a blood pressure panel: LOINC 85354-9) */
+                                            code?: string;
+                                            display?: string;
+                                            /** @description One of the CDT's fields */
+                                            field?: string;
+                                            /** @description One of the CDT's fields */
+                                            textField?: string;
+                                        };
+                                        /** @description The category, where the profile allows more than one (a Condition's problem-list-item or health-concern) */
+                                        category?: string;
+                                        /** @description An Observation's value: an integer or float field (a Quantity in `unit`), text or select (a string), boolean */
+                                        value?: {
+                                            /** @description One of the CDT's fields */
+                                            field: string;
+                                            /** @description A UCUM code: mm[Hg], %, kg, mg/dL */
+                                            unit?: string;
+                                        };
+                                        /** @description An Observation's components, each a number field (a blood pressure's systolic and diastolic) */
+                                        components?: {
+                                            code: {
+                                                /** @description A code system: http://loinc.org, http://snomed.info/sct, http://www.nlm.nih.gov/research/umls/rxnorm */
+                                                system: string;
+                                                code: string;
+                                                display?: string;
+                                            };
+                                            /** @description One of the CDT's fields */
+                                            field: string;
+                                            unit: string;
+                                        }[];
+                                        /** @description The date or datetime field of when it was observed (Observation), began (Condition, AllergyIntolerance) or was written (MedicationRequest); the record's creation when none */
+                                        date?: {
+                                            /** @description One of the CDT's fields */
+                                            field: string;
+                                        };
+                                        /** @description The status every record has (`code`), or the select field holding it, whose options are FHIR's codes */
+                                        status?: {
+                                            code?: string;
+                                            /** @description One of the CDT's fields */
+                                            field?: string;
+                                        };
+                                        /**
+                                         * @description A MedicationRequest's intent; `order` when none
+                                         * @enum {unknown}
+                                         */
+                                        intent?: "proposal" | "plan" | "order" | "original-order" | "reflex-order" | "filler-order" | "instance-order" | "option";
+                                        /** @description A MedicationRequest's dosage instruction as text */
+                                        dosage?: {
+                                            /** @description One of the CDT's fields */
+                                            field: string;
+                                        };
+                                    };
                                 }[];
                                 dictionaries?: {
                                     name: string;
@@ -2447,6 +2509,68 @@ export interface paths {
                                 options?: string[];
                                 multiple?: boolean;
                             }[];
+                            /** @description The CDT as a FHIR resource: its records are served as this US Core profile (docs/fhir.md) */
+                            fhir?: {
+                                /**
+                                 * @description The US Core 6.1.0 profile the records are
+                                 * @enum {unknown}
+                                 */
+                                profile: "us-core-vital-signs" | "us-core-blood-pressure" | "us-core-observation-lab" | "us-core-observation-clinical-result" | "us-core-observation-screening-assessment" | "us-core-condition-problems-health-concerns" | "us-core-allergyintolerance" | "us-core-medicationrequest";
+                                /** @description What the records are: one code for all (`code`), or the field holding each record's code (`field`, text or select) in `system`; `textField` a field with its text as written */
+                                code: {
+                                    /** @description A code system: http://loinc.org, http://snomed.info/sct, http://www.nlm.nih.gov/research/umls/rxnorm */
+                                    system: string;
+                                    /** @description The code every record has (a blood pressure panel: LOINC 85354-9) */
+                                    code?: string;
+                                    display?: string;
+                                    /** @description One of the CDT's fields */
+                                    field?: string;
+                                    /** @description One of the CDT's fields */
+                                    textField?: string;
+                                };
+                                /** @description The category, where the profile allows more than one (a Condition's problem-list-item or health-concern) */
+                                category?: string;
+                                /** @description An Observation's value: an integer or float field (a Quantity in `unit`), text or select (a string), boolean */
+                                value?: {
+                                    /** @description One of the CDT's fields */
+                                    field: string;
+                                    /** @description A UCUM code: mm[Hg], %, kg, mg/dL */
+                                    unit?: string;
+                                };
+                                /** @description An Observation's components, each a number field (a blood pressure's systolic and diastolic) */
+                                components?: {
+                                    code: {
+                                        /** @description A code system: http://loinc.org, http://snomed.info/sct, http://www.nlm.nih.gov/research/umls/rxnorm */
+                                        system: string;
+                                        code: string;
+                                        display?: string;
+                                    };
+                                    /** @description One of the CDT's fields */
+                                    field: string;
+                                    unit: string;
+                                }[];
+                                /** @description The date or datetime field of when it was observed (Observation), began (Condition, AllergyIntolerance) or was written (MedicationRequest); the record's creation when none */
+                                date?: {
+                                    /** @description One of the CDT's fields */
+                                    field: string;
+                                };
+                                /** @description The status every record has (`code`), or the select field holding it, whose options are FHIR's codes */
+                                status?: {
+                                    code?: string;
+                                    /** @description One of the CDT's fields */
+                                    field?: string;
+                                };
+                                /**
+                                 * @description A MedicationRequest's intent; `order` when none
+                                 * @enum {unknown}
+                                 */
+                                intent?: "proposal" | "plan" | "order" | "original-order" | "reflex-order" | "filler-order" | "instance-order" | "option";
+                                /** @description A MedicationRequest's dosage instruction as text */
+                                dosage?: {
+                                    /** @description One of the CDT's fields */
+                                    field: string;
+                                };
+                            };
                         }[];
                         dictionaries?: {
                             name: string;
@@ -2745,6 +2869,68 @@ export interface paths {
                                         options?: string[];
                                         multiple?: boolean;
                                     }[];
+                                    /** @description The CDT as a FHIR resource: its records are served as this US Core profile (docs/fhir.md) */
+                                    fhir?: {
+                                        /**
+                                         * @description The US Core 6.1.0 profile the records are
+                                         * @enum {unknown}
+                                         */
+                                        profile: "us-core-vital-signs" | "us-core-blood-pressure" | "us-core-observation-lab" | "us-core-observation-clinical-result" | "us-core-observation-screening-assessment" | "us-core-condition-problems-health-concerns" | "us-core-allergyintolerance" | "us-core-medicationrequest";
+                                        /** @description What the records are: one code for all (`code`), or the field holding each record's code (`field`, text or select) in `system`; `textField` a field with its text as written */
+                                        code: {
+                                            /** @description A code system: http://loinc.org, http://snomed.info/sct, http://www.nlm.nih.gov/research/umls/rxnorm */
+                                            system: string;
+                                            /** @description The code every record has (a blood pressure panel: LOINC 85354-9) */
+                                            code?: string;
+                                            display?: string;
+                                            /** @description One of the CDT's fields */
+                                            field?: string;
+                                            /** @description One of the CDT's fields */
+                                            textField?: string;
+                                        };
+                                        /** @description The category, where the profile allows more than one (a Condition's problem-list-item or health-concern) */
+                                        category?: string;
+                                        /** @description An Observation's value: an integer or float field (a Quantity in `unit`), text or select (a string), boolean */
+                                        value?: {
+                                            /** @description One of the CDT's fields */
+                                            field: string;
+                                            /** @description A UCUM code: mm[Hg], %, kg, mg/dL */
+                                            unit?: string;
+                                        };
+                                        /** @description An Observation's components, each a number field (a blood pressure's systolic and diastolic) */
+                                        components?: {
+                                            code: {
+                                                /** @description A code system: http://loinc.org, http://snomed.info/sct, http://www.nlm.nih.gov/research/umls/rxnorm */
+                                                system: string;
+                                                code: string;
+                                                display?: string;
+                                            };
+                                            /** @description One of the CDT's fields */
+                                            field: string;
+                                            unit: string;
+                                        }[];
+                                        /** @description The date or datetime field of when it was observed (Observation), began (Condition, AllergyIntolerance) or was written (MedicationRequest); the record's creation when none */
+                                        date?: {
+                                            /** @description One of the CDT's fields */
+                                            field: string;
+                                        };
+                                        /** @description The status every record has (`code`), or the select field holding it, whose options are FHIR's codes */
+                                        status?: {
+                                            code?: string;
+                                            /** @description One of the CDT's fields */
+                                            field?: string;
+                                        };
+                                        /**
+                                         * @description A MedicationRequest's intent; `order` when none
+                                         * @enum {unknown}
+                                         */
+                                        intent?: "proposal" | "plan" | "order" | "original-order" | "reflex-order" | "filler-order" | "instance-order" | "option";
+                                        /** @description A MedicationRequest's dosage instruction as text */
+                                        dosage?: {
+                                            /** @description One of the CDT's fields */
+                                            field: string;
+                                        };
+                                    };
                                 }[];
                                 dictionaries?: {
                                     name: string;
@@ -3206,6 +3392,68 @@ export interface paths {
                                         options?: string[];
                                         multiple?: boolean;
                                     }[];
+                                    /** @description The CDT as a FHIR resource: its records are served as this US Core profile (docs/fhir.md) */
+                                    fhir?: {
+                                        /**
+                                         * @description The US Core 6.1.0 profile the records are
+                                         * @enum {unknown}
+                                         */
+                                        profile: "us-core-vital-signs" | "us-core-blood-pressure" | "us-core-observation-lab" | "us-core-observation-clinical-result" | "us-core-observation-screening-assessment" | "us-core-condition-problems-health-concerns" | "us-core-allergyintolerance" | "us-core-medicationrequest";
+                                        /** @description What the records are: one code for all (`code`), or the field holding each record's code (`field`, text or select) in `system`; `textField` a field with its text as written */
+                                        code: {
+                                            /** @description A code system: http://loinc.org, http://snomed.info/sct, http://www.nlm.nih.gov/research/umls/rxnorm */
+                                            system: string;
+                                            /** @description The code every record has (a blood pressure panel: LOINC 85354-9) */
+                                            code?: string;
+                                            display?: string;
+                                            /** @description One of the CDT's fields */
+                                            field?: string;
+                                            /** @description One of the CDT's fields */
+                                            textField?: string;
+                                        };
+                                        /** @description The category, where the profile allows more than one (a Condition's problem-list-item or health-concern) */
+                                        category?: string;
+                                        /** @description An Observation's value: an integer or float field (a Quantity in `unit`), text or select (a string), boolean */
+                                        value?: {
+                                            /** @description One of the CDT's fields */
+                                            field: string;
+                                            /** @description A UCUM code: mm[Hg], %, kg, mg/dL */
+                                            unit?: string;
+                                        };
+                                        /** @description An Observation's components, each a number field (a blood pressure's systolic and diastolic) */
+                                        components?: {
+                                            code: {
+                                                /** @description A code system: http://loinc.org, http://snomed.info/sct, http://www.nlm.nih.gov/research/umls/rxnorm */
+                                                system: string;
+                                                code: string;
+                                                display?: string;
+                                            };
+                                            /** @description One of the CDT's fields */
+                                            field: string;
+                                            unit: string;
+                                        }[];
+                                        /** @description The date or datetime field of when it was observed (Observation), began (Condition, AllergyIntolerance) or was written (MedicationRequest); the record's creation when none */
+                                        date?: {
+                                            /** @description One of the CDT's fields */
+                                            field: string;
+                                        };
+                                        /** @description The status every record has (`code`), or the select field holding it, whose options are FHIR's codes */
+                                        status?: {
+                                            code?: string;
+                                            /** @description One of the CDT's fields */
+                                            field?: string;
+                                        };
+                                        /**
+                                         * @description A MedicationRequest's intent; `order` when none
+                                         * @enum {unknown}
+                                         */
+                                        intent?: "proposal" | "plan" | "order" | "original-order" | "reflex-order" | "filler-order" | "instance-order" | "option";
+                                        /** @description A MedicationRequest's dosage instruction as text */
+                                        dosage?: {
+                                            /** @description One of the CDT's fields */
+                                            field: string;
+                                        };
+                                    };
                                 }[];
                                 dictionaries?: {
                                     name: string;
@@ -57084,6 +57332,1462 @@ export interface paths {
          * @description Needs permission `TASK_READ`.
          *
          *     `patient`, `subject`, `owner`, `status`, `authored-on`, `modified`, `period`, `due-date`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (Task:patient, Task:subject, Task:owner). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link. The form's parameters and the URL's are one search (a name in both is AND); the Bundle's links are GET searches.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                };
+                cookie?: never;
+            };
+            /** @description Search parameters as a form (application/x-www-form-urlencoded), as they would be in the URL */
+            requestBody?: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        [key: string]: string | string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/Observation/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A Observation (us-core-vital-signs), by id
+         * @description Needs permission `CDT_READ`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/Observation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search Observation resources: a searchset Bundle, paged by its next link
+         * @description Needs permission `CDT_READ`.
+         *
+         *     `patient`, `category`, `code`, `date`, `status`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (Observation:patient). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/Observation/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search Observation resources by POST: the parameters as a form, answered as the GET search
+         * @description Needs permission `CDT_READ`.
+         *
+         *     `patient`, `category`, `code`, `date`, `status`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (Observation:patient). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link. The form's parameters and the URL's are one search (a name in both is AND); the Bundle's links are GET searches.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                };
+                cookie?: never;
+            };
+            /** @description Search parameters as a form (application/x-www-form-urlencoded), as they would be in the URL */
+            requestBody?: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        [key: string]: string | string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/Condition/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A Condition (us-core-condition-problems-health-concerns), by id
+         * @description Needs permission `CDT_READ`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/Condition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search Condition resources: a searchset Bundle, paged by its next link
+         * @description Needs permission `CDT_READ`.
+         *
+         *     `patient`, `category`, `code`, `clinical-status`, `onset-date`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (Condition:patient). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/Condition/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search Condition resources by POST: the parameters as a form, answered as the GET search
+         * @description Needs permission `CDT_READ`.
+         *
+         *     `patient`, `category`, `code`, `clinical-status`, `onset-date`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (Condition:patient). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link. The form's parameters and the URL's are one search (a name in both is AND); the Bundle's links are GET searches.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                };
+                cookie?: never;
+            };
+            /** @description Search parameters as a form (application/x-www-form-urlencoded), as they would be in the URL */
+            requestBody?: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        [key: string]: string | string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/AllergyIntolerance/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A AllergyIntolerance (us-core-allergyintolerance), by id
+         * @description Needs permission `CDT_READ`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/AllergyIntolerance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search AllergyIntolerance resources: a searchset Bundle, paged by its next link
+         * @description Needs permission `CDT_READ`.
+         *
+         *     `patient`, `code`, `clinical-status`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (AllergyIntolerance:patient). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/AllergyIntolerance/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search AllergyIntolerance resources by POST: the parameters as a form, answered as the GET search
+         * @description Needs permission `CDT_READ`.
+         *
+         *     `patient`, `code`, `clinical-status`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (AllergyIntolerance:patient). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link. The form's parameters and the URL's are one search (a name in both is AND); the Bundle's links are GET searches.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                };
+                cookie?: never;
+            };
+            /** @description Search parameters as a form (application/x-www-form-urlencoded), as they would be in the URL */
+            requestBody?: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        [key: string]: string | string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/MedicationRequest/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A MedicationRequest (us-core-medicationrequest), by id
+         * @description Needs permission `CDT_READ`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/MedicationRequest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search MedicationRequest resources: a searchset Bundle, paged by its next link
+         * @description Needs permission `CDT_READ`.
+         *
+         *     `patient`, `intent`, `status`, `code`, `authoredon`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (MedicationRequest:patient). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenantName: string;
+                    instanceName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description An OperationOutcome */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/fhir+json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{tenantName}/{instanceName}/fhir/R4/MedicationRequest/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search MedicationRequest resources by POST: the parameters as a form, answered as the GET search
+         * @description Needs permission `CDT_READ`.
+         *
+         *     `patient`, `intent`, `status`, `code`, `authoredon`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (MedicationRequest:patient). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link. The form's parameters and the URL's are one search (a name in both is AND); the Bundle's links are GET searches.
          */
         post: {
             parameters: {

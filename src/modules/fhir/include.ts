@@ -1,7 +1,7 @@
 import type { Context } from '../../http/context.ts';
 import { type FhirResource, paramsOf, type Referenced } from '../../http/fhir.ts';
 import { mayReadType } from '../../http/scopes.ts';
-import { type Found, findRows } from './store.ts';
+import { type Found, findRows, formedOf } from './store.ts';
 
 /**
  * `_include={Type}:{param}[:{target}]`: with a page of matches, the resources they refer to
@@ -56,7 +56,10 @@ export async function included(
   const reads = [...wanted].flatMap(([type, ids]) =>
     (mayReadType(ctx.caller?.scopes, type) ? (fhir.get(type) ?? []) : [])
       .filter((source) => ctx.can(source.permission))
-      .map(async (source) => (await findRows(ctx, source, [...ids])).map((row) => ({ source, row }))),
+      .map(async (declared) => {
+        const source = await formedOf(ctx, declared);
+        return (await findRows(ctx, source, [...ids])).map((row) => ({ source, row }));
+      }),
   );
   return (await Promise.all(reads)).flat();
 }

@@ -25,18 +25,18 @@ describe('FHIR R4: what is not served', () => {
     const t = await createTestTenant(app);
     const fhir = fhirBase(t);
     for (const api of [t.api, t.anonymous]) {
-      assertFhirError(await api.get(`${fhir}/Observation`), 404, 'FHIR_TYPE_NOT_SUPPORTED', 'not-supported');
-      assertFhirError(await api.get(`${fhir}/Observation/123`), 404, 'FHIR_TYPE_NOT_SUPPORTED', 'not-supported');
-      const created = await api.request('POST', `${fhir}/Observation`, JSON.stringify({ resourceType: 'Observation' }), {
+      assertFhirError(await api.get(`${fhir}/Immunization`), 404, 'FHIR_TYPE_NOT_SUPPORTED', 'not-supported');
+      assertFhirError(await api.get(`${fhir}/Immunization/123`), 404, 'FHIR_TYPE_NOT_SUPPORTED', 'not-supported');
+      const created = await api.request('POST', `${fhir}/Immunization`, JSON.stringify({ resourceType: 'Immunization' }), {
         'content-type': 'application/fhir+json',
       });
       assertFhirError(created, 404, 'FHIR_TYPE_NOT_SUPPORTED', 'not-supported');
-      const searched = await api.request('POST', `${fhir}/Observation/_search`, 'code=1234-5', {
+      const searched = await api.request('POST', `${fhir}/Immunization/_search`, 'code=1234-5', {
         'content-type': 'application/x-www-form-urlencoded',
       });
       assertFhirError(searched, 404, 'FHIR_TYPE_NOT_SUPPORTED', 'not-supported');
     }
-    assert.match((await t.api.get(`${fhir}/Observation`)).body.issue[0].diagnostics, /Observation/);
+    assert.match((await t.api.get(`${fhir}/Immunization`)).body.issue[0].diagnostics, /Immunization/);
   });
 
   test('create, update, patch and delete of a served type are 405 with Allow, whatever the body', async () => {

@@ -13,7 +13,7 @@ import { capabilityStatement } from './capability.ts';
 import { acceptSearchForms, mergeParams, negotiateFormat } from './format.ts';
 import { included, includeNames, parseIncludes } from './include.ts';
 import { FHIR_JSON, fhirResponses, useFhirErrors } from './outcome.ts';
-import { type Found, findInSources, parseTypeSearch, searchSources } from './store.ts';
+import { type Found, findInSources, formedOf, parseTypeSearch, searchSources } from './store.ts';
 
 const tags = ['FHIR R4'];
 /** Every instance's FHIR base: its routes, and the prefix of what is not served there (not-served.ts). */
@@ -115,9 +115,11 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
     // One permission is checked before the handler; of several, the caller is served the sources it may read.
     const access = (scope: `${string}.${'r' | 's'}`) =>
       permissions.length === 1 ? needs(first.permission, { discloses, scope }) : needsAnyOf(permissions, { discloses, scope });
-    const readable = (ctx: Context) => {
+    // The sources as the instance's formation maps them (a CDT's Observation), and those the caller reads.
+    const formed = (ctx: Context) => Promise.all(sources.map((source) => formedOf(ctx, source)));
+    const readable = (ctx: Context, all: readonly FhirResource[]) => {
       const held = heldOf(ctx.can, permissions);
-      return sources.filter((source) => held.includes(source.permission));
+      return all.filter((source) => held.includes(source.permission));
     };
 
     app.get(
@@ -134,7 +136,7 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
       async (request, reply) => {
         const { id } = request.params;
         const ctx = contextOf(request);
-        const from = readable(ctx);
+        const from = readable(ctx, await formed(ctx));
         const found = await findInSources(ctx, from, id);
         // Not in any source the caller reads: the first one's code (TASK_NOT_FOUND, as Cairn's own read answers).
         if (!found) throw new ApiError(from[0]!.notFound, { id });
@@ -148,15 +150,16 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
     const searchType = async (request: FastifyRequest, reply: FastifyReply) => {
       const base = baseOf(request);
       const ctx = contextOf(request);
-      const from = readable(ctx);
+      const all = await formed(ctx);
+      const from = readable(ctx, all);
       const query =
         request.method === 'POST'
           ? mergeParams(Object.entries(request.query as object), Object.entries((request.body as object | undefined) ?? {}))
           : (request.query as Record<string, unknown>);
-      const searches = parseTypeSearch(sources, query, ctx.scope.tenantId);
+      const searches = parseTypeSearch(all, query, ctx.scope.tenantId);
       const includes = parseIncludes(type, sources, [query._include ?? []].flat().map(String));
       // The sources' searches differ only in their conditions: the links are any one's.
-      const search = searches.get(first)!;
+      const search = searches.get(all[0]!)!;
       // Links are GETs whichever way the search came: a client pages by following them.
       const link = (after?: string) => {
         const params = new URLSearchParams([

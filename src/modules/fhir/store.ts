@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
+import type { Formation } from '../../formation/schemas.ts';
 import type { Context } from '../../http/context.ts';
 import { type FhirResource, inCompartment, invalidParam, isUuid, nothing, paramsOf } from '../../http/fhir.ts';
 import { MATCH_BOUND } from '../../http/pagination.ts';
@@ -25,6 +26,22 @@ export interface Found {
 
 export const DEFAULT_COUNT = 20;
 export const MAX_COUNT = 1000;
+
+const formedByFormation = new WeakMap<Formation, Map<FhirResource, FhirResource>>();
+
+/**
+ * The resource as the instance's formation maps it (a CDT declared as an Observation), or the
+ * declaration itself: built once per formation, which the services keep per version.
+ */
+export async function formedOf(ctx: Context, resource: FhirResource): Promise<FhirResource> {
+  if (!resource.formed) return resource;
+  const formation = await ctx.formation();
+  const formed = formedByFormation.get(formation) ?? new Map<FhirResource, FhirResource>();
+  formedByFormation.set(formation, formed);
+  const mapped = formed.get(resource) ?? resource.formed(formation);
+  formed.set(resource, mapped);
+  return mapped;
+}
 
 /**
  * The one source of every read's rows: the table (the area's, a name not a type known here), in the

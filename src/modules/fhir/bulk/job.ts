@@ -9,7 +9,7 @@ import type { Services } from '../../../http/services.ts';
 import type { ClaimedJob, JobKind } from '../../../jobs/kinds.ts';
 import { instanceJobContext } from '../../../work/job-context.ts';
 import { write } from '../../../work/write.ts';
-import { MAX_COUNT, parseSearch, type Search, searchRows } from '../store.ts';
+import { formedOf, MAX_COUNT, parseSearch, type Search, searchRows } from '../store.ts';
 import { type BulkExportSettings, bulkExportSettings } from './settings.ts';
 import { type Source, sourcesOf } from './sources.ts';
 import {
@@ -98,7 +98,9 @@ async function* walk(ctx: Context, row: ExportRow, resource: FhirResource, searc
  */
 async function writeNext(ctx: Context, row: ExportRow, source: Source, settings: BulkExportSettings): Promise<boolean> {
   const { blobs } = ctx.services.files;
-  const steps = walk(ctx, row, source.resource, searchOf(row, source.resource, settings));
+  // A CDT's resource as the formation maps it now.
+  const resource = await formedOf(ctx, source.resource);
+  const steps = walk(ctx, row, resource, searchOf(row, resource, settings));
   let first: Step | undefined;
   while (!first) {
     const next = await steps.next();
