@@ -97,7 +97,7 @@ describe('FHIR R4: clinical data from CDTs (US Core 6.1.0)', () => {
     const system = 'http://terminology.hl7.org/CodeSystem/observation-category';
     assert.equal((await matches(t, `Observation?patient=Patient/${patient}&category=${system}|vital-signs`)).length, 2);
     assert.equal((await matches(t, `Observation?patient=${patient}&category=laboratory`)).length, 1);
-    const [lab] = await matches(t, `Observation?patient=${patient}&code=http://loinc.org|4548-4`);
+    const lab = (await matches(t, `Observation?patient=${patient}&code=http://loinc.org|4548-4`))[0]!;
     assert.equal(lab.valueQuantity.unit, '%');
     assert.equal((await matches(t, `Observation?patient=${patient}&code=http://snomed.info/sct|4548-4`)).length, 0);
 
