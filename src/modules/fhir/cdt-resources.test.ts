@@ -34,7 +34,7 @@ for (const structure of structures) {
     indexStructureDefinitionBundle([structure as never]);
   } catch {}
 }
-function profileErrors(resource: { meta?: { profile?: string[] } }): string[] {
+function profileErrors(resource: Record<string, any>): string[] {
   const url = resource.meta?.profile?.[0];
   const profile = structures.find((structure) => structure.url === url);
   assert.ok(profile, `no profile ${url}`);
