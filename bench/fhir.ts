@@ -157,6 +157,32 @@ interface Samples {
   patients: number;
   patientIds: string[];
   prefixes: string[];
+  /** Patients given two blood pressures (the demo formation's vitals, a US Core Observation) for the bench. */
+  vitalsPatientIds: string[];
+}
+
+/** Patients whose vital signs are read, each with two records. */
+const VITALS_PATIENTS = 1000;
+
+/**
+ * Two blood pressures for each of these patients, as the demo formation's `vitals` CDT holds them
+ * (ids from the patient's, so a second run adds none): the records both sides of the Observation
+ * pair read.
+ */
+async function seedVitals(url: string, tenantId: string, instanceId: string, patientIds: string[]): Promise<void> {
+  await query(
+    url,
+    `INSERT INTO cdt_records (tenant_id, instance_id, id, patient_id, cdt_name, values, external_guid, created_at, updated_at,
+       created_by_name, updated_by_name)
+     SELECT $1::uuid, $2::uuid, md5(p::text || 'vitals' || n)::uuid, p, 'vitals',
+       jsonb_build_object('cdtf-systolic', 110 + n * 7, 'cdtf-diastolic', 70 + n * 3, 'cdtf-position', 'SITTING',
+         'cdtf-measured-on', to_char((now() - n * interval '10 days') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')),
+       md5(p::text || 'vitals-guid' || n)::uuid, now() - n * interval '10 days', now() - n * interval '10 days',
+       'SYSTEM:seed', 'SYSTEM:seed'
+     FROM unnest($3::uuid[]) AS p, generate_series(1, 2) AS n
+     ON CONFLICT DO NOTHING`,
+    [tenantId, instanceId, patientIds],
+  );
 }
 
 /** Real ids and surnames, as run.ts samples them. */
@@ -178,12 +204,15 @@ async function sampleData(url: string, tenant: string): Promise<Samples> {
     'SELECT count(*)::int AS patients FROM patients WHERE tenant_id = $1 AND instance_id = $2',
     [tenantId, instanceId],
   )) as [{ patients: number }];
+  const vitalsPatientIds = rows.slice(0, VITALS_PATIENTS).map((row) => row.id);
+  await seedVitals(url, tenantId, instanceId, vitalsPatientIds);
   return {
     tenantId,
     instanceId,
     patients,
     patientIds: rows.map((row) => row.id),
     prefixes: rows.slice(0, 400).map((row) => row.last_name.slice(0, PREFIX)),
+    vitalsPatientIds,
   };
 }
 
@@ -194,6 +223,8 @@ interface Side {
   request: string;
   /** Paths under /{tenant}/{instance}. */
   paths: string[];
+  /** A search by POST: its forms (application/x-www-form-urlencoded), one at random a request. */
+  forms?: string[];
 }
 
 interface Pair {
@@ -224,6 +255,33 @@ function pairs(samples: Samples): Pair[] {
         },
       },
     },
+    {
+      name: `search by POST, ${PAGE} a page`,
+      sides: {
+        fhir: {
+          request: `POST …/fhir/R4/Patient/_search family={prefix}&_count=${PAGE}`,
+          paths: ['/fhir/R4/Patient/_search'],
+          forms: samples.prefixes.map((prefix) => `family=${encode(prefix)}&_count=${PAGE}`),
+        },
+        cairn: {
+          request: `GET …/patients?search={prefix}&size=${PAGE}`,
+          paths: samples.prefixes.map((prefix) => `/patients?search=${encode(prefix)}&size=${PAGE}`),
+        },
+      },
+    },
+    {
+      name: 'vital signs of a patient',
+      sides: {
+        fhir: {
+          request: `GET …/fhir/R4/Observation?patient={id}&category=vital-signs&_count=${PAGE}`,
+          paths: samples.vitalsPatientIds.map((id) => `/fhir/R4/Observation?patient=${id}&category=vital-signs&_count=${PAGE}`),
+        },
+        cairn: {
+          request: `GET …/patients/{id}/cdts/vitals?size=${PAGE}`,
+          paths: samples.vitalsPatientIds.map((id) => `/patients/${id}/cdts/vitals?size=${PAGE}`),
+        },
+      },
+    },
   ];
 }
 
@@ -249,6 +307,15 @@ async function compareAnswers(server: Server, tenant: string, samples: Samples):
   const id = samples.patientIds[0]!;
   await get(`/fhir/R4/Patient/${id}`);
   await get(`/patients/${id}`);
+  // The Observation pair's two sides hold the same records.
+  const vitalsOf = samples.vitalsPatientIds[0]!;
+  const observations = (await get(`/fhir/R4/Observation?patient=${vitalsOf}&category=vital-signs`)) as { entry?: unknown[] };
+  const records = (await get(`/patients/${vitalsOf}/cdts/vitals`)) as { data?: { content?: unknown[] } };
+  if (observations.entry?.length !== 2 || records.data?.content?.length !== 2) {
+    throw new Error(
+      `vital signs: FHIR found ${observations.entry?.length ?? 0}, Cairn ${records.data?.content?.length ?? 0}, not 2 and 2`,
+    );
+  }
   const prefixes = samples.prefixes.slice(0, COMPARED);
   const found = {
     fhirPage: [] as number[],
@@ -311,8 +378,13 @@ const ratioOf = (p: Paired) => median(p.runs.fhir.map((fhir, i) => fhir.result.r
 async function throughput(url: string, server: Server, tenant: string, list: Pair[]): Promise<Paired[]> {
   const plan = (side: Side, runSeconds = seconds): LoadPlan => ({
     url: server.base,
-    method: 'GET',
-    headers: { authorization: `Bearer ${server.token}` },
+    ...(side.forms
+      ? {
+          method: 'POST',
+          headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/x-www-form-urlencoded' },
+          bodies: side.forms,
+        }
+      : { method: 'GET', headers: { authorization: `Bearer ${server.token}` } }),
     paths: side.paths.map((p) => `/${tenant}/${instanceName}${p}`),
     connections: CONNECTIONS,
     seconds: runSeconds,
