@@ -184,6 +184,33 @@ describe('FHIR R4: clinical data from CDTs (US Core 6.1.0)', () => {
     assert.ok(reads.some((record) => record.resourceType === 'CDT_RECORD' && record.patientIds.includes(patient)));
   });
 
+  test("$export writes them, each in its type's file, as their searches show them", async () => {
+    const { t } = await demo();
+    const started = await t.api.request(
+      'GET',
+      `${fhirBase(t)}/$export?_type=Observation,Condition,AllergyIntolerance,MedicationRequest`,
+      undefined,
+      {
+        prefer: 'respond-async',
+        accept: 'application/fhir+json',
+      },
+    );
+    assert.equal(started.status, 202, started.text);
+    await app.jobs.drain();
+    const status = await t.api.get(new URL(String(started.headers['content-location'])).pathname);
+    assert.equal(status.status, 200, status.text);
+    const exported: Record<string, string[]> = {};
+    for (const file of status.body.output as { type: string; url: string }[]) {
+      const lines = (await t.api.get(new URL(file.url).pathname)).text.trim().split('\n');
+      const resources = lines.map((line) => JSON.parse(line));
+      for (const resource of resources) assert.deepEqual(profileErrors(resource), [], `${file.type}/${resource.id}`);
+      exported[file.type] = [...(exported[file.type] ?? []), ...resources.map((resource) => resource.id)].sort();
+    }
+    for (const type of ['Observation', 'Condition', 'AllergyIntolerance', 'MedicationRequest']) {
+      assert.deepEqual(exported[type], idsOf(await search(t, `${type}?_count=1000`)), type);
+    }
+  });
+
   test('the CapabilityStatement lists the resources and their searches', async () => {
     const { t } = await demo();
     const metadata = (await t.anonymous.get(`${fhirBase(t)}/metadata`)).body;
