@@ -53,10 +53,9 @@ export async function readableTarget(
   const candidates = (bySource.get(row.entity_type) ?? []).filter(
     (source) => ctx.can(source.permission) && mayReadType(ctx.caller?.scopes, source.type),
   );
-  for (const source of candidates) {
-    if (await findRow(ctx, source, row.entity_id)) return source;
-  }
-  return undefined;
+  // Several sources may share an entity (CDT_RECORD): each is looked in at once; an id is in one at most.
+  const found = await Promise.all(candidates.map((source) => findRow(ctx, source, row.entity_id!)));
+  return candidates[found.findIndex((target) => target !== undefined)];
 }
 
 /** v3-DataOperation's code for an action about a served record: made, removed, or else changed. */
