@@ -73,6 +73,11 @@ export interface FhirResource {
   columns?: (tenantId: string) => AliasedRawBuilder<unknown, string>[];
   /** What the access log calls its records (PATIENT, TASK). */
   logAs: string;
+  /**
+   * The audit log's `entity_type` of its records' changes (TASK, CDT_RECORD): those rows are its
+   * records' Provenance. None where its changes are logged as another record's (CareTeam: its patient's).
+   */
+  auditEntity?: string;
   /** The error a read of an id not there answers, as Cairn's own read does (TASK_NOT_FOUND). */
   notFound: ErrorCode;
   /** Its own search parameters; `_id` and `_lastUpdated` every resource has. */

@@ -131,6 +131,7 @@ export const fhirQuestionnaireResponse: FhirResource = {
   instanceScoped: true,
   patient: { column: 'patient_id' },
   logAs: 'ASSESSMENT_RECORD',
+  auditEntity: 'ASSESSMENT',
   notFound: 'ASSESSMENT_RECORD_NOT_FOUND',
   columns: (tenantId) => [practitionerColumn(['recompleted_by', 'completed_by', 'updated_by'], 'author_id')(tenantId)],
   params: {

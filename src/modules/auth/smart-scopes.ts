@@ -2,6 +2,9 @@ import type { FhirResource } from '../../http/fhir.ts';
 import { type Interaction, parseScope, scopeOf } from '../../http/scopes.ts';
 import type { Access } from '../../tenancy/access.ts';
 
+/** FHIR's Provenance, which the fhir area serves from the audit log of the resources declaring an `auditEntity`. */
+const PROVENANCE = 'Provenance';
+
 /**
  * The scopes a backend-services token is granted: of those asked for, each resource type the
  * FHIR API serves whose records the client's roles may read (in some instance of the tenant),
@@ -11,6 +14,8 @@ import type { Access } from '../../tenancy/access.ts';
  */
 export function grantedScopes(requested: string, resources: readonly FhirResource[], access: Access): string[] {
   const readable = new Set(resources.filter((resource) => access.permissions.has(resource.permission)).map((r) => r.type));
+  // Provenance (the fhir area's, from the audit log) is read where its target is: any audited type read opens it.
+  if (resources.some((r) => r.auditEntity && access.permissions.has(r.permission))) readable.add(PROVENANCE);
   const granted = new Map<string, Set<Interaction>>();
   for (const text of requested.split(' ').filter(Boolean)) {
     const scope = parseScope(text);
@@ -36,4 +41,5 @@ export function grantedScopes(requested: string, resources: readonly FhirResourc
 export const supportedScopes = (resources: readonly FhirResource[]) => [
   'system/*.rs',
   ...new Set(resources.map((resource) => scopeOf(resource.type, ['r', 's']))),
+  ...(resources.some((resource) => resource.auditEntity) ? [scopeOf(PROVENANCE, ['r'])] : []),
 ];

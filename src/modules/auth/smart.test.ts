@@ -165,6 +165,7 @@ describe('SMART Backend Services', () => {
     const granted = all.body.scope.split(' ');
     assert.ok(granted.includes('system/Patient.rs'), all.body.scope);
     assert.ok(!granted.includes('system/Task.rs') && !granted.includes('system/Practitioner.rs'), all.body.scope);
+    assert.ok(granted.includes('system/Provenance.rs'), 'Provenance: read where its target (here a Patient) is');
     const none = await grant(await assertion(reader.clientKey), 'system/Task.rs patient/Patient.rs');
     assert.equal(none.status, 400);
     assert.equal(none.body.error, 'invalid_scope');

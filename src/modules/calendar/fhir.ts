@@ -118,6 +118,7 @@ export const fhirAppointment: FhirResource = {
     has: (patientId, tenantId) => participantParam('Patient').where(patientId, tenantId),
   },
   logAs: 'CALENDAR_EVENT',
+  auditEntity: 'CALENDAR',
   notFound: 'CALENDAR_EVENT_NOT_FOUND',
   columns: (tenantId) => [
     sql`(SELECT coalesce(json_agg(json_build_object('id', p.participant_id, 'role', p.participant_role,

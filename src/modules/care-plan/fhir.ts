@@ -69,6 +69,7 @@ export const fhirCarePlan: FhirResource = {
   instanceScoped: true,
   patient: { column: 'patient_id' },
   logAs: 'CARE_PLAN',
+  auditEntity: 'CARE_PLAN',
   notFound: 'CARE_PLAN_NOT_FOUND',
   columns: (tenantId) => [goalsColumn(tenantId)],
   params: {
@@ -136,6 +137,7 @@ export const fhirGoal: FhirResource = {
   instanceScoped: true,
   patient: { column: 'patient_id' },
   logAs: 'GOAL',
+  auditEntity: 'GOAL',
   notFound: 'GOAL_NOT_FOUND',
   params: {
     patient: referenceParam('Patient', 'patient_id'),

@@ -66,6 +66,7 @@ export const fhirChatCommunication: FhirResource = {
   where: [sql<SqlBool>`r.deleted_at IS NULL`],
   patient: { column: 'patient_id' },
   logAs: 'COMMUNICATION',
+  auditEntity: 'CHAT',
   notFound: 'CHAT_MESSAGE_NOT_FOUND',
   // A message never changes: its creation is its last update.
   updatedColumn: 'created_at',

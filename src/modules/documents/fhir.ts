@@ -95,6 +95,7 @@ export const fhirDocumentReference: FhirResource = {
   where: [sql<SqlBool>`r.cdt_name = ${sql.lit(DOCUMENT_SUMMARY)}`],
   patient: { column: 'patient_id' },
   logAs: 'DOCUMENT_SUMMARY',
+  auditEntity: 'CDT_RECORD',
   // As GET /patients/{pid}/document-summary/{id} answers.
   notFound: 'DT_RECORD_NOT_FOUND',
   columns: (tenantId) => [

@@ -84,6 +84,7 @@ export const fhirEmailCommunication: FhirResource = {
   where: [sql<SqlBool>`r.patient_id IS NOT NULL`],
   patient: { column: 'patient_id' },
   logAs: 'COMMUNICATION',
+  auditEntity: 'EMAIL',
   notFound: 'EMAIL_NOT_FOUND',
   columns: (tenantId) => [filesColumn(EMAIL_FILES, 'attachments')(tenantId)],
   params: {

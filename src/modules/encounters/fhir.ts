@@ -183,6 +183,7 @@ export const fhirEncounter: FhirResource = {
   where: [sql<SqlBool>`r.cdt_name = ${sql.lit(ENCOUNTER)}`],
   patient: { column: 'patient_id' },
   logAs: 'ENCOUNTER',
+  auditEntity: 'ENCOUNTER',
   // As GET /patients/{pid}/encounters/{id} answers (DECISIONS §2).
   notFound: 'DT_RECORD_NOT_FOUND',
   columns: (tenantId) => [

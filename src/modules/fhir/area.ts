@@ -7,6 +7,7 @@ import bulkExportRoutes from './bulk/routes.ts';
 import { bulkExportSettings } from './bulk/settings.ts';
 import { fhirErrors } from './catalog.ts';
 import notServedRoutes from './not-served.ts';
+import provenanceRoutes from './provenance-routes.ts';
 import routes, { FHIR_BASE } from './routes.ts';
 
 /**
@@ -15,6 +16,7 @@ import routes, { FHIR_BASE } from './routes.ts';
  */
 const fhirRoutes: AreaPlugin = async (app, options) => {
   await app.register(routes, options);
+  await app.register(provenanceRoutes, options);
   await app.register(bulkExportRoutes, options);
   await app.register(notServedRoutes, { ...options, prefix: FHIR_BASE });
 };

@@ -1,5 +1,6 @@
 import { type FhirParam, type FhirResource, paramsOf } from '../../http/fhir.ts';
 import { includeNames } from './include.ts';
+import { provenanceCapability } from './provenance.ts';
 import { DEFAULT_COUNT, MAX_COUNT } from './store.ts';
 
 /**
@@ -64,10 +65,13 @@ export function capabilityStatement(
             ...(sources[0]?.profile ? { supportedProfile: [sources[0].profile] } : {}),
             interaction: [{ code: 'read' }, { code: 'search-type' }],
             ...(includeNames(type, sources).length > 0 ? { searchInclude: includeNames(type, sources) } : {}),
+            // US Core asks it of every type it profiles (revinclude.ts); other types serve it too.
+            ...(sources[0]?.profile ? { searchRevInclude: ['Provenance:target'] } : {}),
             searchParam: searchParamsOf(sources),
             ...(type === 'Patient' ? { operation: [BULK_OPERATIONS.patient] } : {}),
           })),
           ...[...new Set(linked)].filter((type) => !types.has(type)).map((type) => ({ type, interaction: [{ code: 'read' }] })),
+          provenanceCapability,
         ],
       },
     ],

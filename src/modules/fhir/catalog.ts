@@ -17,6 +17,8 @@ export const fhirErrors = {
     componentType: 'FHIR',
     message: 'This FHIR API answers application/fhir+json only',
   },
+  // A Provenance is read only where its target is: one whose record the caller may not read is not there for it.
+  PROVENANCE_NOT_FOUND: { status: 404, componentType: 'FHIR', message: 'No Provenance with this id' },
 } as const;
 
 declare module '../../wire/errors.ts' {

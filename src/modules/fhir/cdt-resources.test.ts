@@ -117,10 +117,22 @@ describe('FHIR R4: clinical data from CDTs (US Core 6.1.0)', () => {
     assertOutcome(await t.api.get(`${fhirBase(t)}/Observation?patient=${patient}&date=soon`), 400, 'VALIDATION_ERROR');
     assertOutcome(await t.api.get(`${fhirBase(t)}/Observation?patient=${patient}&category=bogus`), 400, 'VALIDATION_ERROR');
 
-    // By id, and by POST.
-    const read = await t.api.get(`${fhirBase(t)}/Observation/${lab.id}`);
+    // Who wrote them: their Provenance, from the audit log.
+    const withProvenance = await search(t, `Observation?patient=${patient}&category=vital-signs&_revinclude=Provenance:target`);
+    const provenance = (withProvenance.entry ?? [])
+      .filter((entry) => entry.search.mode === 'include')
+      .map((entry) => entry.resource);
+    assert.deepEqual(
+      provenance.map((resource) => resource.target[0].reference).sort(),
+      vitals.map((bp) => `Observation/${bp.id}`).sort(),
+    );
+    const read = await t.api.get(`${fhirBase(t)}/Provenance/${provenance[0]!.id}`);
     assert.equal(read.status, 200, read.text);
-    assert.deepEqual(read.body, lab);
+
+    // By id, and by POST.
+    const byId = await t.api.get(`${fhirBase(t)}/Observation/${lab.id}`);
+    assert.equal(byId.status, 200, byId.text);
+    assert.deepEqual(byId.body, lab);
     const posted = await t.api.request('POST', `${fhirBase(t)}/Observation/_search`, `patient=${patient}&category=vital-signs`, {
       'content-type': 'application/x-www-form-urlencoded',
     });

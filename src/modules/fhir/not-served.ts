@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Api, AreaPlugin } from '../../http/plugin.ts';
 import { ApiError } from '../../wire/errors.ts';
 import { useFhirErrors } from './outcome.ts';
+import { PROVENANCE } from './provenance.ts';
 
 /**
  * What answers under the FHIR base when no route does, registered with the base as its prefix so
@@ -51,7 +52,11 @@ function notServed(app: Api, types: ReadonlySet<string>, request: FastifyRequest
 /** Registered with `prefix` the FHIR base: every miss under it. */
 const notServedRoutes: AreaPlugin = async (app, { fhir }) => {
   // The types served, and those linked to and read by a route of their area's own (Binary).
-  const types = new Set([...fhir.keys(), ...[...fhir.values()].flat().flatMap((source) => source.linkedReads ?? [])]);
+  const types = new Set([
+    ...fhir.keys(),
+    ...[...fhir.values()].flat().flatMap((source) => source.linkedReads ?? []),
+    PROVENANCE, // read by its own route (provenance-routes.ts)
+  ]);
   useFhirErrors(app);
   app.addHook('onRequest', async (request) => {
     throw notServed(app, types, request);

@@ -13,6 +13,7 @@ import { capabilityStatement } from './capability.ts';
 import { acceptSearchForms, mergeParams, negotiateFormat } from './format.ts';
 import { included, includeNames, parseIncludes } from './include.ts';
 import { FHIR_JSON, fhirResponses, useFhirErrors } from './outcome.ts';
+import { parseRevIncludes, revincluded } from './revinclude.ts';
 import { type Found, findInSources, formedOf, parseTypeSearch, searchSources } from './store.ts';
 
 const tags = ['FHIR R4'];
@@ -160,6 +161,9 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
       const includes = parseIncludes(type, sources, [query._include ?? []].flat().map(String));
       // The sources' searches differ only in their conditions: the links are any one's.
       const search = searches.get(all[0]!)!;
+      const revIncludes = parseRevIncludes(query._revinclude);
+      // The links keep `_revinclude` as they keep the parameters applied.
+      search.applied.push(...revIncludes.map((value): [string, string] => ['_revinclude', value]));
       // Links are GETs whichever way the search came: a client pages by following them.
       const link = (after?: string) => {
         const params = new URLSearchParams([
@@ -179,7 +183,8 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
         return { resourceType: 'Bundle', type: 'searchset', total: page.total, link: [self] };
       }
       const extra = await included(ctx, fhir, includes, page.found);
-      disclose(request, patientsOf([...page.found, ...extra]));
+      const provenance = await revincluded(ctx, revIncludes, page.found, base);
+      disclose(request, [...patientsOf([...page.found, ...extra]), ...provenance.patients]);
       const last = page.found.at(-1);
       const entry = (mode: 'match' | 'include') => (found: Found) => ({
         fullUrl: `${base}/${found.source.type}/${found.row.id}`,
@@ -190,7 +195,7 @@ const fhirRoutes: AreaPlugin = async (app, { services, fhir }) => {
         resourceType: 'Bundle',
         type: 'searchset',
         link: [self, ...(page.hasNext && last ? [{ relation: 'next', url: link(last.row.id) }] : [])],
-        entry: [...page.found.map(entry('match')), ...extra.map(entry('include'))],
+        entry: [...page.found.map(entry('match')), ...extra.map(entry('include')), ...provenance.entries],
       });
     };
     const searchDescription = `${[...new Set(sources.flatMap((source) => Object.keys(source.params)))]

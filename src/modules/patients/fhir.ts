@@ -131,6 +131,7 @@ export const fhirPatient: FhirResource = {
   instanceScoped: true,
   patient: { column: 'id' },
   logAs: 'PATIENT',
+  auditEntity: 'PATIENT',
   notFound: 'PATIENT_NOT_FOUND',
   params: {
     identifier: { type: 'token', where: identifier },

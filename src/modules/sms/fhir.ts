@@ -85,6 +85,7 @@ export const fhirSmsCommunication: FhirResource = {
   where: [sql<SqlBool>`r.patient_id IS NOT NULL`],
   patient: { column: 'patient_id' },
   logAs: 'COMMUNICATION',
+  auditEntity: 'SMS',
   notFound: 'SMS_NOT_FOUND',
   columns: (tenantId) => [filesColumn(SMS_FILES, 'attachments')(tenantId)],
   params: {

@@ -58,6 +58,7 @@ export const fhirTask: FhirResource = {
   instanceScoped: true,
   patient: { column: 'patient_id' },
   logAs: 'TASK',
+  auditEntity: 'TASK',
   notFound: 'TASK_NOT_FOUND',
   params: {
     patient: referenceParam('Patient', 'patient_id'),

@@ -64,6 +64,7 @@ export const fhirPractitioner: FhirResource = {
   where: [sql<SqlBool>`r.deleted_at IS NULL`],
   patient: { none: "a practitioner is a member of the care team: the answer carries no patient's data" },
   logAs: 'USER',
+  auditEntity: 'USER',
   notFound: 'USER_NOT_FOUND',
   params: {
     name: stringParam('name', 'last_name', 'first_name'),

@@ -211,6 +211,7 @@ export function cdtResource(
       where: [whereCdts(mapped, () => true)],
       patient: { column: 'patient_id' },
       logAs: 'CDT_RECORD',
+      auditEntity: 'CDT_RECORD',
       notFound: 'DT_RECORD_NOT_FOUND',
       ...build(mapped),
     };
