@@ -87,18 +87,20 @@ export interface UsCoreCapabilityStatement {
 
 /** Validation errors of a resource against a profile, or base R4 (warnings are not failures). */
 export function errorsOf(resource: unknown, against?: StructureDefinition): string[] {
+  let issues: Issue[];
   try {
-    return validateResource(resource as Resource, against ? { profile: against } : {})
-      .filter((issue) => issue.severity === 'error')
-      .map((issue) => `${issue.expression?.join(',')}: ${issue.details?.text}`);
+    issues = validateResource(resource as Resource, against ? { profile: against } : {});
   } catch (error) {
     // The validator throws its issues when there is an error among them, rather than return them.
     if (!(error instanceof OperationOutcomeError)) throw error;
-    return (error.outcome.issue ?? [])
-      .filter((issue) => issue.severity === 'error')
-      .map((issue) => `${issue.expression?.join(',')}: ${issue.details?.text}`);
+    issues = (error.outcome.issue ?? []) as Issue[];
   }
+  return issues
+    .filter((issue) => issue.severity === 'error')
+    .map((issue) => `${issue.expression?.join(',')}: ${issue.details?.text}`);
 }
+
+type Issue = ReturnType<typeof validateResource>[number];
 
 const DATA_ABSENT = 'http://hl7.org/fhir/StructureDefinition/data-absent-reason';
 
@@ -108,7 +110,9 @@ type Element = Record<string, unknown>;
 function childOf(element: Element, key: string): { child: unknown; name: string } {
   if (!key.endsWith('[x]')) return { child: element[key], name: key };
   const stem = key.slice(0, -3);
-  const name = Object.keys(element).find((candidate) => candidate.startsWith(stem) && /^[A-Z]/.test(candidate.slice(stem.length)));
+  const name = Object.keys(element).find(
+    (candidate) => candidate.startsWith(stem) && /^[A-Z]/.test(candidate.slice(stem.length)),
+  );
   return { child: name ? element[name] : undefined, name: name ?? stem };
 }
 

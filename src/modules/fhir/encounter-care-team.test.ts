@@ -6,7 +6,7 @@ import { type Api, createPatient, createTestTenant, startApp, type TestTenant, t
 
 /**
  * Encounter (the encounters area) and CareTeam (the patients area), as docs/fhir.md maps them:
- * every answer validates against its US Core 5.0.1 profile, the required bindings' codes are
+ * every answer validates against its US Core 6.1.0 profile, the required bindings' codes are
  * checked here (the validator checks none), and each search parameter, permission, tenant and
  * access-log rule holds over HTTP.
  */
@@ -80,7 +80,7 @@ async function allPages(t: TestTenant, query: string) {
   return { ids, pages };
 }
 
-describe('FHIR R4: Encounter (US Core 5.0.1 Encounter)', () => {
+describe('FHIR R4: Encounter (US Core 6.1.0 Encounter)', () => {
   /** A patient's encounters of each kind, and another patient's bare one. */
   async function encounters(t: TestTenant) {
     const hostId = await host(t);
@@ -284,7 +284,7 @@ describe('FHIR R4: Encounter (US Core 5.0.1 Encounter)', () => {
   });
 });
 
-describe('FHIR R4: CareTeam (US Core 5.0.1 CareTeam)', () => {
+describe('FHIR R4: CareTeam (US Core 6.1.0 CareTeam)', () => {
   /** Three patients: one with a team of two (the second its point of contact), one never given one, one whose team was emptied. */
   async function teams(t: TestTenant) {
     const coach = (await createUser(t, { firstName: 'Cy', lastName: 'Coach' })).id as string;
