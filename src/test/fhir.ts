@@ -64,7 +64,15 @@ export const usCoreServer = () => {
 /** A US Core SearchParameter by its canonical URL (its `comparator`s, `type`, `expression`). */
 export const usCoreSearchParameter = (url: string) =>
   definitions.find((d) => d.resourceType === 'SearchParameter' && d.url === url) as unknown as
-    | { url: string; code: string; type: string; comparator?: string[]; multipleAnd?: boolean; multipleOr?: boolean }
+    | {
+        url: string;
+        code: string;
+        type: string;
+        expression?: string;
+        comparator?: string[];
+        multipleAnd?: boolean;
+        multipleOr?: boolean;
+      }
     | undefined;
 
 interface Extension {
