@@ -123,6 +123,8 @@ describe('FHIR R4: Encounter (US Core 6.1.0 Encounter)', () => {
     const encounter = read.body;
     assert.deepEqual(usCoreErrors(encounter, 'us-core-encounter'), []);
     assert.deepEqual(encounter.identifier, [{ use: 'usual', system: ENCOUNTER_IDS, value: visit.id }]);
+    // US Core 6.1.0's serviceProvider: the instance, served as an Organization of its id.
+    assert.deepEqual(encounter.serviceProvider, { reference: `Organization/${t.instance.id}` });
     assert.equal(encounter.status, 'planned');
     assert.deepEqual(encounter.class, {
       system: 'http://terminology.hl7.org/CodeSystem/v3-ActCode',
@@ -222,6 +224,15 @@ describe('FHIR R4: Encounter (US Core 6.1.0 Encounter)', () => {
     assert.deepEqual(await search(`type=${DATA_ABSENT}|unknown`), [bare.id]);
     assert.deepEqual(await search('type=http://example.org/types|intake'), []);
     assert.deepEqual(await search(`type=intake,check-in&status=finished`), [video.id]);
+
+    // class: the appointment's mode as classOf shows it; data-absent-reason's unknown without an appointment.
+    const ACT_CODE = 'http://terminology.hl7.org/CodeSystem/v3-ActCode';
+    assert.deepEqual(await search(`class=${ACT_CODE}|AMB`), [visit.id]);
+    assert.deepEqual(await search(`class=VR&patient=${patient.id}`), [video.id]);
+    assert.deepEqual(await search(`class=${DATA_ABSENT}|unknown`), [cancelled.id, bare.id].sort());
+    assert.deepEqual(await search(`class=unknown&patient=${other.id}`), [bare.id]);
+    assert.deepEqual(await search('class=IMP'), [], 'a code Cairn never shows');
+    assert.deepEqual(await search('class=http://example.org/classes|AMB'), []);
 
     assert.deepEqual(await search(`identifier=${ENCOUNTER_IDS}|${visit.id}`), [visit.id]);
     assert.deepEqual(await search(`identifier=${video.id}`), [video.id]);
@@ -372,6 +383,11 @@ describe('FHIR R4: CareTeam (US Core 6.1.0 CareTeam)', () => {
     assert.deepEqual(await search('status=active,inactive'), [team.id, alone.id, emptied.id].sort());
     assert.deepEqual(await search(`patient=${team.id}&status=active`), [team.id]);
     assert.deepEqual(await search(`patient=${alone.id}&status=active`), []);
+    // role (US Core's patient+role): a care coordinator is on a team with members; the patient on every team.
+    assert.deepEqual(await search('role=http://nucc.org/provider-taxonomy|171M00000X'), [team.id]);
+    assert.deepEqual(await search(`patient=${alone.id}&role=http://snomed.info/sct|116154003`), [alone.id]);
+    assert.deepEqual(await search(`patient=${alone.id}&role=171M00000X`), []);
+    assert.deepEqual(await search('role=http://example.org/roles|171M00000X'), []);
     assert.deepEqual(await search('status=http://hl7.org/fhir/care-team-status|active'), [team.id]);
     assert.deepEqual(await search('status=proposed'), []);
     assertOutcome(await t.api.get(`${fhirBase(t)}/CareTeam?status=done`), 400, 'VALIDATION_ERROR');
