@@ -56125,7 +56125,7 @@ export interface paths {
          * Search CareTeam resources: a searchset Bundle, paged by its next link
          * @description Needs permission `PATIENT_READ`.
          *
-         *     `patient`, `subject`, `status`, `participant`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (CareTeam:patient, CareTeam:subject, CareTeam:participant). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         *     `patient`, `subject`, `status`, `participant`, `role`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (CareTeam:patient, CareTeam:subject, CareTeam:participant). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
          */
         get: {
             parameters: {
@@ -56239,7 +56239,7 @@ export interface paths {
          * Search CareTeam resources by POST: the parameters as a form, answered as the GET search
          * @description Needs permission `PATIENT_READ`.
          *
-         *     `patient`, `subject`, `status`, `participant`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (CareTeam:patient, CareTeam:subject, CareTeam:participant). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link. The form's parameters and the URL's are one search (a name in both is AND); the Bundle's links are GET searches.
+         *     `patient`, `subject`, `status`, `participant`, `role`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (CareTeam:patient, CareTeam:subject, CareTeam:participant). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link. The form's parameters and the URL's are one search (a name in both is AND); the Bundle's links are GET searches.
          */
         post: {
             parameters: {
@@ -59287,7 +59287,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A QuestionnaireResponse, by id
+         * A QuestionnaireResponse (us-core-questionnaireresponse), by id
          * @description Needs permission `ASSESSMENT_READ`.
          */
         get: {
@@ -60129,7 +60129,7 @@ export interface paths {
          * Search Encounter resources: a searchset Bundle, paged by its next link
          * @description Needs permission `ENCOUNTER_READ`.
          *
-         *     `patient`, `subject`, `date`, `status`, `type`, `identifier`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (Encounter:patient, Encounter:subject). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
+         *     `patient`, `subject`, `date`, `status`, `type`, `class`, `identifier`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (Encounter:patient, Encounter:subject). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link.
          */
         get: {
             parameters: {
@@ -60243,7 +60243,7 @@ export interface paths {
          * Search Encounter resources by POST: the parameters as a form, answered as the GET search
          * @description Needs permission `ENCOUNTER_READ`.
          *
-         *     `patient`, `subject`, `date`, `status`, `type`, `identifier`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (Encounter:patient, Encounter:subject). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link. The form's parameters and the URL's are one search (a name in both is AND); the Bundle's links are GET searches.
+         *     `patient`, `subject`, `date`, `status`, `type`, `class`, `identifier`, `_id`, `_lastUpdated`, `_count` (20 by default, at most 1000), `_summary=count`, `_include` (Encounter:patient, Encounter:subject). Dates take eq, ne, lt, gt, le, ge. A repeated parameter is AND, a comma OR. Parameters not served are ignored and left out of the `self` link. The form's parameters and the URL's are one search (a name in both is AND); the Bundle's links are GET searches.
          */
         post: {
             parameters: {

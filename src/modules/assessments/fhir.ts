@@ -15,8 +15,8 @@ import {
 } from '../../http/fhir.ts';
 
 /**
- * An assessment record as a FHIR R4 QuestionnaireResponse (US Core 5.0.1 has no profile for it:
- * base R4): its answers as items, in the order of its questions. Each field's mapping is in
+ * An assessment record as a FHIR R4 QuestionnaireResponse, profiled as US Core 6.1.0
+ * QuestionnaireResponse: its answers as items, in the order of its questions. Each field's mapping is in
  * docs/fhir.md; what has no home (scoring, folder, expiry) is said there.
  */
 
@@ -126,6 +126,7 @@ function questionnaireResponseOf(row: AssessmentRow, at: FhirAt | undefined) {
 /** QuestionnaireResponse: an instance's assessment records, searched by patient, status, authored and questionnaire. */
 export const fhirQuestionnaireResponse: FhirResource = {
   type: 'QuestionnaireResponse',
+  profile: 'http://hl7.org/fhir/us/core/StructureDefinition/us-core-questionnaireresponse',
   permission: 'ASSESSMENT_READ',
   table: 'assessment_records',
   instanceScoped: true,

@@ -13,7 +13,7 @@ import {
 } from '../../http/fhir.ts';
 
 /**
- * A patient's care plan as a FHIR R4 CarePlan and its goals as Goals, profiled as US Core 5.0.1
+ * A patient's care plan as a FHIR R4 CarePlan and its goals as Goals, profiled as US Core 6.1.0
  * CarePlan and Goal. Each field's mapping is in docs/fhir.md.
  */
 

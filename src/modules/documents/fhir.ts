@@ -21,7 +21,7 @@ import { documentFiles } from './catalog.ts';
 import { DOCUMENT_SUMMARY, SUMMARY_FILES } from './types.ts';
 
 /**
- * A patient's document summary as a FHIR R4 DocumentReference, profiled as US Core 5.0.1
+ * A patient's document summary as a FHIR R4 DocumentReference, profiled as US Core 6.1.0
  * DocumentReference, its files composed into the same statement as its attachments, each linked
  * to `Binary/{fileId}` (binary-fhir.ts), which needs the token as this read does. Each field's
  * mapping is in docs/fhir.md.
@@ -36,6 +36,9 @@ export const DOCUMENT_TYPE_SYSTEM = 'https://cairn.health/fhir/CodeSystem/docume
  */
 export const DOCUMENT_CATEGORY_SYSTEM = 'https://cairn.health/fhir/CodeSystem/document-category';
 const PATIENT_DOCUMENT = { system: DOCUMENT_CATEGORY_SYSTEM, code: 'patient-document', display: 'Patient document' };
+
+/** US Core's code for a document type without a LOINC code (us-core-documentreference-type). */
+const UNKNOWN_TYPE = { system: 'http://terminology.hl7.org/CodeSystem/v3-NullFlavor', code: 'UNK', display: 'unknown' };
 
 /** DocumentReferenceStatus: a summary is current until deleted (then gone, not superseded). */
 const STATUSES = ['current', 'superseded', 'entered-in-error'];
@@ -53,7 +56,9 @@ function documentReferenceOf(row: DocumentRow, at: FhirAt | undefined) {
     meta: { lastUpdated: row.updated_at.toISOString() },
     identifier: [{ use: 'usual', system: DOCUMENT_ID_SYSTEM, value: row.id }],
     status: 'current',
-    type: { coding: [{ system: DOCUMENT_TYPE_SYSTEM, code: type }], text: type },
+    // US Core's binding is required (LOINC's document codes, or NullFlavor's UNK): Cairn knows no
+    // LOINC code of a formation's type, so UNK, and the type itself as a further coding.
+    type: { coding: [UNKNOWN_TYPE, { system: DOCUMENT_TYPE_SYSTEM, code: type }], text: type },
     category: [{ coding: [PATIENT_DOCUMENT] }],
     subject: reference('Patient', row.patient_id),
     date: row.created_at.toISOString(),
@@ -71,11 +76,12 @@ function documentReferenceOf(row: DocumentRow, at: FhirAt | undefined) {
   };
 }
 
-/** The summary's type: `code` or `system|code` of Cairn's document types. */
+/** The summary's type: `code` or `system|code` of Cairn's document types; NullFlavor's UNK every summary. */
 const typeParam: FhirParam = {
   type: 'token',
   where: (token) => {
     const { system, code } = tokenOf(token);
+    if (system === UNKNOWN_TYPE.system) return code === UNKNOWN_TYPE.code ? sql<SqlBool>`true` : nothing;
     if (system !== undefined && system !== DOCUMENT_TYPE_SYSTEM) return nothing;
     return sql<SqlBool>`r.values ->> 'type' = ${code}`;
   },

@@ -16,7 +16,7 @@ import { ENCOUNTER, type EncounterStatus } from './types.ts';
 
 /**
  * A Cairn encounter (a CDT record of `__encounter__`) as a FHIR R4 Encounter, profiled as US Core
- * 5.0.1 Encounter, its appointment (the calendar event built for it) composed into the same
+ * 6.1.0 Encounter, its appointment (the calendar event built for it) composed into the same
  * statement. Each field's mapping is in docs/fhir.md; what has no home (title, notes, visit
  * services and costs, the disposition, comments) is said there.
  */
@@ -113,6 +113,8 @@ function encounterOf(row: EncounterRow) {
       : {}),
     // A place only in person: a call's location is the patient's phone, a video's its address.
     location: location && encounterClass.code === 'AMB' ? [{ location: { display: location } }] : [],
+    // Who provides the care: the instance, served as Organization/{instanceId} (US Core 6.1.0 must-support).
+    serviceProvider: reference('Organization', row.instance_id),
   };
 }
 
@@ -155,6 +157,31 @@ const identifierParam: FhirParam = {
   },
 };
 
+/**
+ * The mode of the encounter's appointment (the one the resource shows: its first), upper-cased;
+ * '' for an appointment without a mode, NULL for an encounter without one. Read per encounter on
+ * the events' encounter index (0011), so with `patient` only the patient's encounters are looked at.
+ */
+const appointmentMode = (tenantId: string) =>
+  sql`(SELECT coalesce(upper(e.event_mode), '') FROM calendar_events e
+       WHERE e.tenant_id = ${tenantId} AND e.encounter_id = r.id ORDER BY e.start_at LIMIT 1)`;
+
+const VIRTUAL_MODES = ['CALL', 'VIDEO'];
+
+/** `class`: ActCode's `VR` and `AMB` as classOf shows them, data-absent-reason's `unknown` an encounter without an appointment. */
+const classParam: FhirParam = {
+  type: 'token',
+  where: (token, tenantId) => {
+    const { system, code } = tokenOf(token);
+    const mode = appointmentMode(tenantId);
+    if ((system === undefined || system === DATA_ABSENT) && code === 'unknown') return sql<SqlBool>`${mode} IS NULL`;
+    if (system !== undefined && system !== ACT_CODE) return nothing;
+    if (code === 'VR') return sql<SqlBool>`${mode} IN (${sql.join(VIRTUAL_MODES)})`;
+    if (code === 'AMB') return sql<SqlBool>`${mode} NOT IN (${sql.join(VIRTUAL_MODES)})`;
+    return nothing;
+  },
+};
+
 const appointmentStart = dateParam('date', 'start_at', 'instant');
 
 /**
@@ -170,9 +197,9 @@ const dateOfAppointment: FhirParam = {
 };
 
 /**
- * Encounter, as US Core 5.0.1 profiles it: an instance's encounter records (their partial
+ * Encounter, as US Core 6.1.0 profiles it: an instance's encounter records (their partial
  * indexes' predicate repeated as a literal, so they serve it), searched by patient, date, status,
- * type and identifier, each served by an index leading with the tenant (0003, 0034).
+ * type, class and identifier, each served by an index leading with the tenant (0003, 0011, 0034).
  */
 export const fhirEncounter: FhirResource = {
   type: 'Encounter',
@@ -197,6 +224,7 @@ export const fhirEncounter: FhirResource = {
     date: dateOfAppointment,
     status: statusParam,
     type: typeParam,
+    class: classParam,
     identifier: identifierParam,
   },
   toFhir: (row: EncounterRow) => compact(encounterOf(row)),

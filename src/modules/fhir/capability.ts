@@ -26,7 +26,7 @@ export function capabilityStatement(
     fhirVersion: '4.0.1',
     format: ['json'],
     instantiates: [
-      'http://hl7.org/fhir/us/core/CapabilityStatement/us-core-server',
+      'http://hl7.org/fhir/us/core/CapabilityStatement/us-core-server|6.1.0',
       'http://hl7.org/fhir/uv/bulkdata/CapabilityStatement/bulk-data|2.0.0',
     ],
     rest: [
@@ -62,7 +62,7 @@ export function capabilityStatement(
         resource: [
           ...[...types].map(([type, sources]) => ({
             type,
-            ...(sources[0]?.profile ? { supportedProfile: [sources[0].profile] } : {}),
+            ...(sources[0]?.profile ? { supportedProfile: [`${sources[0].profile}|6.1.0`] } : {}),
             interaction: [{ code: 'read' }, { code: 'search-type' }],
             ...(includeNames(type, sources).length > 0 ? { searchInclude: includeNames(type, sources) } : {}),
             // US Core asks it of every type it profiles (revinclude.ts); other types serve it too.

@@ -4,14 +4,14 @@ import { describe, test } from 'node:test';
 import { demoFormationPath } from '../../cli/bootstrap.ts';
 import { seedInstance } from '../../cli/demo-seed.ts';
 import { systemContext } from '../../http/context.ts';
-import { errorsOf, fhirBase, usCoreErrors } from '../../test/fhir.ts';
+import { errorsOf, fhirBase, profileName, usCoreErrors } from '../../test/fhir.ts';
 import { createTestTenant, startApp } from '../../test/harness.ts';
 
 /**
  * What the FHIR API answers for the demo's data (`cairn seed demo`: coordinators, forty patients
  * with care teams, a week of appointments, encounters with their parts), every resource of every
  * type served, read through its searches to the last page: each validates with @medplum/core,
- * against its US Core 5.0.1 profile where it has one.
+ * against its US Core 6.1.0 profile where it has one.
  */
 
 const app = await startApp();
@@ -21,26 +21,22 @@ interface Bundle {
   link: { relation: string; url: string }[];
 }
 
-/** The US Core profile each type is checked against (the others: base R4). */
-const PROFILES: Record<string, string> = {
-  Patient: 'us-core-patient',
-  Practitioner: 'us-core-practitioner',
-  CareTeam: 'us-core-careteam',
-  Encounter: 'us-core-encounter',
-  CarePlan: 'us-core-careplan',
-  Goal: 'us-core-goal',
-  DocumentReference: 'us-core-documentreference',
-};
-
 describe('FHIR R4 over the demo data', () => {
   test('every resource of every type served validates, read page by page to the end', async () => {
     const formation = JSON.parse(fs.readFileSync(demoFormationPath, 'utf8'));
     const t = await createTestTenant(app, formation, { adminRole: 'administrator' });
     await seedInstance(systemContext(app.services, t.tenant, t.instance));
     const metadata = (await t.anonymous.get(`${fhirBase(t)}/metadata`)).body;
-    const types = (metadata.rest[0].resource as { type: string; interaction: { code: string }[] }[])
-      .filter((resource) => resource.interaction.some((interaction) => interaction.code === 'search-type'))
-      .map((resource) => resource.type);
+    const served = (
+      metadata.rest[0].resource as { type: string; supportedProfile?: string[]; interaction: { code: string }[] }[]
+    ).filter((resource) => resource.interaction.some((interaction) => interaction.code === 'search-type'));
+    const types = served.map((resource) => resource.type);
+    // Each type against the US Core profile the CapabilityStatement claims for it (the others: base R4).
+    const PROFILES = Object.fromEntries(
+      served.flatMap((resource) =>
+        resource.supportedProfile ? [[resource.type, profileName(resource.supportedProfile[0]!)]] : [],
+      ),
+    );
     const counts: Record<string, number> = {};
     for (const type of types) {
       let url: string | undefined = `${fhirBase(t)}/${type}?_count=50`;

@@ -8,7 +8,7 @@ import { Api, createPatient, createTestTenant, startApp, type TestTenant } from 
 import { INLINE_BYTES } from '../documents/binary-fhir.ts';
 
 /**
- * DocumentReference (US Core 5.0.1) from document summaries, and their files as Binary: every
+ * DocumentReference (US Core 6.1.0) from document summaries, and their files as Binary: every
  * resource the routes answer validates, the attachments link to Binary, which answers the bytes
  * as uploaded (or a Binary resource for FHIR JSON); searches, paging, permissions, tenancy and
  * the access log.
@@ -74,7 +74,9 @@ describe('FHIR R4: DocumentReference (document summaries)', () => {
     assertValid(document);
     assert.equal(document.status, 'current');
     assert.deepEqual(document.subject, { reference: `Patient/${patient.id}` });
+    // US Core 6.1.0's required binding: NullFlavor's UNK (no LOINC code is known), then Cairn's type.
     assert.deepEqual(document.type.coding, [
+      { system: 'http://terminology.hl7.org/CodeSystem/v3-NullFlavor', code: 'UNK', display: 'unknown' },
       { system: 'https://cairn.health/fhir/CodeSystem/document-type', code: 'doc-type-esign' },
     ]);
     assert.equal(document.category[0].coding[0].code, 'patient-document');
@@ -119,6 +121,11 @@ describe('FHIR R4: DocumentReference (document summaries)', () => {
     assert.deepEqual(await search(`patient=${patient.id}&type=doc-type-esign`), [filed.id]);
     assert.deepEqual(await search('type=https://cairn.health/fhir/CodeSystem/document-type|doc-type-assessment'), [theirs.id]);
     assert.deepEqual(await search('type=http://loinc.org|doc-type-esign'), []);
+    assert.deepEqual(
+      await search(`patient=${patient.id}&type=http://terminology.hl7.org/CodeSystem/v3-NullFlavor|UNK`),
+      [filed.id, bare.id].sort(),
+    );
+    assert.deepEqual(await search('type=http://terminology.hl7.org/CodeSystem/v3-NullFlavor|NI'), []);
     assert.deepEqual(await search(`subject=${other.id}`), [theirs.id]);
     // A repeated parameter is AND, a comma OR.
     assert.deepEqual(await search('type=doc-type-esign,doc-type-assessment'), [filed.id, theirs.id].sort());
@@ -248,7 +255,9 @@ describe('FHIR R4: Binary (a document’s file)', () => {
     assert.deepEqual(errorsOf(capability), []);
     const resources = capability.rest[0].resource as any[];
     const documents = resources.find((resource) => resource.type === 'DocumentReference');
-    assert.deepEqual(documents.supportedProfile, ['http://hl7.org/fhir/us/core/StructureDefinition/us-core-documentreference']);
+    assert.deepEqual(documents.supportedProfile, [
+      'http://hl7.org/fhir/us/core/StructureDefinition/us-core-documentreference|6.1.0',
+    ]);
     assert.deepEqual(documents.searchParam.map((param: any) => param.name).sort(), [
       '_id',
       '_lastUpdated',

@@ -6,7 +6,7 @@ import { type Api, createPatient, createTestTenant, startApp, type TestTenant, t
 
 /**
  * Encounter (the encounters area) and CareTeam (the patients area), as docs/fhir.md maps them:
- * every answer validates against its US Core 5.0.1 profile, the required bindings' codes are
+ * every answer validates against its US Core 6.1.0 profile, the required bindings' codes are
  * checked here (the validator checks none), and each search parameter, permission, tenant and
  * access-log rule holds over HTTP.
  */
@@ -80,7 +80,7 @@ async function allPages(t: TestTenant, query: string) {
   return { ids, pages };
 }
 
-describe('FHIR R4: Encounter (US Core 5.0.1 Encounter)', () => {
+describe('FHIR R4: Encounter (US Core 6.1.0 Encounter)', () => {
   /** A patient's encounters of each kind, and another patient's bare one. */
   async function encounters(t: TestTenant) {
     const hostId = await host(t);
@@ -123,6 +123,8 @@ describe('FHIR R4: Encounter (US Core 5.0.1 Encounter)', () => {
     const encounter = read.body;
     assert.deepEqual(usCoreErrors(encounter, 'us-core-encounter'), []);
     assert.deepEqual(encounter.identifier, [{ use: 'usual', system: ENCOUNTER_IDS, value: visit.id }]);
+    // US Core 6.1.0's serviceProvider: the instance, served as an Organization of its id.
+    assert.deepEqual(encounter.serviceProvider, { reference: `Organization/${t.instance.id}` });
     assert.equal(encounter.status, 'planned');
     assert.deepEqual(encounter.class, {
       system: 'http://terminology.hl7.org/CodeSystem/v3-ActCode',
@@ -223,6 +225,15 @@ describe('FHIR R4: Encounter (US Core 5.0.1 Encounter)', () => {
     assert.deepEqual(await search('type=http://example.org/types|intake'), []);
     assert.deepEqual(await search(`type=intake,check-in&status=finished`), [video.id]);
 
+    // class: the appointment's mode as classOf shows it; data-absent-reason's unknown without an appointment.
+    const ACT_CODE = 'http://terminology.hl7.org/CodeSystem/v3-ActCode';
+    assert.deepEqual(await search(`class=${ACT_CODE}|AMB`), [visit.id]);
+    assert.deepEqual(await search(`class=VR&patient=${patient.id}`), [video.id]);
+    assert.deepEqual(await search(`class=${DATA_ABSENT}|unknown`), [cancelled.id, bare.id].sort());
+    assert.deepEqual(await search(`class=unknown&patient=${other.id}`), [bare.id]);
+    assert.deepEqual(await search('class=IMP'), [], 'a code Cairn never shows');
+    assert.deepEqual(await search('class=http://example.org/classes|AMB'), []);
+
     assert.deepEqual(await search(`identifier=${ENCOUNTER_IDS}|${visit.id}`), [visit.id]);
     assert.deepEqual(await search(`identifier=${video.id}`), [video.id]);
     assert.deepEqual(await search(`identifier=http://example.org/ids|${video.id}`), []);
@@ -284,7 +295,7 @@ describe('FHIR R4: Encounter (US Core 5.0.1 Encounter)', () => {
   });
 });
 
-describe('FHIR R4: CareTeam (US Core 5.0.1 CareTeam)', () => {
+describe('FHIR R4: CareTeam (US Core 6.1.0 CareTeam)', () => {
   /** Three patients: one with a team of two (the second its point of contact), one never given one, one whose team was emptied. */
   async function teams(t: TestTenant) {
     const coach = (await createUser(t, { firstName: 'Cy', lastName: 'Coach' })).id as string;
@@ -372,6 +383,11 @@ describe('FHIR R4: CareTeam (US Core 5.0.1 CareTeam)', () => {
     assert.deepEqual(await search('status=active,inactive'), [team.id, alone.id, emptied.id].sort());
     assert.deepEqual(await search(`patient=${team.id}&status=active`), [team.id]);
     assert.deepEqual(await search(`patient=${alone.id}&status=active`), []);
+    // role (US Core's patient+role): a care coordinator is on a team with members; the patient on every team.
+    assert.deepEqual(await search('role=http://nucc.org/provider-taxonomy|171M00000X'), [team.id]);
+    assert.deepEqual(await search(`patient=${alone.id}&role=http://snomed.info/sct|116154003`), [alone.id]);
+    assert.deepEqual(await search(`patient=${alone.id}&role=171M00000X`), []);
+    assert.deepEqual(await search('role=http://example.org/roles|171M00000X'), []);
     assert.deepEqual(await search('status=http://hl7.org/fhir/care-team-status|active'), [team.id]);
     assert.deepEqual(await search('status=proposed'), []);
     assertOutcome(await t.api.get(`${fhirBase(t)}/CareTeam?status=done`), 400, 'VALIDATION_ERROR');

@@ -6,7 +6,7 @@ import { assertCode, createPatient, createTestTenant, startApp, type TestTenant 
 
 /**
  * The FHIR R4 API, checked by outside implementations: every Patient the routes answer validates
- * with no error against US Core 5.0.1's Patient profile by @medplum/core's validator, and a FHIR
+ * with no error against US Core 6.1.0's Patient profile by @medplum/core's validator, and a FHIR
  * client from npm (fhir-kit-client) reads, searches and follows `next` links over a real socket.
  */
 

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { Formation } from '../../formation/schemas.ts';
-import { assertOutcome, errorsOf, fhirBase, idsOf } from '../../test/fhir.ts';
+import { assertOutcome, fhirBase, idsOf, usCoreErrors } from '../../test/fhir.ts';
 import { type Api, createPatient, createTestTenant, startApp, type TestTenant, testFormation } from '../../test/harness.ts';
 
 /**
- * QuestionnaireResponse (base R4: US Core 5.0.1 has no profile for it) from assessment records:
- * every resource the routes answer validates, its answers are items of the right value types,
+ * QuestionnaireResponse (US Core 6.1.0 QuestionnaireResponse) from assessment records: every
+ * resource the routes answer validates against the profile, its answers are items of the right value types,
  * its status is a QuestionnaireResponseStatus code; searches, paging, permissions, tenancy and the
  * access log.
  */
@@ -66,12 +66,12 @@ async function change(api: Api, url: string, body: Record<string, unknown>) {
 }
 
 function assertValid(resource: any) {
-  assert.deepEqual(errorsOf(resource), []);
+  assert.deepEqual(usCoreErrors(resource, 'us-core-questionnaireresponse'), []);
   assert.ok(STATUSES.includes(resource.status), resource.status);
 }
 
 describe('FHIR R4: QuestionnaireResponse (assessment records)', () => {
-  test('answers as items of their value types, validated as base R4; status, questionnaire, author; searches and paging', async () => {
+  test('answers as items of their value types, validated against US Core; status, questionnaire, author; searches and paging', async () => {
     const t = await createTestTenant(app, formation());
     const patient = await createPatient(t, { firstName: 'Ada', lastName: 'Quill' });
     const other = await createPatient(t, { firstName: 'Bo', lastName: 'Other' });

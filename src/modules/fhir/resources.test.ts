@@ -6,7 +6,7 @@ import { createPatient, createTestTenant, startApp, type TestTenant, testFormati
 
 /**
  * The FHIR resources beyond Patient, each as its area declares it (docs/fhir.md): what the routes
- * answer validates with no error with @medplum/core's validator, against its US Core 5.0.1 profile
+ * answer validates with no error with @medplum/core's validator, against its US Core 6.1.0 profile
  * where there is one (Practitioner) and base R4 otherwise (Task), required bindings' codes checked
  * here since the validator checks none.
  */

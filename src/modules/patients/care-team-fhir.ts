@@ -14,7 +14,7 @@ import {
 } from '../../http/fhir.ts';
 
 /**
- * A patient's care team as a FHIR R4 CareTeam, profiled as US Core 5.0.1 CareTeam: one per patient,
+ * A patient's care team as a FHIR R4 CareTeam, profiled as US Core 6.1.0 CareTeam: one per patient,
  * its id the patient's, its members composed into the same statement. Every patient has one: a
  * team with members is `active`; one without is `inactive` and lists the patient alone, since US
  * Core needs a participant (a resource's conditions cannot name the tenant as a parameter, so "only
@@ -102,6 +102,21 @@ const participantParam: FhirParam = {
   },
 };
 
+/**
+ * `role`: a participant's role, as the resource shows them: NUCC's care coordinator a team with
+ * members, SNOMED CT's patient every team (the patient is always listed); any other code none.
+ */
+const roleParam: FhirParam = {
+  type: 'token',
+  where: (token, tenantId) => {
+    const { system, code } = tokenOf(token);
+    const is = (role: { system: string; code: string }) => code === role.code && (system === undefined || system === role.system);
+    if (is(CARE_COORDINATOR)) return hasMembers(tenantId);
+    if (is(PATIENT_ROLE)) return sql<SqlBool>`true`;
+    return nothing;
+  },
+};
+
 /** CareTeam: a patient's care team, read as the patient is (PATIENT_READ), by the patient's id. */
 export const fhirCareTeam: FhirResource = {
   type: 'CareTeam',
@@ -122,6 +137,7 @@ export const fhirCareTeam: FhirResource = {
     subject: referenceParam('Patient', 'id'),
     status: statusParam,
     participant: participantParam,
+    role: roleParam,
   },
   toFhir: (row: CareTeamRow) => compact(careTeamOf(row)),
 };

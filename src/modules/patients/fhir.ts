@@ -3,9 +3,10 @@ import type { Row } from '../../db/schema.ts';
 import { compact, dateParam, type FhirResource, invalidParam, isUuid, nothing, stringParam, tokenOf } from '../../http/fhir.ts';
 
 /**
- * A Cairn patient as a FHIR R4 Patient, profiled as US Core 5.0.1 Patient: the table's row, no
+ * A Cairn patient as a FHIR R4 Patient, profiled as US Core 6.1.0 Patient: the table's row, no
  * relations (the care team, programs and territories have no home on Patient; they are
- * CareTeam and the like). Each field's mapping is in docs/fhir.md.
+ * CareTeam and the like). Each field's mapping, and the must-supports Cairn holds no data for
+ * (race, ethnicity, a name's suffix or period, previous names), are in docs/fhir.md.
  */
 
 /** The identifier systems: stable URIs naming which of Cairn's keys a value is. */
@@ -78,16 +79,43 @@ function patientOf(row: PatientRow) {
         }
       : {}),
     ...(row.marital_status ? { maritalStatus: { text: row.marital_status } } : {}),
-    // Cairn keeps a language as the formation names it, not as a BCP 47 code: text, not a coding.
     ...(row.primary_language || row.secondary_language
       ? {
           communication: present([
-            row.primary_language && { language: { text: row.primary_language }, preferred: true },
-            row.secondary_language && { language: { text: row.secondary_language } },
+            row.primary_language && { language: languageOf(row.primary_language), preferred: true },
+            row.secondary_language && { language: languageOf(row.secondary_language) },
           ]),
         }
       : {}),
   };
+}
+
+/**
+ * Cairn's language codes (the formation's upper-case names, 001) as BCP 47, for the ones whose
+ * code is plain: US Core's binding (simple-language) is extensible, so another name is text alone.
+ */
+const BCP_47: Record<string, string> = {
+  ARABIC: 'ar',
+  CHINESE: 'zh',
+  ENGLISH: 'en',
+  FRENCH: 'fr',
+  GERMAN: 'de',
+  HINDI: 'hi',
+  ITALIAN: 'it',
+  JAPANESE: 'ja',
+  KOREAN: 'ko',
+  POLISH: 'pl',
+  PORTUGUESE: 'pt',
+  RUSSIAN: 'ru',
+  SPANISH: 'es',
+  TAGALOG: 'tl',
+  VIETNAMESE: 'vi',
+};
+
+/** A language as the formation names it (`ENGLISH`): its BCP 47 coding where plain, its name as text always. */
+function languageOf(language: string) {
+  const code = BCP_47[language.toUpperCase()];
+  return { ...(code ? { coding: [{ system: 'urn:ietf:bcp:47', code }] } : {}), text: language };
 }
 
 /** A phone's label as ContactPoint.use where FHIR has one (`mobile`, `home`, `work`). */
@@ -119,7 +147,7 @@ function gender(value: string) {
 }
 
 /**
- * Patient, as US Core 5.0.1 profiles it, with its mandatory searches: strings match
+ * Patient, as US Core 6.1.0 profiles it, with its mandatory searches: strings match
  * case-insensitively at the start of a name part, as FHIR's string search does, each served by an
  * index on the lower-cased name (migration 0030).
  */

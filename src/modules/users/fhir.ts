@@ -3,7 +3,7 @@ import type { Row } from '../../db/schema.ts';
 import { absent, compact, type FhirResource, isUuid, nothing, stringParam, tokenOf } from '../../http/fhir.ts';
 
 /**
- * A Cairn user (a member of the care team) as a FHIR R4 Practitioner, profiled as US Core 5.0.1
+ * A Cairn user (a member of the care team) as a FHIR R4 Practitioner, profiled as US Core 6.1.0
  * Practitioner. Users are the tenant's, so every instance's FHIR API serves the same ones; deleted
  * users are not served. Each field's mapping is in docs/fhir.md.
  */
