@@ -48,6 +48,11 @@ export interface FhirResource {
   type: string;
   /** The US Core profile it conforms to, where US Core has one. */
   profile?: string;
+  /**
+   * Other US Core profiles its resources may conform to instead (an Observation: vital signs, lab,
+   * screening assessment), each resource naming its own in `meta.profile`.
+   */
+  otherProfiles?: string[];
   /** The permission that reads the records in Cairn's own API: a role that cannot read tasks cannot read Task. */
   permission: Permission;
   /** The table read, aliased `r`: its rows have tenant_id, id and updated_at. */

@@ -62,7 +62,9 @@ export function capabilityStatement(
         resource: [
           ...[...types].map(([type, sources]) => ({
             type,
-            ...(sources[0]?.profile ? { supportedProfile: [`${sources[0].profile}|6.1.0`] } : {}),
+            ...(sources[0]?.profile
+              ? { supportedProfile: [sources[0].profile, ...(sources[0].otherProfiles ?? [])].map((url) => `${url}|6.1.0`) }
+              : {}),
             interaction: [{ code: 'read' }, { code: 'search-type' }],
             ...(includeNames(type, sources).length > 0 ? { searchInclude: includeNames(type, sources) } : {}),
             // US Core asks it of every type it profiles (revinclude.ts); other types serve it too.

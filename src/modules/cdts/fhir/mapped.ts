@@ -205,6 +205,7 @@ export function cdtResource(
     return {
       type,
       profile: profileUrl(profiles[0]!),
+      otherProfiles: profiles.slice(1).map(profileUrl),
       permission: 'CDT_READ',
       table: 'cdt_records',
       instanceScoped: true,
