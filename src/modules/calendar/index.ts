@@ -3,4 +3,5 @@ export { attachEventIn, cancelEventIn, createCalendarEvent, createEventIn, detac
 export { AppointmentInput, type AppointmentInputBody, CalendarEvent, type CalendarEventView } from './schemas.ts';
 export { type EventRow, eventsAmong, findEvent } from './store.ts';
 export { eventViews, zoneFor, zonesOf } from './views.ts';
+export { placeId, recordPlace } from './places.ts';
 export { createWorkHours } from './work-hours.ts';
