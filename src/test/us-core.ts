@@ -18,7 +18,9 @@ type Bundle = { resourceType: 'Bundle'; entry: { resource: Record<string, unknow
 indexStructureDefinitionBundle(readJson('fhir/r4/profiles-types.json'));
 indexStructureDefinitionBundle(readJson('fhir/r4/profiles-resources.json'));
 
-const bundle = JSON.parse(gunzipSync(readFileSync(new URL('./us-core/us-core-6.1.0.json.gz', import.meta.url))).toString()) as Bundle;
+const bundle = JSON.parse(
+  gunzipSync(readFileSync(new URL('./us-core/us-core-6.1.0.json.gz', import.meta.url))).toString(),
+) as Bundle;
 const definitions = bundle.entry
   .map((entry) => entry.resource)
   .filter((resource) => resource.resourceType === 'StructureDefinition') as unknown as StructureDefinition[];
@@ -67,10 +69,13 @@ export function usCore6Errors(resource: unknown, name: string): string[] {
   const rewritten = REWRITTEN[name] ?? [];
   const setAside = (text: string) =>
     rewritten.length > 0 &&
-    (text.includes('Error evaluating invariant expression') || rewritten.some(({ key }) => text.includes(`Constraint ${key} not met`)));
+    (text.includes('Error evaluating invariant expression') ||
+      rewritten.some(({ key }) => text.includes(`Constraint ${key} not met`)));
   let errors: string[];
   try {
-    errors = render(validateResource(resource as Resource, { profile: usCore6(name) }).filter((issue) => issue.severity === 'error'));
+    errors = render(
+      validateResource(resource as Resource, { profile: usCore6(name) }).filter((issue) => issue.severity === 'error'),
+    );
   } catch (error) {
     // The validator throws its errors rather than answering them when any is fatal.
     if (!(error instanceof OperationOutcomeError)) throw error;

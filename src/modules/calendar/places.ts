@@ -20,7 +20,9 @@ const trimmed = (text: string) => text.replace(/^ +| +$/g, '');
  * it in SQL, so a write needs no read to know it and the same place keeps its id.
  */
 export function placeId(scope: Scope, text: string): string {
-  const hex = createHash('md5').update(`${scope.tenantId}/${scope.instanceId}/${keyOf(text)}`).digest('hex');
+  const hex = createHash('md5')
+    .update(`${scope.tenantId}/${scope.instanceId}/${keyOf(text)}`)
+    .digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 

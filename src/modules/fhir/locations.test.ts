@@ -90,7 +90,9 @@ describe('FHIR R4: Location (US Core 6.1.0 Location)', () => {
     // The appointment names the place where its encounter is now.
     const event = await t.api.get(`${fhirBase(t)}/Appointment?patient=${clinic.patientId}`);
     assert.equal(event.status, 200, event.text);
-    const actors = event.body.entry[0].resource.participant.map((participant: { actor: { reference: string } }) => participant.actor.reference);
+    const actors = event.body.entry[0].resource.participant.map(
+      (participant: { actor: { reference: string } }) => participant.actor.reference,
+    );
     assert.ok(actors.includes(`Location/${annex[0].id}`), JSON.stringify(actors));
   });
 

@@ -77,9 +77,15 @@ describe('FHIR R4: Organization (US Core 6.1.0 Organization)', () => {
     // The CapabilityStatement lists it with US Core's searches.
     const metadata = (await t.anonymous.get(`${base}/metadata`)).body;
     const listed = metadata.rest[0].resource.find((resource: { type: string }) => resource.type === 'Organization');
-    assert.equal(listed.supportedProfile?.[0] ?? listed.profile, 'http://hl7.org/fhir/us/core/StructureDefinition/us-core-organization');
+    assert.equal(
+      listed.supportedProfile?.[0] ?? listed.profile,
+      'http://hl7.org/fhir/us/core/StructureDefinition/us-core-organization',
+    );
     for (const name of ['name', 'address', '_id'])
-      assert.ok(listed.searchParam.some((param: { name: string }) => param.name === name), name);
+      assert.ok(
+        listed.searchParam.some((param: { name: string }) => param.name === name),
+        name,
+      );
   });
 
   test("401 without a token, 403 without FORMATION_READ, 404 for a missing or another tenant's; 400 for a bad parameter; no access record", async () => {

@@ -2,7 +2,16 @@ import { type SqlBool, sql } from 'kysely';
 import type { Static } from 'typebox';
 import type { Row } from '../../db/schema.ts';
 import type { InstancePhone } from '../../formation/schemas.ts';
-import { compact, type FhirParam, type FhirResource, invalidParam, nothing, reference, stringParam, tokenOf } from '../../http/fhir.ts';
+import {
+  compact,
+  type FhirParam,
+  type FhirResource,
+  invalidParam,
+  nothing,
+  reference,
+  stringParam,
+  tokenOf,
+} from '../../http/fhir.ts';
 
 /**
  * The tenant and its instance as FHIR R4 Organizations, profiled as US Core 6.1.0 Organization: the
@@ -30,8 +39,8 @@ type Phone = Static<typeof InstancePhone>;
 
 /** A phone that only faxes is a fax number; any other (every channel when none is said) a phone. */
 function telecomOf(phone: Phone) {
-  const channels = phone.capabilities;
-  const faxOnly = channels !== undefined && channels.includes('FAX') && !channels.some((c) => c === 'SMS' || c === 'VOICE_CALL');
+  const channels = phone.capabilities ?? ['SMS', 'VOICE_CALL', 'FAX'];
+  const faxOnly = channels.includes('FAX') && !channels.some((c) => c === 'SMS' || c === 'VOICE_CALL');
   return { system: faxOnly ? 'fax' : 'phone', value: phone.number, use: 'work', rank: phone.default ? 1 : undefined };
 }
 
