@@ -27,9 +27,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     SELECT i.tenant_id, i.id, i.id AS instance_id, i.name, i.description, f.document -> 'instancePhones' AS phones,
       greatest(i.created_at, f.published_at) AS updated_at
     FROM instances i
-    LEFT JOIN formations f ON f.tenant_id = i.tenant_id AND f.instance_id = i.id AND f.version = i.current_formation_version`.execute(
-    db,
-  );
+    LEFT JOIN formations f
+      ON f.tenant_id = i.tenant_id AND f.instance_id = i.id AND f.version = i.current_formation_version`.execute(db);
   await sql`
     CREATE VIEW fhir_practitioner_roles AS
     SELECT g.tenant_id, g.instance_id, g.principal_id AS id,

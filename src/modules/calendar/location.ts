@@ -1,6 +1,6 @@
 import type { Row } from '../../db/schema.ts';
 import { compact, type FhirResource, reference, stringParam } from '../../http/fhir.ts';
-import { noAddressParam } from '../formation/fhir.ts';
+import { noAddressParam } from '../formation/index.ts';
 
 /**
  * A place the calendar's in-person appointments are at (`places`, kept by the encounters' writes)
