@@ -2,6 +2,7 @@ import type { Area } from '../../platform/area.ts';
 import { calendarAuditActions, calendarErrors, calendarEvents, calendarPermissions } from './catalog.ts';
 import { calendarEventExport } from './export.ts';
 import { fhirAppointment } from './fhir.ts';
+import { fhirLocation } from './location.ts';
 import { calendarPatientData } from './patient-data.ts';
 import routes from './routes.ts';
 
@@ -13,7 +14,7 @@ export const area: Area = {
   auditActions: calendarAuditActions,
   events: calendarEvents,
   exports: { CALENDAR_EVENT: calendarEventExport },
-  fhir: [fhirAppointment],
+  fhir: [fhirAppointment, fhirLocation],
   patientData: calendarPatientData,
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

@@ -13,6 +13,7 @@ export const calendarPermissions = {
 export const calendarErrors = {
   CALENDAR_EVENT_NOT_FOUND: { status: 404, componentType: 'CALENDAR', message: 'Calendar event not found' },
   WORK_HOURS_NOT_FOUND: { status: 404, componentType: 'CALENDAR', message: 'Work hours not found' },
+  LOCATION_NOT_FOUND: { status: 404, componentType: 'CALENDAR', message: 'No appointment of this instance is at that place' },
 } as const;
 
 /** The events its records are (DECISIONS §9). */

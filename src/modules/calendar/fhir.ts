@@ -59,7 +59,13 @@ interface Participant {
   status: string | null;
 }
 
-type EventRow = Row<'calendar_events'> & { participants: Participant[] };
+/** The place an in-person appointment is at: its encounter's location, kept as a Location (places.ts). */
+interface Place {
+  id: string;
+  name: string;
+}
+
+type EventRow = Row<'calendar_events'> & { participants: Participant[]; place: Place | null };
 
 const isPatient = (participant: Participant) => participant.role.toLowerCase() === 'patient';
 
@@ -81,13 +87,17 @@ function appointmentOf(row: EventRow) {
     ...(row.duration !== null && row.duration >= 60 ? { minutesDuration: Math.round(row.duration / 60) } : {}),
     comment: row.description,
     created: row.created_at.toISOString(),
-    participant: participants.map((participant) => ({
-      ...(participant.id === row.host_id
-        ? { type: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v3-ParticipationType', code: 'PPRF' }] }] }
-        : {}),
-      actor: reference(isPatient(participant) ? 'Patient' : 'Practitioner', participant.id),
-      status: participationOf(participant.status),
-    })),
+    participant: [
+      ...participants.map((participant) => ({
+        ...(participant.id === row.host_id
+          ? { type: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v3-ParticipationType', code: 'PPRF' }] }] }
+          : {}),
+        actor: reference(isPatient(participant) ? 'Patient' : 'Practitioner', participant.id),
+        status: participationOf(participant.status),
+      })),
+      // R4's Appointment.participant.actor may be a Location: where an in-person appointment is.
+      ...(row.place ? [{ actor: { reference: `Location/${row.place.id}`, display: row.place.name }, status: 'accepted' }] : []),
+    ],
   };
 }
 
@@ -124,6 +134,13 @@ export const fhirAppointment: FhirResource = {
     sql`(SELECT coalesce(json_agg(json_build_object('id', p.participant_id, 'role', p.participant_role,
           'status', p.participation_status) ORDER BY p.position), '[]')
          FROM calendar_event_participants p WHERE p.tenant_id = ${tenantId} AND p.event_id = r.id)`.as('participants'),
+    // The encounter's location as the place kept for it (its id as places.ts computes it), in person only.
+    sql`(SELECT json_build_object('id', pl.id, 'name', pl.name)
+         FROM cdt_records e
+         JOIN places pl ON pl.tenant_id = ${tenantId} AND pl.instance_id = r.instance_id
+           AND pl.id = md5(r.tenant_id::text || '/' || r.instance_id::text || '/' || lower(btrim(e.values ->> 'location')))::uuid
+         WHERE e.tenant_id = ${tenantId} AND e.instance_id = r.instance_id AND e.id = r.encounter_id
+           AND upper(coalesce(r.event_mode, '')) NOT IN ('CALL', 'VIDEO'))`.as('place'),
   ],
   params: {
     patient: participantParam('Patient'),

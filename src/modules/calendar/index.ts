@@ -1,5 +1,6 @@
 /** What other areas may use of the calendar: encounters make, attach and show their appointments; the demo seed fills it. */
 export { attachEventIn, cancelEventIn, createCalendarEvent, createEventIn, detachEventIn } from './operations.ts';
+export { placeId, recordPlace } from './places.ts';
 export { AppointmentInput, type AppointmentInputBody, CalendarEvent, type CalendarEventView } from './schemas.ts';
 export { type EventRow, eventsAmong, findEvent } from './store.ts';
 export { eventViews, zoneFor, zonesOf } from './views.ts';

@@ -66,8 +66,24 @@ export interface WorkHoursTable extends Authorship {
   encounters: string[];
 }
 
+/**
+ * A place the calendar's in-person appointments are at (migration 0053): one per instance and text
+ * (any case), kept by the encounters' writes, served as FHIR's Location.
+ */
+export interface PlacesTable {
+  tenant_id: string;
+  instance_id: string;
+  /** md5 of tenant, instance and the lower-cased text (`placeId`). */
+  id: string;
+  /** The text as first written. */
+  name: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 declare module '../../db/schema.ts' {
   interface DB {
+    places: PlacesTable;
     calendar_events: CalendarEventsTable;
     calendar_event_participants: CalendarEventParticipantsTable;
     work_hours: WorkHoursTable;

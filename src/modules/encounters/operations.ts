@@ -14,6 +14,7 @@ import {
   detachEventIn,
   type EventRow,
   findEvent,
+  recordPlace,
 } from '../calendar/index.ts';
 import type { EncounterTemplateDefinition } from './formation.ts';
 import { checkMove, initialStatuses, locationFor, priceServices, totals } from './rules.ts';
@@ -141,6 +142,8 @@ export async function createEncounter(ctx: Context, patientId: string, body: Enc
     }
     const location = locationFor(event?.event_mode, body.location, patient.phone, errors);
     if (errors.length > 0) throw validationError(errors);
+    // An in-person appointment's place is one of the instance's (FHIR's Location).
+    await recordPlace(w, ctx.scope, event, location);
 
     const dispositionId = event ? uuidv7() : null;
     const created = await encounters.create(
@@ -238,6 +241,7 @@ export async function updateEncounter(
     if (body.location !== undefined) {
       const event = eventId ? await findEvent(w.db, ctx.scope, eventId) : undefined;
       changes.location = locationFor(event?.event_mode, body.location, patient.phone, errors);
+      if (errors.length === 0) await recordPlace(w, ctx.scope, event, changes.location as string | null);
     }
     if (errors.length > 0) throw validationError(errors);
     const updated = await encounters.change(w, existing, changes);

@@ -12,6 +12,11 @@ export const formationPermissions = {
 export const formationErrors = {
   FORMATION_SECTION_NOT_FOUND: { status: 404, componentType: 'FORMATION', message: 'No such formation section' },
   FORMATION_ITEM_NOT_FOUND: { status: 404, componentType: 'FORMATION', message: 'Formation item not found' },
+  ORGANIZATION_NOT_FOUND: {
+    status: 404,
+    componentType: 'FORMATION',
+    message: "Organization not found: not this instance's or its tenant's",
+  },
 } as const;
 
 /** The events its records are (DECISIONS §9). */

@@ -1,6 +1,7 @@
 import type { Area } from '../../platform/area.ts';
 import { usersAuditActions, usersErrors, usersEvents, usersPermissions } from './catalog.ts';
 import { fhirPractitioner } from './fhir.ts';
+import { fhirPractitionerRole } from './practitioner-role.ts';
 import routes from './routes.ts';
 
 export const area: Area = {
@@ -10,6 +11,6 @@ export const area: Area = {
   errors: usersErrors,
   auditActions: usersAuditActions,
   events: usersEvents,
-  fhir: [fhirPractitioner],
+  fhir: [fhirPractitioner, fhirPractitionerRole],
   fixtures: new URL('./fixtures.ts', import.meta.url),
 };

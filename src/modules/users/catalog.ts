@@ -13,6 +13,7 @@ export const usersPermissions = {
 export const usersErrors = {
   USER_NOT_FOUND: { status: 404, componentType: 'USER', message: "User doesn't exist" },
   USER_TERRITORIES_NOT_FOUND: { status: 404, componentType: 'USER', message: 'The user has no territories record' },
+  PRACTITIONER_ROLE_NOT_FOUND: { status: 404, componentType: 'USER', message: 'The user holds no role in this instance' },
 } as const;
 
 /** The events its records are (DECISIONS §9). */

@@ -38,3 +38,20 @@ declare module '../../db/schema.ts' {
     user_regions: UserRegionsTable;
   }
 }
+
+/** A view (migration 0053): a user's roles in an instance, one row per user and instance, as FHIR's PractitionerRole reads them. */
+export interface FhirPractitionerRolesView {
+  tenant_id: string;
+  instance_id: string;
+  /** The user's id. */
+  id: string;
+  /** The role names, the primary role first. */
+  roles: string[];
+  updated_at: Date;
+}
+
+declare module '../../db/schema.ts' {
+  interface DB {
+    fhir_practitioner_roles: FhirPractitionerRolesView;
+  }
+}
