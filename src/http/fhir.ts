@@ -112,6 +112,9 @@ export interface FhirAt {
   base: string;
 }
 
+/** The US Core version every profile served conforms to (the CapabilityStatement's `{profile}|{version}`). */
+export const US_CORE_VERSION = '6.1.0';
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const isUuid = (value: string) => UUID.test(value);

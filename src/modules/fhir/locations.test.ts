@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { assertOutcome, createUser, fhirBase, idsOf } from '../../test/fhir.ts';
+import { assertOutcome, createUser, fhirBase, idsOf, usCoreErrors } from '../../test/fhir.ts';
 import { createPatient, createTestInstance, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
-import { usCore6Errors } from '../../test/us-core.ts';
 
 /**
  * Location (the calendar area: the places in-person appointments are at, kept by the encounters'
@@ -36,7 +35,7 @@ const hostOf = async (t: TestTenant) =>
 async function search(t: TestTenant, query: string) {
   const response = await t.api.get(`${fhirBase(t)}/Location${query}`);
   assert.equal(response.status, 200, `${query}: ${response.text}`);
-  for (const entry of response.body.entry ?? []) assert.deepEqual(usCore6Errors(entry.resource, 'us-core-location'), []);
+  for (const entry of response.body.entry ?? []) assert.deepEqual(usCoreErrors(entry.resource, 'us-core-location'), []);
   return response.body;
 }
 
@@ -59,7 +58,7 @@ describe('FHIR R4: Location (US Core 6.1.0 Location)', () => {
     const place = all.entry[0].resource;
     const read = await t.api.get(`${fhirBase(t)}/Location/${place.id}`);
     assert.equal(read.status, 200, read.text);
-    assert.deepEqual(usCore6Errors(read.body, 'us-core-location'), []);
+    assert.deepEqual(usCoreErrors(read.body, 'us-core-location'), []);
     assert.deepEqual(
       [read.body.status, read.body.name, read.body.mode, read.body.managingOrganization],
       ['active', 'Clinic, room 2', 'instance', { reference: `Organization/${t.instance.id}` }],

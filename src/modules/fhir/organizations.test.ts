@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { assertOutcome, fhirBase, idsOf } from '../../test/fhir.ts';
+import { assertOutcome, fhirBase, idsOf, usCoreErrors } from '../../test/fhir.ts';
 import { createTestInstance, createTestTenant, startApp, testFormation } from '../../test/harness.ts';
-import { usCore6Errors } from '../../test/us-core.ts';
 
 /**
  * Organization (the formation area: the tenant and its instance), as docs/fhir.md maps it: every
@@ -30,7 +29,7 @@ describe('FHIR R4: Organization (US Core 6.1.0 Organization)', () => {
     const instance = await t.api.get(`${base}/Organization/${t.instance.id}`);
     assert.equal(instance.status, 200, instance.text);
     assert.match(String(instance.headers['content-type']), /^application\/fhir\+json/);
-    assert.deepEqual(usCore6Errors(instance.body, 'us-core-organization'), []);
+    assert.deepEqual(usCoreErrors(instance.body, 'us-core-organization'), []);
     assert.deepEqual(
       [instance.body.name, instance.body.active, instance.body.partOf, instance.body.telecom],
       [
@@ -50,7 +49,7 @@ describe('FHIR R4: Organization (US Core 6.1.0 Organization)', () => {
 
     const tenant = await t.api.get(`${base}/Organization/${t.tenant.id}`);
     assert.equal(tenant.status, 200, tenant.text);
-    assert.deepEqual(usCore6Errors(tenant.body, 'us-core-organization'), []);
+    assert.deepEqual(usCoreErrors(tenant.body, 'us-core-organization'), []);
     assert.deepEqual([tenant.body.name, tenant.body.partOf, tenant.body.telecom], [t.tenant.name, undefined, undefined]);
 
     // Another instance of the tenant is another FHIR server's: not here, but there.
@@ -61,7 +60,7 @@ describe('FHIR R4: Organization (US Core 6.1.0 Organization)', () => {
     const search = async (query: string) => {
       const response = await t.api.get(`${base}/Organization${query}`);
       assert.equal(response.status, 200, `${query}: ${response.text}`);
-      for (const entry of response.body.entry ?? []) assert.deepEqual(usCore6Errors(entry.resource, 'us-core-organization'), []);
+      for (const entry of response.body.entry ?? []) assert.deepEqual(usCoreErrors(entry.resource, 'us-core-organization'), []);
       return idsOf(response.body);
     };
     assert.deepEqual(await search(''), [t.instance.id, t.tenant.id].sort());
@@ -79,7 +78,7 @@ describe('FHIR R4: Organization (US Core 6.1.0 Organization)', () => {
     const listed = metadata.rest[0].resource.find((resource: { type: string }) => resource.type === 'Organization');
     assert.equal(
       listed.supportedProfile?.[0] ?? listed.profile,
-      'http://hl7.org/fhir/us/core/StructureDefinition/us-core-organization',
+      'http://hl7.org/fhir/us/core/StructureDefinition/us-core-organization|6.1.0',
     );
     for (const name of ['name', 'address', '_id'])
       assert.ok(

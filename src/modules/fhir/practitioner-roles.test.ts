@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { assertOutcome, createUser, fhirBase, idsOf } from '../../test/fhir.ts';
+import { assertOutcome, createUser, fhirBase, idsOf, usCoreErrors } from '../../test/fhir.ts';
 import { createTestInstance, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
-import { usCore6Errors } from '../../test/us-core.ts';
 
 /**
  * PractitionerRole (the users area: a user's roles in the instance), as docs/fhir.md maps it: every
@@ -37,9 +36,9 @@ describe('FHIR R4: PractitionerRole (US Core 6.1.0 PractitionerRole)', () => {
 
     const read = await t.api.get(`${base}/PractitionerRole/${ann.id}`);
     assert.equal(read.status, 200, read.text);
-    assert.deepEqual(usCore6Errors(read.body, 'us-core-practitionerrole'), []);
+    assert.deepEqual(usCoreErrors(read.body, 'us-core-practitionerrole'), []);
     // pd-1 is checked (by hand: @medplum/core cannot evaluate it): no telecom and no endpoint fails.
-    assert.deepEqual(usCore6Errors({ ...read.body, telecom: undefined }, 'us-core-practitionerrole'), [
+    assert.deepEqual(usCoreErrors({ ...read.body, telecom: undefined }, 'us-core-practitionerrole'), [
       'PractitionerRole: pd-1: telecom or endpoint',
     ]);
     const { practitioner, organization, code, telecom, active } = read.body;
@@ -80,7 +79,7 @@ describe('FHIR R4: PractitionerRole (US Core 6.1.0 PractitionerRole)', () => {
       const response = await t.api.get(`${base}/PractitionerRole${query}`);
       assert.equal(response.status, 200, `${query}: ${response.text}`);
       for (const entry of response.body.entry ?? [])
-        if (entry.search.mode === 'match') assert.deepEqual(usCore6Errors(entry.resource, 'us-core-practitionerrole'), []);
+        if (entry.search.mode === 'match') assert.deepEqual(usCoreErrors(entry.resource, 'us-core-practitionerrole'), []);
       return response.body;
     };
     // The test tenant's admin is an API client, not a practitioner: users alone.

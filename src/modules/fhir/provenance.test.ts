@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { systemContext } from '../../http/context.ts';
-import { assertOutcome, createUser, fhirBase, idsOf } from '../../test/fhir.ts';
+import { assertOutcome, createUser, fhirBase, idsOf, usCoreErrors } from '../../test/fhir.ts';
 import {
   Api,
   auditOf,
@@ -13,7 +13,6 @@ import {
   TEST_PASSWORD,
   type TestTenant,
 } from '../../test/harness.ts';
-import { usCoreProvenanceErrors } from '../../test/us-core-provenance.ts';
 import { updateTask } from '../tasks/operations.ts';
 
 /**
@@ -50,7 +49,7 @@ async function readProvenance(t: TestTenant, id: string, api: Api = t.api): Prom
   const read = await api.get(`${fhirBase(t)}/Provenance/${id}`);
   assert.equal(read.status, 200, read.text);
   assert.match(String(read.headers['content-type']), /^application\/fhir\+json/);
-  assert.deepEqual(usCoreProvenanceErrors(read.body), []);
+  assert.deepEqual(usCoreErrors(read.body, 'us-core-provenance'), []);
   return read.body;
 }
 
@@ -69,13 +68,19 @@ describe('FHIR R4: Provenance', () => {
       recorded: '2026-01-01T00:00:00.000Z',
       agent: [{ type: author, who: { reference: 'Organization/1' } }],
     };
-    assert.deepEqual(usCoreProvenanceErrors(good), []);
+    assert.deepEqual(usCoreErrors(good, 'us-core-provenance'), []);
     const { target: _target, recorded: _recorded, ...bare } = good;
-    assert.equal(usCoreProvenanceErrors(bare).filter((error) => /target|recorded/.test(error)).length >= 2, true);
-    assert.notDeepEqual(usCoreProvenanceErrors({ ...good, agent: [{ type: author, who: { reference: 'Practitioner/1' } }] }), []);
-    assert.notDeepEqual(usCoreProvenanceErrors({ ...good, agent: [{ type: transmitter }] }), []);
-    assert.notDeepEqual(usCoreProvenanceErrors({ ...good, agent: [{ type: author, who: { reference: 'Task/1' } }] }), []);
-    assert.notDeepEqual(usCoreProvenanceErrors({ ...good, recorded: '2026-01-01' }), []);
+    assert.equal(usCoreErrors(bare, 'us-core-provenance').filter((error) => /target|recorded/.test(error)).length >= 2, true);
+    assert.notDeepEqual(
+      usCoreErrors({ ...good, agent: [{ type: author, who: { reference: 'Practitioner/1' } }] }, 'us-core-provenance'),
+      [],
+    );
+    assert.notDeepEqual(usCoreErrors({ ...good, agent: [{ type: transmitter }] }, 'us-core-provenance'), []);
+    assert.notDeepEqual(
+      usCoreErrors({ ...good, agent: [{ type: author, who: { reference: 'Task/1' } }] }, 'us-core-provenance'),
+      [],
+    );
+    assert.notDeepEqual(usCoreErrors({ ...good, recorded: '2026-01-01' }, 'us-core-provenance'), []);
   });
 
   test('a write is read as its Provenance: target, recorded, activity, an API client as a Device author and transmitter', async () => {
@@ -184,7 +189,7 @@ describe('FHIR R4: Provenance', () => {
     assert.deepEqual(provenance.map((entry: Json) => entry.resource.id).sort(), [...adaRows, ...boRows].sort());
     for (const entry of provenance) {
       assert.equal(entry.fullUrl, `http://localhost:80${fhirBase(t)}/Provenance/${entry.resource.id}`);
-      assert.deepEqual(usCoreProvenanceErrors(entry.resource), []);
+      assert.deepEqual(usCoreErrors(entry.resource, 'us-core-provenance'), []);
     }
     const self = new URL(bundle.link[0].url);
     assert.deepEqual(self.searchParams.getAll('_revinclude'), ['Provenance:target'], 'an unserved value is left out');
@@ -233,7 +238,7 @@ describe('FHIR R4: Provenance', () => {
       resources.find((resource) => resource.type === 'Provenance'),
       {
         type: 'Provenance',
-        supportedProfile: ['http://hl7.org/fhir/us/core/StructureDefinition/us-core-provenance'],
+        supportedProfile: ['http://hl7.org/fhir/us/core/StructureDefinition/us-core-provenance|6.1.0'],
         interaction: [{ code: 'read' }],
       },
     );

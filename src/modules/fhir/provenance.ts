@@ -1,6 +1,6 @@
 import type { Row } from '../../db/schema.ts';
 import type { Context } from '../../http/context.ts';
-import { compact, type FhirResource, isUuid, reference } from '../../http/fhir.ts';
+import { compact, type FhirResource, isUuid, reference, US_CORE_VERSION } from '../../http/fhir.ts';
 import { mayReadType } from '../../http/scopes.ts';
 import { findRow, formedOf } from './store.ts';
 
@@ -124,6 +124,6 @@ export function provenanceOf(row: AuditRow, type: string, instanceId: string): R
 /** The CapabilityStatement's entry: read by id, as US Core asks (SHALL); search is a MAY not served. */
 export const provenanceCapability = {
   type: PROVENANCE,
-  supportedProfile: [PROVENANCE_PROFILE],
+  supportedProfile: [`${PROVENANCE_PROFILE}|${US_CORE_VERSION}`],
   interaction: [{ code: 'read' }],
 };
