@@ -10,10 +10,10 @@ import { demoInstanceOf } from './bootstrap.ts';
 const firstNames = ['Ava', 'Liam', 'Maya', 'Noah', 'Zoe', 'Ethan', 'Iris', 'Omar', 'Lena', 'Ravi', 'Sofia', 'Jonah'];
 const lastNames = ['Nguyen', 'Garcia', 'Okafor', 'Schmidt', 'Rossi', 'Kim', 'Patel', 'Cohen', 'Silva', 'Haddad'];
 const places = [
-  { region: 'west', territory: 'california', timezone: 'US/Pacific' as const },
-  { region: 'west', territory: 'oregon', timezone: 'US/Pacific' as const },
-  { region: 'east', territory: 'new-york', timezone: 'US/Eastern' as const },
-  { region: 'east', territory: 'florida', timezone: 'US/Eastern' as const },
+  { region: 'west', territory: 'california', timezone: 'US/Pacific' as const, city: 'Oakland', state: 'CA', zip: '94612' },
+  { region: 'west', territory: 'oregon', timezone: 'US/Pacific' as const, city: 'Portland', state: 'OR', zip: '97205' },
+  { region: 'east', territory: 'new-york', timezone: 'US/Eastern' as const, city: 'Albany', state: 'NY', zip: '12207' },
+  { region: 'east', territory: 'florida', timezone: 'US/Eastern' as const, city: 'Tampa', state: 'FL', zip: '33602' },
 ];
 
 export const DEMO_PASSWORD = 'demo-password-123';
@@ -65,6 +65,11 @@ export async function seedInstance(ctx: Context): Promise<string[]> {
       email: `${firstName.toLowerCase()}.${lastName.toLowerCase()}${i}@patients.example`,
       phone: `+1415555${String(1000 + i).padStart(4, '0')}`,
       mrn: `MRN-${String(10_000 + i)}`,
+      addressLine1: `${100 + i * 7} Main Street`,
+      city: place.city,
+      state: place.state,
+      zip: place.zip,
+      country: 'US',
       timezone: place.timezone,
       patientRegion: place.region,
       patientTerritory: place.territory,

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { JsonObject } from '../wire/schemas.ts';
-import { cdtFhirProblems } from './cdt-fhir.ts';
+import { cdtFhirProblems } from './cdt-fhir-checks.ts';
 import { defaultDictionaries, defaultDictionaryNames } from './defaults.ts';
 import { isPermission } from './permissions.ts';
 import { Cdt, Dictionary, type Formation, InstancePhone, Pdt, Role, SecurityPolicy, Territory } from './schemas.ts';

@@ -12,6 +12,7 @@ import {
   referenceParam,
   tokenOf,
 } from '../../http/fhir.ts';
+import { placeId } from '../calendar/index.ts';
 import { ENCOUNTER, type EncounterStatus } from './types.ts';
 
 /**
@@ -112,7 +113,18 @@ function encounterOf(row: EncounterRow) {
       ? { period: { start: new Date(appointment.start).toISOString(), end: new Date(appointment.end).toISOString() } }
       : {}),
     // A place only in person: a call's location is the patient's phone, a video's its address.
-    location: location && encounterClass.code === 'AMB' ? [{ location: { display: location } }] : [],
+    // The place is kept as a Location when written (calendar/places.ts): its id from the text.
+    location:
+      location && encounterClass.code === 'AMB'
+        ? [
+            {
+              location: {
+                reference: `Location/${placeId({ tenantId: row.tenant_id, instanceId: row.instance_id }, location)}`,
+                display: location,
+              },
+            },
+          ]
+        : [],
     // Who provides the care: the instance, served as Organization/{instanceId} (US Core 6.1.0 must-support).
     serviceProvider: reference('Organization', row.instance_id),
   };

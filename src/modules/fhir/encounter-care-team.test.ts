@@ -158,7 +158,11 @@ describe('FHIR R4: Encounter (US Core 6.1.0 Encounter)', () => {
       200,
       'the Appointment is served',
     );
-    assert.deepEqual(encounter.location, [{ location: { display: 'Clinic, room 2' } }]);
+    // The place, as a Location that reads.
+    assert.equal(encounter.location[0].location.display, 'Clinic, room 2');
+    const place = await t.api.get(`${fhirBase(t)}/${encounter.location[0].location.reference}`);
+    assert.equal(place.status, 200, place.text);
+    assert.equal(place.body.name, 'Clinic, room 2');
 
     const videoVisit = (await t.api.get(`${fhirBase(t)}/Encounter/${video.id}`)).body;
     assert.deepEqual(usCoreErrors(videoVisit, 'us-core-encounter'), []);
