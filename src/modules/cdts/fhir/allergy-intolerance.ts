@@ -4,10 +4,11 @@ import {
   cdtResource,
   codeOf,
   codeParam,
+  fieldDate,
   type MappedCdt,
   mappingsByName,
   patientParam,
-  profileUrl,
+  resourceHead,
   statusOf,
   statusParam,
 } from './mapped.ts';
@@ -18,15 +19,12 @@ const CLINICAL = 'http://terminology.hl7.org/CodeSystem/allergyintolerance-clini
 
 function allergyOf(cdt: MappedCdt, row: CdtRow) {
   const { mapping } = cdt;
-  const onset = mapping.date ? row.values[mapping.date.field] : undefined;
   return compact({
-    resourceType: 'AllergyIntolerance',
-    id: row.id,
-    meta: { lastUpdated: row.updated_at.toISOString(), profile: [profileUrl(mapping.profile)] },
+    ...resourceHead('AllergyIntolerance', mapping, row),
     clinicalStatus: { coding: [{ system: CLINICAL, code: statusOf('AllergyIntolerance', mapping, row) }] },
     code: codeOf(mapping, row),
     patient: reference('Patient', row.patient_id),
-    onsetDateTime: typeof onset === 'string' && onset !== '' ? onset : undefined,
+    onsetDateTime: fieldDate(mapping, row),
     recordedDate: row.created_at.toISOString(),
   });
 }

@@ -5,11 +5,12 @@ import {
   cdtResource,
   codeOf,
   codeParam,
+  fieldDate,
   fixedParam,
   type MappedCdt,
   mappingsByName,
   patientParam,
-  profileUrl,
+  resourceHead,
   statusOf,
   statusParam,
 } from './mapped.ts';
@@ -28,16 +29,13 @@ const categoryOf = ({ mapping }: MappedCdt) => mapping.category ?? 'problem-list
 function conditionOf(cdt: MappedCdt, row: CdtRow) {
   const { mapping } = cdt;
   const category = categoryOf(cdt);
-  const onset = mapping.date ? row.values[mapping.date.field] : undefined;
   return compact({
-    resourceType: 'Condition',
-    id: row.id,
-    meta: { lastUpdated: row.updated_at.toISOString(), profile: [profileUrl(mapping.profile)] },
+    ...resourceHead('Condition', mapping, row),
     clinicalStatus: { coding: [{ system: CLINICAL, code: statusOf('Condition', mapping, row) }] },
     category: [{ coding: [{ system: CATEGORY_SYSTEMS[category], code: category }] }],
     code: codeOf(mapping, row),
     subject: reference('Patient', row.patient_id),
-    onsetDateTime: typeof onset === 'string' && onset !== '' ? onset : undefined,
+    onsetDateTime: fieldDate(mapping, row),
     recordedDate: row.created_at.toISOString(),
   });
 }

@@ -156,11 +156,22 @@ export function cdtDateParam(name: string, mapped: readonly MappedCdt[], orCreat
 /** The patient parameter every CDT resource has. */
 export const patientParam = referenceParam('Patient', 'patient_id');
 
-/** A record's date as FHIR writes it: its date field's value, or when it was created. */
-export function recordDate(mapping: CdtFhirMapping, row: CdtRow): string {
+/** The date field's value where the record has one (a Condition's onset); undefined is left out. */
+export function fieldDate(mapping: CdtFhirMapping, row: CdtRow): string | undefined {
   const value = mapping.date ? row.values[mapping.date.field] : undefined;
-  return typeof value === 'string' && value !== '' ? value : row.created_at.toISOString();
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
+
+/** A record's date as FHIR writes it: its date field's value, or when it was created. */
+export const recordDate = (mapping: CdtFhirMapping, row: CdtRow): string =>
+  fieldDate(mapping, row) ?? row.created_at.toISOString();
+
+/** What every CDT resource begins with: its type, id and meta (when it changed, the profile its CDT is). */
+export const resourceHead = (resourceType: CdtResourceType, mapping: CdtFhirMapping, row: CdtRow) => ({
+  resourceType,
+  id: row.id,
+  meta: { lastUpdated: row.updated_at.toISOString(), profile: [profileUrl(mapping.profile)] },
+});
 
 const DATA_ABSENT_SYSTEM = 'http://terminology.hl7.org/CodeSystem/data-absent-reason';
 

@@ -10,8 +10,8 @@ import {
   type MappedCdt,
   mappingsByName,
   patientParam,
-  profileUrl,
   recordDate,
+  resourceHead,
   statusOf,
   statusParam,
 } from './mapped.ts';
@@ -32,9 +32,7 @@ function medicationRequestOf(cdt: MappedCdt, row: MedicationRow) {
   const { mapping } = cdt;
   const dosage = mapping.dosage ? row.values[mapping.dosage.field] : undefined;
   return compact({
-    resourceType: 'MedicationRequest',
-    id: row.id,
-    meta: { lastUpdated: row.updated_at.toISOString(), profile: [profileUrl(mapping.profile)] },
+    ...resourceHead('MedicationRequest', mapping, row),
     status: statusOf('MedicationRequest', mapping, row),
     intent: intentOf(cdt),
     // Written by the care team from what they were told or prescribed: Cairn does not know which.

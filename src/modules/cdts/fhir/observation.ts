@@ -10,8 +10,8 @@ import {
   type MappedCdt,
   mappingsByName,
   patientParam,
-  profileUrl,
   recordDate,
+  resourceHead,
   statusOf,
   statusParam,
 } from './mapped.ts';
@@ -59,9 +59,7 @@ function observedValue(cdt: MappedCdt, row: CdtRow) {
 function observationOf(cdt: MappedCdt, row: CdtRow) {
   const mapping: CdtFhirMapping = cdt.mapping;
   return compact({
-    resourceType: 'Observation',
-    id: row.id,
-    meta: { lastUpdated: row.updated_at.toISOString(), profile: [profileUrl(mapping.profile)] },
+    ...resourceHead('Observation', mapping, row),
     status: statusOf('Observation', mapping, row),
     category: [{ coding: [{ system: CATEGORY_SYSTEM, code: categoryOf(cdt) }] }],
     code: codeOf(mapping, row),
