@@ -55,6 +55,13 @@ const EnvSchema = Type.Object({
     description:
       'V8 old-space limit of each serving process (`serve`, and each of `serve --workers`), with an 8 MB young generation; bounds its memory.',
   }),
+  CAIRN_SCRYPT_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 2,
+    description:
+      'Password and secret hashes (scrypt: 32 MiB and ~60 ms each) a serving process computes at once; more wait their turn, so a burst of sign-ins keeps within the heap budget and leaves libuv threads to file reads.',
+  }),
   CAIRN_CACHE_TTL_MS: Type.Integer({
     minimum: 0,
     default: 60_000,
@@ -143,6 +150,7 @@ export interface PlatformConfig {
   bodyLimitBytes: number;
   corsOrigins: string[] | '*';
   cacheTtlMs: number;
+  scryptConcurrency: number;
   /** The built console's directory; undefined: console/dist. */
   consoleDir: string | undefined;
   workerHeapMb: number;
@@ -176,6 +184,7 @@ const platformSettings = settingsSection('platform', EnvSchema, (e): PlatformCon
     bodyLimitBytes: e.CAIRN_BODY_LIMIT_BYTES,
     corsOrigins: origins === '*' ? ('*' as const) : origins.split(',').map((origin) => origin.trim()),
     cacheTtlMs: e.CAIRN_CACHE_TTL_MS,
+    scryptConcurrency: e.CAIRN_SCRYPT_CONCURRENCY,
     consoleDir: e.CAIRN_CONSOLE_DIR ? path.resolve(e.CAIRN_CONSOLE_DIR) : undefined,
     workerHeapMb: e.CAIRN_WORKER_HEAP_MB,
     logLevel: e.LOG_LEVEL,

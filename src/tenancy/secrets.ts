@@ -1,7 +1,22 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import pLimit from 'p-limit';
 
-const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>;
+const scryptRun = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>;
+
+/**
+ * At most this many scrypt runs at once in a process (CAIRN_SCRYPT_CONCURRENCY): each holds 32 MiB
+ * and a thread of libuv's pool (4 by default, shared with file reads and DNS) for ~60 ms, so a burst
+ * of sign-ins queues here rather than spend the process's memory budget and the whole pool.
+ */
+const scryptSlots = pLimit(2);
+
+export function setScryptConcurrency(concurrency: number): void {
+  scryptSlots.concurrency = concurrency;
+}
+
+const scryptAsync = (password: string, salt: Buffer, keylen: number, options: object) =>
+  scryptSlots(() => scryptRun(password, salt, keylen, options));
 
 /**
  * scrypt with N=2^15 (OWASP's minimum for scrypt) takes ~60 ms on one core and 32 MiB, so a
