@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { TestClock } from '../../test/clock.ts';
-import { createPatient, createTestTenant, startApp, type TestTenant } from '../../test/harness.ts';
+import { createPatient, createTestTenant, type Response, startApp, type TestTenant } from '../../test/harness.ts';
 import { statementsSent } from '../../test/statements.ts';
 
 /** A page of calendar events in one statement (issue 43): its participants, zones, encounters and access record. */
@@ -22,6 +22,11 @@ async function member(t: TestTenant, username: string, timezone: string): Promis
   });
   assert.equal(created.status, 201, created.text);
   return created.body.id;
+}
+
+interface Page {
+  content: { id: string }[];
+  totalElements: number;
 }
 
 /** The tenant's access records of this request. */
@@ -66,9 +71,9 @@ describe("a host's calendar week", () => {
     const week = `${t.base}/calendar/events?participantIds=${host}&from=2026-06-29T00:00:00Z&to=2026-07-06T00:00:00Z&size=50`;
     await t.api.get(week); // the caller's token, tenant and instance are cached from here on
     for (const url of [week, `${week}&includeEncounterInfo=true`, `${week}&viewerTimezone=Asia/Tokyo`]) {
-      let answer: Awaited<ReturnType<typeof t.api.get>> | undefined;
+      let answer: Response<Page> | undefined;
       const sent = await statementsSent(async () => {
-        answer = await t.api.get(url);
+        answer = await t.api.get<Page>(url);
       });
       assert.equal(answer?.status, 200, answer?.text);
       assert.equal(sent.length, recordApart ? 2 : 1, `${url}\n${sent.join('\n\n')}`);
