@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { type Context, readRecording } from '../../http/context.ts';
-import { type PageExtras, type ParticipantRow, participantColumns, participantJoins } from './store.ts';
-import type { EncounterRecord } from './views.ts';
+import { type EncounterRecord, type PageExtras, type ParticipantRow, participantColumns, participantJoins } from './store.ts';
 
 /**
  * What a page of the events list shows beside its events, composed into the page's own statement

@@ -182,6 +182,13 @@ export async function participantsOf(db: Kysely<DB>, tenantId: string, eventIds:
   return rows;
 }
 
+/** The stored `__encounter__` record an event is built on: what its encounter info is read from. */
+export interface EncounterRecord {
+  id: string;
+  patient_id: string;
+  values: Record<string, unknown>;
+}
+
 /** The patients an event names among its participants (role `patient`), in their order. */
 export async function patientParticipantsOf(db: Kysely<DB>, tenantId: string, eventId: string): Promise<string[]> {
   const rows = await db

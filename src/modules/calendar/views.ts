@@ -3,7 +3,14 @@ import type { Context } from '../../http/context.ts';
 import { knownZone, localDateTime } from '../../wire/local-time.ts';
 import type { PageColumns } from './events-page.ts';
 import type { CalendarEventView, WorkHoursView } from './schemas.ts';
-import { type EventRow, type ParticipantRow, participantsOf, usersAmong, type WorkHoursRow } from './store.ts';
+import {
+  type EncounterRecord,
+  type EventRow,
+  type ParticipantRow,
+  participantsOf,
+  usersAmong,
+  type WorkHoursRow,
+} from './store.ts';
 
 /** Calendar rows → API objects, loaded in batches: one statement per kind for a whole page. */
 
@@ -138,13 +145,6 @@ export function eventView(row: EventRow, participants: ParticipantRow[], zone: s
 }
 
 type EncounterInfoView = NonNullable<CalendarEventView['encounterInfo']>;
-
-/** The stored `__encounter__` record an event is built on: what its encounter info is read from. */
-export interface EncounterRecord {
-  id: string;
-  patient_id: string;
-  values: Record<string, unknown>;
-}
 
 /**
  * The encounters built on these events (002 "Encounter info"), read from their records in one
