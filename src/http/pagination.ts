@@ -108,9 +108,15 @@ export interface FilteredList {
   /**
    * The request's access record, written by the page's own statement (events/access.ts
    * shownRecord): the patients of its rows and of the matches its total names, and the total.
-   * Needs `patientOfMatch`, a column of `table`.
+   * Needs `patientOfMatch`, a column of `table`, or `patientsOfPage`.
    */
   reading?: ReadRecording;
+  /**
+   * The patients a page's rows name where no column of `table` holds them (a calendar event's
+   * patient participants): `select` reads them from the CTE `page` (its rows' `id`), `of` from
+   * each row the statement returns, so the record and what it says it recorded agree.
+   */
+  patientsOfPage?: { select: RawBuilder<unknown>; of(row: Record<string, unknown>): readonly string[] };
 }
 
 /**
@@ -153,11 +159,15 @@ export async function filteredPage<Row>(
   let statement: RawBuilder<Row & { cairn_total: number; cairn_matches?: string[] | null }>;
   // The answer's access record, from the page and the total the statement has already: one round trip.
   const recorded = (patients: RawBuilder<unknown>) => {
-    if (!list.reading || !patientColumn) return sql``;
-    const matched = narrowed
-      ? sql` UNION ALL SELECT unnest(total.cairn_matches) FROM total WHERE total.cairn_total <= ${MATCH_BOUND}`
-      : sql``;
-    const shows = { patients: sql`ARRAY(${patients}${matched})`, matched: sql`(SELECT cairn_total FROM total)` };
+    if (!list.reading || !(patientColumn || list.patientsOfPage)) return sql``;
+    const matched =
+      narrowed && patientColumn
+        ? sql` UNION ALL SELECT unnest(total.cairn_matches) FROM total WHERE total.cairn_total <= ${MATCH_BOUND}`
+        : sql``;
+    const shows = {
+      patients: sql`ARRAY(${list.patientsOfPage?.select ?? patients}${matched})`,
+      matched: sql`(SELECT cairn_total FROM total)`,
+    };
     return sql`, recorded AS (${shownRecord(list.reading, shows)})`;
   };
   if (narrowed) {
@@ -205,9 +215,10 @@ export async function filteredPage<Row>(
   // An empty page is the count's row alone, its page columns null.
   const pageRows = rows.filter((row) => (row as { id?: unknown }).id !== null);
   const named = list.patientOfMatch && total <= MATCH_BOUND ? (matches ?? []) : undefined;
-  if (list.reading && patientColumn) {
+  if (list.reading && (patientColumn || list.patientsOfPage)) {
     const { record } = list.reading;
-    for (const row of pageRows) record.recorded.add((row as Record<string, string>)[patientColumn]!);
+    const patientsOf = (row: Record<string, unknown>) => list.patientsOfPage?.of(row) ?? [row[patientColumn!] as string];
+    for (const row of pageRows) for (const patient of patientsOf(row as Record<string, unknown>)) record.recorded.add(patient);
     for (const patient of (narrowed && named) || []) record.recorded.add(patient);
     record.counted = true;
   }

@@ -10,7 +10,14 @@ import type { StatementListener } from '../db/database.ts';
 /** Each capture, with the texts whose kept parameters are of a run that failed. */
 const captures = new Map<Map<string, readonly unknown[]>, Set<string>>();
 
+/** Each run of every statement, while a count is on (`statementsSent`): how many a request sends. */
+const counts = new Set<string[]>();
+const counting: StatementListener = (sql) => {
+  for (const count of counts) count.push(sql);
+};
+
 export const recordStatement: StatementListener = (sql, parameters, failed) => {
+  counting(sql, parameters, failed);
   for (const [capture, failedOnly] of captures) {
     if (capture.has(sql) && !(failedOnly.has(sql) && !failed)) continue;
     capture.set(sql, parameters);
@@ -29,4 +36,19 @@ export function captureStatements(): Map<string, readonly unknown[]> {
 /** Stops a capture, so what runs next (the EXPLAINs of what it caught) does not join it. */
 export function stopCapture(capture: Map<string, readonly unknown[]>): void {
   captures.delete(capture);
+}
+
+/**
+ * Every statement `work` sends, in order, one text per run (a capture keeps each text once): a
+ * test asserts a route's count, so it cannot creep back up. Nothing else may run meanwhile.
+ */
+export async function statementsSent(work: () => Promise<unknown>): Promise<string[]> {
+  const count: string[] = [];
+  counts.add(count);
+  try {
+    await work();
+  } finally {
+    counts.delete(count);
+  }
+  return count;
 }

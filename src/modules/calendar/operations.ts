@@ -7,6 +7,7 @@ import { knownZone } from '../../wire/local-time.ts';
 import { EARLIEST, LATEST, readInstant } from '../../wire/schemas.ts';
 import { instantAt, localDay, nextDay } from '../../wire/wall-clock.ts';
 import { write } from '../../work/write.ts';
+import { type PageColumns, pageExtras } from './events-page.ts';
 import type { CalendarEventView, EventInputBody, EventPatchBody } from './schemas.ts';
 import {
   type EventFilter,
@@ -20,7 +21,7 @@ import {
   replaceParticipants,
   usersAmong,
 } from './store.ts';
-import { eventViews } from './views.ts';
+import { eventViews, inHostZones, pageViews } from './views.ts';
 
 /** Calendar events: list, read, create, replace, change, delete (002 "Calendar", DECISIONS §7). */
 
@@ -45,10 +46,13 @@ export interface EventListOptions extends EventFilter {
   includeEncounterInfo: boolean;
 }
 
+/** A page of events and everything it shows, with the request's access record: one statement (events-page.ts). */
 export async function listCalendarEvents(ctx: Context, options: EventListOptions, paging: Paging, direction: 'asc' | 'desc') {
   const participantIds = options.participantIds?.map((id) => id.toLowerCase());
-  const { rows, total } = await listEvents(ctx.db, ctx.scope, { ...options, participantIds }, paging, direction);
-  return { content: await eventViews(ctx, rows, options), total };
+  const shows = { hostZones: inHostZones(ctx, options.viewerTimezone), encounterInfo: options.includeEncounterInfo };
+  const filter = { ...options, participantIds };
+  const { rows, total } = await listEvents<PageColumns>(ctx.db, ctx.scope, filter, paging, direction, pageExtras(ctx, shows));
+  return { content: pageViews(ctx, rows, options), total };
 }
 
 export async function getCalendarEvent(ctx: Context, id: string, viewerTimezone?: string): Promise<CalendarEventView> {

@@ -1,6 +1,7 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { DB, Row } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';
+import type { ReadRecording } from '../../events/access.ts';
 import { filteredPage, type Paging } from '../../http/pagination.ts';
 
 /**
@@ -62,14 +63,24 @@ function residual(filter: Pick<EventFilter, 'eventType' | 'includeCancelled' | '
   return terms.length > 0 ? sql`AND ${sql.join(terms, sql` AND `)}` : sql``;
 }
 
-/** A page of the events list and the total, in one statement (the shared `filteredPage`). */
-export function listEvents(
+/** What a page of the events list brings beside its rows, in its own statement (events-page.ts). */
+export interface PageExtras {
+  /** Columns computed for each row (`e`): its participants, its host's zone, its encounter. */
+  columns: RawBuilder<unknown>[];
+  /** The patients the page's rows name, and the request's access record to write with them. */
+  patients?: { select: RawBuilder<unknown>; of(row: Record<string, unknown>): readonly string[] };
+  reading?: ReadRecording | undefined;
+}
+
+/** A page of the events list and the total, in one statement (the shared `filteredPage`), with `extras`. */
+export function listEvents<Extra = unknown>(
   db: Kysely<DB>,
   scope: Scope,
   filter: EventFilter,
   paging: Paging,
   direction: 'asc' | 'desc',
-): Promise<{ rows: EventRow[]; total: number }> {
+  extras: PageExtras = { columns: [] },
+): Promise<{ rows: (EventRow & Extra)[]; total: number }> {
   const ids = filter.participantIds?.length
     ? sql`SELECT id FROM (${membersEvents(scope, filter, filter.participantIds)}) m`
     : sql`SELECT id FROM (${overlapping(scope, filter, { table: 'calendar_events', id: 'id' })}) m`;
@@ -77,9 +88,17 @@ export function listEvents(
     .selectFrom('calendar_events as e')
     .where('e.tenant_id', '=', scope.tenantId)
     .where(sql<SqlBool>`e.id IN (${ids}) ${residual(filter)}`);
-  const list = { base: base as never, table: 'calendar_events', alias: 'e', tenantId: scope.tenantId, searched: false };
+  const list = {
+    base: base as never,
+    table: 'calendar_events',
+    alias: 'e',
+    tenantId: scope.tenantId,
+    searched: false,
+    extra: extras.columns,
+    ...(extras.reading && extras.patients ? { reading: extras.reading, patientsOfPage: extras.patients } : {}),
+  };
   const order = { keys: [{ column: 'e.start_at', direction }], fallback: [], tieBreaker: 'e.id' };
-  return filteredPage<EventRow>(db as Kysely<never>, list, order, paging);
+  return filteredPage<EventRow & Extra>(db as Kysely<never>, list, order, paging);
 }
 
 /** Each member's events in range (as host or participant), for all members in one statement. */
@@ -133,23 +152,41 @@ export interface ParticipantRow {
   found: boolean;
 }
 
+/**
+ * A participant's columns (ParticipantRow), filled from its patient or user, from `cp` and the
+ * joins below; shared by the batch read and the page's JSON (events-page.ts).
+ */
+export const participantColumns = sql`cp.event_id, cp.id, cp.participant_id, cp.participant_role, cp.participation_status, cp.attended,
+  coalesce(p.first_name, u.first_name) AS first_name, coalesce(p.last_name, u.last_name) AS last_name,
+  coalesce(p.email, u.email) AS email, coalesce(p.phone, u.phone) AS phone, p.gender,
+  p.birth_date, coalesce(p.timezone, u.timezone) AS timezone,
+  CASE WHEN p.id IS NOT NULL THEN true ELSE u.enabled END AS enabled,
+  (p.id IS NOT NULL OR (u.id IS NOT NULL AND u.deleted_at IS NULL)) AS found`;
+
+/** The patient or the user each participant `cp` is, both pinned to the tenant. */
+export function participantJoins(tenantId: string): RawBuilder<unknown> {
+  return sql`LEFT JOIN patients p ON lower(cp.participant_role) = 'patient'
+      AND p.tenant_id = ${tenantId} AND p.instance_id = cp.instance_id AND p.id = cp.participant_id
+    LEFT JOIN users u ON lower(cp.participant_role) <> 'patient' AND u.tenant_id = ${tenantId} AND u.id = cp.participant_id`;
+}
+
 /** The participants of the events given, each filled from its patient or user: one statement for any number of events. */
 export async function participantsOf(db: Kysely<DB>, tenantId: string, eventIds: string[]): Promise<ParticipantRow[]> {
   if (eventIds.length === 0) return [];
   const { rows } = await sql<ParticipantRow>`
-    SELECT cp.event_id, cp.id, cp.participant_id, cp.participant_role, cp.participation_status, cp.attended,
-      coalesce(p.first_name, u.first_name) AS first_name, coalesce(p.last_name, u.last_name) AS last_name,
-      coalesce(p.email, u.email) AS email, coalesce(p.phone, u.phone) AS phone, p.gender,
-      p.birth_date, coalesce(p.timezone, u.timezone) AS timezone,
-      CASE WHEN p.id IS NOT NULL THEN true ELSE u.enabled END AS enabled,
-      (p.id IS NOT NULL OR (u.id IS NOT NULL AND u.deleted_at IS NULL)) AS found
+    SELECT ${participantColumns}
     FROM calendar_event_participants cp
-    LEFT JOIN patients p ON lower(cp.participant_role) = 'patient'
-      AND p.tenant_id = ${tenantId} AND p.instance_id = cp.instance_id AND p.id = cp.participant_id
-    LEFT JOIN users u ON lower(cp.participant_role) <> 'patient' AND u.tenant_id = ${tenantId} AND u.id = cp.participant_id
+    ${participantJoins(tenantId)}
     WHERE cp.tenant_id = ${tenantId} AND cp.event_id = ANY(${eventIds}::uuid[])
     ORDER BY cp.event_id, cp.position`.execute(db);
   return rows;
+}
+
+/** The stored `__encounter__` record an event is built on: what its encounter info is read from. */
+export interface EncounterRecord {
+  id: string;
+  patient_id: string;
+  values: Record<string, unknown>;
 }
 
 /** The patients an event names among its participants (role `patient`), in their order. */

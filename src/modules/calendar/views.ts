@@ -1,8 +1,16 @@
 import { sql } from 'kysely';
 import type { Context } from '../../http/context.ts';
 import { knownZone, localDateTime } from '../../wire/local-time.ts';
+import type { PageColumns } from './events-page.ts';
 import type { CalendarEventView, WorkHoursView } from './schemas.ts';
-import { type EventRow, type ParticipantRow, participantsOf, usersAmong, type WorkHoursRow } from './store.ts';
+import {
+  type EncounterRecord,
+  type EventRow,
+  type ParticipantRow,
+  participantsOf,
+  usersAmong,
+  type WorkHoursRow,
+} from './store.ts';
 
 /** Calendar rows → API objects, loaded in batches: one statement per kind for a whole page. */
 
@@ -16,13 +24,18 @@ export function zoneFor(ctx: Context, viewerTimezone: string | undefined, hostZo
   return knownZone(hostZone);
 }
 
+/** Whether local fields are in each host's (member's) zone, which must then be read (zoneFor). */
+export function inHostZones(ctx: Context, viewerTimezone: string | undefined): boolean {
+  return !viewerTimezone && ctx.caller?.type !== 'USER';
+}
+
 /** The members' (hosts') zones, for API-client callers; none is read for a user or a given zone. */
 export async function zonesOf(
   ctx: Context,
   viewerTimezone: string | undefined,
   memberIds: string[],
 ): Promise<Map<string, string | null>> {
-  if (viewerTimezone || ctx.caller?.type === 'USER') return new Map();
+  if (!inHostZones(ctx, viewerTimezone)) return new Map();
   const users = await usersAmong(ctx.db, ctx.scope.tenantId, [...new Set(memberIds)]);
   return new Map(users.map((user) => [user.id, user.timezone]));
 }
@@ -50,12 +63,37 @@ export async function eventViews(ctx: Context, rows: EventRow[], options: EventV
     if (list) list.push(participant);
     else byEvent.set(participant.event_id, [participant]);
   }
-  return rows.map((row) => {
-    const zone = zoneFor(ctx, options.viewerTimezone, zones.get(row.host_id) ?? row.timezone);
-    const view = eventView(row, byEvent.get(row.id) ?? [], zone);
-    if (options.includeEncounterInfo) view.encounterInfo = (row.encounter_id && encounters.get(row.encounter_id)) || null;
-    return view;
-  });
+  return rows.map((row) =>
+    shownEvent(ctx, row, options, {
+      participants: byEvent.get(row.id) ?? [],
+      hostZone: zones.get(row.host_id),
+      encounter: row.encounter_id ? encounters.get(row.encounter_id) : undefined,
+    }),
+  );
+}
+
+/** A page's events, with what its statement composed beside each (events-page.ts): no statement of their own. */
+export function pageViews(ctx: Context, rows: (EventRow & PageColumns)[], options: EventViewOptions): CalendarEventView[] {
+  return rows.map((row) =>
+    shownEvent(ctx, row, options, {
+      participants: row.cairn_participants,
+      hostZone: row.cairn_host_zone,
+      encounter: row.cairn_encounter ? encounterInfoView(row.cairn_encounter) : undefined,
+    }),
+  );
+}
+
+/** An event as shown, from what was read beside it: its participants, its host's zone, its encounter. */
+function shownEvent(
+  ctx: Context,
+  row: EventRow,
+  options: EventViewOptions,
+  beside: { participants: ParticipantRow[]; hostZone: string | null | undefined; encounter: EncounterInfoView | undefined },
+): CalendarEventView {
+  const zone = zoneFor(ctx, options.viewerTimezone, beside.hostZone ?? row.timezone);
+  const view = eventView(row, beside.participants, zone);
+  if (options.includeEncounterInfo) view.encounterInfo = (row.encounter_id && beside.encounter) || null;
+  return view;
 }
 
 export function eventView(row: EventRow, participants: ParticipantRow[], zone: string): CalendarEventView {
@@ -116,37 +154,35 @@ type EncounterInfoView = NonNullable<CalendarEventView['encounterInfo']>;
 async function encounterInfoOf(ctx: Context, rows: EventRow[]): Promise<Map<string, EncounterInfoView>> {
   const ids = rows.flatMap((row) => (row.encounter_id ? [row.encounter_id] : []));
   if (ids.length === 0) return new Map();
-  const { rows: records } = await sql<{ id: string; patient_id: string; values: Record<string, unknown> }>`
+  const { rows: records } = await sql<EncounterRecord>`
     SELECT id, patient_id, values FROM cdt_records
     WHERE tenant_id = ${ctx.scope.tenantId} AND instance_id = ${ctx.scope.instanceId}
       AND cdt_name = '__encounter__' AND id = ANY(${ids}::uuid[])`.execute(ctx.db);
+  return new Map(records.map((record) => [record.id, encounterInfoView(record)]));
+}
+
+/** An `__encounter__` record as its event's `encounterInfo` shows it. */
+function encounterInfoView(record: EncounterRecord): EncounterInfoView {
+  const values = record.values;
   const text = (value: unknown) => (typeof value === 'string' ? value : null);
   const cents = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) ? value : null);
-  return new Map(
-    records.map((record) => {
-      const values = record.values;
-      const services = Array.isArray(values.visitServices) ? (values.visitServices as Record<string, unknown>[]) : [];
-      return [
-        record.id,
-        {
-          encounterId: record.id,
-          dispositionId: text(values.dispositionId),
-          templateName: text(values.templateName),
-          templateTitle: text(values.templateTitle),
-          patientId: record.patient_id,
-          title: text(values.title),
-          description: text(values.description),
-          notes: text(values.notes),
-          type: text(values.type),
-          status: text(values.status),
-          serviceCost: cents(values.serviceCost),
-          preVisitCost: cents(values.preVisitCost),
-          visitServices: services,
-          location: text(values.location),
-        },
-      ];
-    }),
-  );
+  const services = Array.isArray(values.visitServices) ? (values.visitServices as Record<string, unknown>[]) : [];
+  return {
+    encounterId: record.id,
+    dispositionId: text(values.dispositionId),
+    templateName: text(values.templateName),
+    templateTitle: text(values.templateTitle),
+    patientId: record.patient_id,
+    title: text(values.title),
+    description: text(values.description),
+    notes: text(values.notes),
+    type: text(values.type),
+    status: text(values.status),
+    serviceCost: cents(values.serviceCost),
+    preVisitCost: cents(values.preVisitCost),
+    visitServices: services,
+    location: text(values.location),
+  };
 }
 
 export function workHoursView(row: WorkHoursRow, zone: string): WorkHoursView {
