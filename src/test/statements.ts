@@ -10,7 +10,11 @@ import type { StatementListener } from '../db/database.ts';
 /** Each capture, with the texts whose kept parameters are of a run that failed. */
 const captures = new Map<Map<string, readonly unknown[]>, Set<string>>();
 
+/** Each count in progress: every statement run, in order, a text again each time it runs. */
+const counts = new Set<string[]>();
+
 export const recordStatement: StatementListener = (sql, parameters, failed) => {
+  for (const count of counts) count.push(sql);
   for (const [capture, failedOnly] of captures) {
     if (capture.has(sql) && !(failedOnly.has(sql) && !failed)) continue;
     capture.set(sql, parameters);
@@ -29,4 +33,19 @@ export function captureStatements(): Map<string, readonly unknown[]> {
 /** Stops a capture, so what runs next (the EXPLAINs of what it caught) does not join it. */
 export function stopCapture(capture: Map<string, readonly unknown[]>): void {
   captures.delete(capture);
+}
+
+/**
+ * The statements `run` sends, every run of each (a page's statement twice is two): how many
+ * statements a request costs, as pg_stat_statements counts them for the bench.
+ */
+export async function statementsOf(run: () => Promise<unknown>): Promise<string[]> {
+  const count: string[] = [];
+  counts.add(count);
+  try {
+    await run();
+  } finally {
+    counts.delete(count);
+  }
+  return count;
 }

@@ -133,10 +133,12 @@ export interface ParticipantRow {
   found: boolean;
 }
 
-/** The participants of the events given, each filled from its patient or user: one statement for any number of events. */
-export async function participantsOf(db: Kysely<DB>, tenantId: string, eventIds: string[]): Promise<ParticipantRow[]> {
-  if (eventIds.length === 0) return [];
-  const { rows } = await sql<ParticipantRow>`
+/**
+ * Participants, each filled from its patient or user, in their order: those of `cp` where `which`
+ * holds. Every table names the tenant as a parameter (Citus routes the statement to one shard).
+ */
+function participantRows(tenantId: string, which: RawBuilder<unknown>): RawBuilder<ParticipantRow> {
+  return sql<ParticipantRow>`
     SELECT cp.event_id, cp.id, cp.participant_id, cp.participant_role, cp.participation_status, cp.attended,
       coalesce(p.first_name, u.first_name) AS first_name, coalesce(p.last_name, u.last_name) AS last_name,
       coalesce(p.email, u.email) AS email, coalesce(p.phone, u.phone) AS phone, p.gender,
@@ -147,9 +149,20 @@ export async function participantsOf(db: Kysely<DB>, tenantId: string, eventIds:
     LEFT JOIN patients p ON lower(cp.participant_role) = 'patient'
       AND p.tenant_id = ${tenantId} AND p.instance_id = cp.instance_id AND p.id = cp.participant_id
     LEFT JOIN users u ON lower(cp.participant_role) <> 'patient' AND u.tenant_id = ${tenantId} AND u.id = cp.participant_id
-    WHERE cp.tenant_id = ${tenantId} AND cp.event_id = ANY(${eventIds}::uuid[])
-    ORDER BY cp.event_id, cp.position`.execute(db);
+    WHERE cp.tenant_id = ${tenantId} AND ${which}
+    ORDER BY cp.event_id, cp.position`;
+}
+
+/** The participants of the events given: one statement for any number of events. */
+export async function participantsOf(db: Kysely<DB>, tenantId: string, eventIds: string[]): Promise<ParticipantRow[]> {
+  if (eventIds.length === 0) return [];
+  const { rows } = await participantRows(tenantId, sql`cp.event_id = ANY(${eventIds}::uuid[])`).execute(db);
   return rows;
+}
+
+/** The participants of the event `event` (an alias) as a JSON array, for a statement that shows events with theirs. */
+export function participantColumns(tenantId: string, event: string): RawBuilder<unknown> {
+  return sql`(SELECT coalesce(json_agg(pr), '[]') FROM (${participantRows(tenantId, sql`cp.event_id = ${sql.ref(`${event}.id`)}`)}) pr)`;
 }
 
 /** The patients an event names among its participants (role `patient`), in their order. */
