@@ -63,7 +63,7 @@ export function parseSort(sort: string | string[] | undefined, sortable: Record<
  * pages never repeat or skip rows. The tie-breaker follows the last key's direction, so an index
  * on (key, id) serves either direction.
  */
-function orderBy(keys: SortKey[], fallback: SortKey[], tieBreaker: string): string {
+export function orderBy(keys: SortKey[], fallback: SortKey[], tieBreaker: string): string {
   const effective = keys.length > 0 ? keys : fallback;
   const terms = effective.map((key) => `${key.column} ${key.direction} nulls ${key.direction === 'asc' ? 'last' : 'first'}`);
   return [...terms, `${tieBreaker} ${effective.at(-1)?.direction ?? 'asc'}`].join(', ');

@@ -40,7 +40,8 @@ export interface RecordListQuery {
   where?: RawBuilder<SqlBool>[];
 }
 
-function filtered(db: Kysely<DB>, scope: Scope, query: RecordListQuery) {
+/** The records a list query selects, aliased `c`, before any select (an area composing its own statement starts here). */
+export function filteredRecords(db: Kysely<DB>, scope: Scope, query: Omit<RecordListQuery, 'paging' | 'sort'>) {
   let select = db
     .selectFrom('cdt_records as c')
     .where('c.tenant_id', '=', scope.tenantId)
@@ -60,6 +61,9 @@ function filtered(db: Kysely<DB>, scope: Scope, query: RecordListQuery) {
   return select;
 }
 
+/** Newest first; records written in the same millisecond follow their v7 ids, in the direction of the last key. */
+export const recordOrder = { fallback: [{ column: 'c.created_at', direction: 'desc' as const }], tieBreaker: 'c.id' };
+
 /** One page of records and the total, in one statement (the shared `filteredPage`); newest first unless sorted. */
 export function listRecordPage(
   db: Kysely<DB>,
@@ -67,14 +71,13 @@ export function listRecordPage(
   query: RecordListQuery,
 ): Promise<{ rows: CdtRecordRow[]; total: number }> {
   const list = {
-    base: filtered(db, scope, query) as never,
+    base: filteredRecords(db, scope, query) as never,
     table: 'cdt_records',
     alias: 'c',
     tenantId: scope.tenantId,
     searched: false,
   };
-  // Records written in the same millisecond follow their v7 ids, in the direction of the last key.
-  const order = { keys: query.sort, fallback: [{ column: 'c.created_at', direction: 'desc' as const }], tieBreaker: 'c.id' };
+  const order = { keys: query.sort, ...recordOrder };
   return filteredPage<CdtRecordRow>(db as Kysely<never>, list, order, query.paging);
 }
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { type Context, readRecording } from '../../http/context.ts';
-import { type EncounterRecord, type PageExtras, type ParticipantRow, participantColumns, participantJoins } from './store.ts';
+import { type EncounterRecord, type PageExtras, type ParticipantRow, participantsJson } from './store.ts';
 
 /**
  * What a page of the events list shows beside its events, composed into the page's own statement
@@ -21,10 +21,8 @@ export interface PageColumns {
 
 export function pageExtras(ctx: Context, shows: { hostZones: boolean; encounterInfo: boolean }): PageExtras {
   const { tenantId, instanceId } = ctx.scope;
-  // Ordered by position, as participantsOf reads them; `position` rides along, unread.
-  const participants = sql`(SELECT coalesce(json_agg(row_to_json(cp_row) ORDER BY cp_row.position), '[]'::json)
-    FROM (SELECT ${participantColumns}, cp.position FROM calendar_event_participants cp ${participantJoins(tenantId)}
-      WHERE cp.tenant_id = ${tenantId} AND cp.event_id = e.id) AS cp_row) AS cairn_participants`;
+  // Ordered by position, as participantsOf reads them.
+  const participants = sql`${participantsJson(tenantId, 'e')} AS cairn_participants`;
   // As zonesOf: a live user's zone, else the event's own (views.ts).
   const hostZone = sql`(SELECT hz.timezone FROM users hz
     WHERE hz.tenant_id = ${tenantId} AND hz.id = e.host_id AND hz.deleted_at IS NULL) AS cairn_host_zone`;

@@ -2,6 +2,6 @@
 export { attachEventIn, cancelEventIn, createCalendarEvent, createEventIn, detachEventIn } from './operations.ts';
 export { placeId, recordPlace } from './places.ts';
 export { AppointmentInput, type AppointmentInputBody, CalendarEvent, type CalendarEventView } from './schemas.ts';
-export { type EventRow, eventsAmong, findEvent } from './store.ts';
-export { eventViews, zoneFor, zonesOf } from './views.ts';
+export { type EventRow, eventsAmong, findEvent, type ParticipantRow, participantsJson } from './store.ts';
+export { eventView, eventViews, zoneFor, zonesOf } from './views.ts';
 export { createWorkHours } from './work-hours.ts';

@@ -182,6 +182,17 @@ export async function participantsOf(db: Kysely<DB>, tenantId: string, eventIds:
   return rows;
 }
 
+/**
+ * The participants of the event aliased `event` as a JSON array of ParticipantRow, in their order:
+ * for a statement that shows events with theirs (a page of events, a patient's full encounters).
+ */
+export function participantsJson(tenantId: string, event: string): RawBuilder<unknown> {
+  // `position` rides along for the order, unread.
+  return sql`(SELECT coalesce(json_agg(row_to_json(cp_row) ORDER BY cp_row.position), '[]'::json)
+    FROM (SELECT ${participantColumns}, cp.position FROM calendar_event_participants cp ${participantJoins(tenantId)}
+      WHERE cp.tenant_id = ${tenantId} AND cp.event_id = ${sql.ref(`${event}.id`)}) AS cp_row)`;
+}
+
 /** The stored `__encounter__` record an event is built on: what its encounter info is read from. */
 export interface EncounterRecord {
   id: string;

@@ -8,12 +8,12 @@ import { requirePatient } from '../../records/patient-scope.ts';
 import type { CdtRecordRow } from '../../records/store.ts';
 import { ApiError, validationError } from '../../wire/errors.ts';
 import { readInstant } from '../../wire/schemas.ts';
-import { readUsers, userViews } from '../users/index.ts';
+import { readUsers, type UserReadRow, userViews } from '../users/index.ts';
 import { encounterRecords } from './operations.ts';
 import { commentView } from './parts.ts';
-import { commentsOf, partsOf } from './store.ts';
+import { type CommentRow, commentsOf, partsOf } from './store.ts';
 import { ASSESSMENT_LINK, DISPOSITION, ENCOUNTER } from './types.ts';
-import { encounterViews } from './views.ts';
+import { type EncounterPage, encounterViews } from './views.ts';
 
 /**
  * The encounter lists of 002 and DECISIONS §7, through the records kernel's list (one statement
@@ -40,7 +40,7 @@ export interface EncounterFilter {
  * The filters as conditions on `c`, each written so the planner can start from an index: an owner
  * through the owner index, a care team through the care-team index and the patients' encounter index.
  */
-function conditions(scope: Scope, filter: EncounterFilter): RawBuilder<SqlBool>[] {
+export function conditions(scope: Scope, filter: EncounterFilter): RawBuilder<SqlBool>[] {
   const where: RawBuilder<SqlBool>[] = [];
   if (filter.excludeWithoutCalendarEvent) where.push(sql<SqlBool>`c.values ? 'calendarEventId'`);
   if (filter.activeUserId) where.push(sql<SqlBool>`c.values ->> 'activeUserId' = ${filter.activeUserId}`);
@@ -136,7 +136,6 @@ export async function instanceEncounters(ctx: Context, filter: EncounterFilter &
 /** Full encounters (002): each with its disposition, appointment, host, assessment links and comments. */
 export async function fullEncounters(ctx: Context, rows: CdtRecordRow[]) {
   if (rows.length === 0) return [];
-  const { dispositions, links } = await encounterRecords(ctx);
   const ids = rows.map((row) => row.id);
   const [page, parts, comments] = await Promise.all([
     encounterViews(ctx, rows),
@@ -144,8 +143,24 @@ export async function fullEncounters(ctx: Context, rows: CdtRecordRow[]) {
     commentsOf(ctx.db, ctx.scope, ids),
   ]);
   const hostIds = [...new Set([...page.events.values()].map((event) => event.row.host_id))];
-  const hosts = userViews(ctx.tenant, await readUsers(ctx.db, ctx.scope.tenantId, hostIds));
-  const hostById = new Map(hosts.map((host) => [host.id, host]));
+  const hosts = await readUsers(ctx.db, ctx.scope.tenantId, hostIds);
+  return fullEncountersOf(ctx, rows, { page, parts, comments, hosts });
+}
+
+/** What full encounters show beside their records, however it was read. */
+export interface FullRelated {
+  page: EncounterPage;
+  /** Dispositions and assessment links of the encounters. */
+  parts: CdtRecordRow[];
+  comments: CommentRow[];
+  hosts: UserReadRow[];
+}
+
+/** Full encounters from their records and what they show: no query here. */
+export async function fullEncountersOf(ctx: Context, rows: CdtRecordRow[], related: FullRelated) {
+  const { dispositions, links } = await encounterRecords(ctx);
+  const { page, parts, comments } = related;
+  const hostById = new Map(userViews(ctx.tenant, related.hosts).map((host) => [host.id, host]));
   return rows.map((row, index) => {
     const event = page.events.get(row.id);
     const own = parts.filter((part) => part.source_id === row.id);
@@ -163,6 +178,14 @@ export async function fullEncounters(ctx: Context, rows: CdtRecordRow[]) {
   });
 }
 
+/** The sort of a full list: 002's patient list takes a direction beside sort, which turns the default order (by creation). */
+export function fullSort(query: ListQuery & { direction?: string | undefined }): SortKey[] {
+  const sort = parseSort(query.sort, sortable);
+  if (sort.length === 0 && query.direction)
+    return [{ column: 'c.created_at', direction: query.direction.toLowerCase() as 'asc' | 'desc' }];
+  return sort;
+}
+
 export async function fullEncounterPage(
   ctx: Context,
   filter: EncounterFilter & { withCareTeam?: boolean; userId?: string },
@@ -171,10 +194,7 @@ export async function fullEncounterPage(
 ) {
   if (patientId) await requirePatient(ctx, patientId);
   if (filter.userId) await requireUser(ctx, filter.userId);
-  let sort = parseSort(query.sort, sortable);
-  // 002: the patient list takes a direction beside sort; it turns the default order (by creation).
-  if (sort.length === 0 && query.direction)
-    sort = [{ column: 'c.created_at', direction: query.direction.toLowerCase() as 'asc' | 'desc' }];
+  const sort = fullSort(query);
   const { userId, withCareTeam, ...rest } = filter;
   const mine = userId ? userScope(userId, withCareTeam) : {};
   const { rows, total } = await page(ctx, { ...rest, ...mine }, patientId, query, sort);

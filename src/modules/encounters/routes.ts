@@ -7,6 +7,7 @@ import { needs } from '../../http/route-access.ts';
 import { CdtRecord } from '../../records/cdt-view.ts';
 import { ErrorBody } from '../../wire/errors.ts';
 import { EmptyBody, InstanceParams, PatientParams } from '../../wire/schemas.ts';
+import { patientFullEncounterPage } from './full-page.ts';
 import { fullEncounter, fullEncounterPage, instanceEncounters, patientEncounters, rangeFilter, userEncounters } from './lists.ts';
 import { createEncounter, deleteEncounter, getEncounter, updateEncounter } from './operations.ts';
 import {
@@ -181,7 +182,7 @@ const encounterRoutes: AreaPlugin = async (app) => {
     },
     async (request) => {
       const { page, size, sort, direction, ...filter } = request.query;
-      const { data, total } = await fullEncounterPage(contextOf(request), filter, request.params.patientId, {
+      const { data, total } = await patientFullEncounterPage(contextOf(request), request.params.patientId, filter, {
         page,
         size,
         sort,

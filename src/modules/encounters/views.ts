@@ -58,12 +58,33 @@ const text = (value: unknown) => (typeof value === 'string' ? value : null);
 /** An id stored in values, when it is one (a value written by hand must not break a uuid query). */
 const idOf = (value: unknown) => (typeof value === 'string' && uuidPattern.test(value) ? value.toLowerCase() : null);
 
+/** What an encounter page shows beside its records: appointments, people's names, patients, hosts' zones. */
+export interface EncounterRelated {
+  /** Each appointment with its view, by event id. */
+  events: Map<string, { row: EventRow; view: CalendarEventView }>;
+  /** Owners' and active users' names, by user id. */
+  names: Map<string, string | null>;
+  /** The patients' names (the user and instance lists show them). */
+  patients: Map<string, { first_name: string | null; last_name: string | null }>;
+  /** Hosts' zones, by user id (zonesOf: none for a user caller). */
+  zones: Map<string, string | null>;
+}
+
+/** A user's name as the lists show it: first and last, or null. */
+export const nameOf = (user: { first_name: string | null; last_name: string | null }) =>
+  [user.first_name, user.last_name].filter(Boolean).join(' ') || null;
+
 export async function encounterViews(
   ctx: Context,
   rows: CdtRecordRow[],
   options: { list?: boolean } = {},
 ): Promise<EncounterPage> {
   if (rows.length === 0) return { views: [], events: new Map() };
+  return encounterPage(ctx, rows, await relatedOf(ctx, rows, options), options);
+}
+
+/** What the page shows beside its records, loaded for the whole page: one statement per kind. */
+async function relatedOf(ctx: Context, rows: CdtRecordRow[], options: { list?: boolean }): Promise<EncounterRelated> {
   const valuesOf = (row: CdtRecordRow) => row.values as Record<string, unknown>;
   const eventIds = [...new Set(rows.flatMap((row) => text(valuesOf(row).calendarEventId) ?? []))];
   const userIds = [
@@ -100,9 +121,23 @@ export async function encounterViews(
       events.map((event) => event.host_id),
     ),
   ]);
-  const eventById = new Map(events.map((event, index) => [event.id, { row: event, view: views[index] as CalendarEventView }]));
-  const names = new Map(users.map((user) => [user.id, [user.first_name, user.last_name].filter(Boolean).join(' ') || null]));
-  const patientById = new Map(patients.map((patient) => [patient.id, patient]));
+  return {
+    events: new Map(events.map((event, index) => [event.id, { row: event, view: views[index] as CalendarEventView }])),
+    names: new Map(users.map((user) => [user.id, nameOf(user)])),
+    patients: new Map(patients.map((patient) => [patient.id, patient])),
+    zones,
+  };
+}
+
+/** The page's views from its records and what they show: no query here. */
+export function encounterPage(
+  ctx: Context,
+  rows: CdtRecordRow[],
+  related: EncounterRelated,
+  options: { list?: boolean } = {},
+): EncounterPage {
+  const valuesOf = (row: CdtRecordRow) => row.values as Record<string, unknown>;
+  const { events: eventById, names, patients: patientById, zones } = related;
   const byEncounter = new Map<string, { row: EventRow; view: CalendarEventView }>();
   const out = rows.map((row): EncounterView => {
     const values = valuesOf(row);
