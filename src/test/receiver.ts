@@ -11,8 +11,11 @@ export interface Received {
   at: number;
 }
 
-/** What a receiver does with a request: answer a status, or hang (a timeout) for `delayMs` first. */
-export type Answer = number | { status: number; delayMs?: number; location?: string };
+/**
+ * What a receiver does with a request: answer a status, or hang (a timeout) for `delayMs` first, or
+ * until `until` settles (a request held while the test looks at what else happens).
+ */
+export type Answer = number | { status: number; delayMs?: number; location?: string; until?: Promise<unknown> };
 
 /**
  * A webhook receiver on a loopback port, for the tests: it records every request and answers as
@@ -33,11 +36,17 @@ export async function startReceiver(otherwise: Answer = 200) {
       } catch {}
       received.push({ path: request.url ?? '/', headers: request.headers as Record<string, string>, body, json, at: Date.now() });
       const answer = answers.shift() ?? fallback;
-      const { status, delayMs = 0, location } = typeof answer === 'number' ? { status: answer } : answer;
-      const timer = setTimeout(() => {
+      const { status, delayMs = 0, location, until } = typeof answer === 'number' ? { status: answer } : answer;
+      const reply = () => {
+        if (response.writableEnded || response.destroyed) return;
         response.writeHead(status, location ? { location } : {});
         response.end('{}');
-      }, delayMs);
+      };
+      if (until) {
+        until.then(reply, reply);
+        return;
+      }
+      const timer = setTimeout(reply, delayMs);
       response.on('close', () => clearTimeout(timer));
     });
   });
