@@ -332,18 +332,25 @@ export function dateCondition(
 }
 
 /**
- * A date parameter over an element the resource never shows (Task's `period`, its
- * `executionPeriod`): in R4 search.html a value matches resources holding the element (`:missing`
- * finds the others), so a good date matches none; a bad one is still a 400, as on any date parameter.
+ * A parameter over an element Cairn never holds (Task's `period`, an Organization's `address`, a
+ * PractitionerRole's `specialty`): in R4 search.html a value matches resources holding the element
+ * (`:missing` finds the others), so a good value matches none; a bad one is still a 400, as on any
+ * parameter of its type.
  */
-export function absentDateParam(name: string): FhirParam {
+export function absentParam(name: string, type: FhirParam['type']): FhirParam {
   return {
-    type: 'date',
+    type,
     where: (given) => {
-      dateRangeOf(name, given);
+      checkValue(name, type, given);
       return nothing;
     },
   };
+}
+
+/** Throws the 400 a value of a parameter of `type` gets when it is malformed (a date out of range, a control character). */
+export function checkValue(name: string, type: FhirParam['type'], given: string): void {
+  if (type === 'date') dateRangeOf(name, given);
+  else if (type === 'string' && hasControl(given)) throw invalidParam(name, 'has a control character');
 }
 
 /** The parameters every resource has. */

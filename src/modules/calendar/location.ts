@@ -1,6 +1,5 @@
 import type { Row } from '../../db/schema.ts';
-import { compact, type FhirResource, reference, stringParam } from '../../http/fhir.ts';
-import { noAddressParam } from '../formation/index.ts';
+import { absentParam, compact, type FhirResource, reference, stringParam } from '../../http/fhir.ts';
 
 /**
  * A place the calendar's in-person appointments are at (`places`, kept by the encounters' writes)
@@ -24,10 +23,10 @@ export const fhirLocation: FhirResource = {
     // The start of the text, any case (places_name_pattern_idx).
     name: stringParam('name', 'name'),
     // Cairn keeps the text alone, no address: an address search matches no place.
-    address: noAddressParam('address'),
-    'address-city': noAddressParam('address-city'),
-    'address-state': noAddressParam('address-state'),
-    'address-postalcode': noAddressParam('address-postalcode'),
+    address: absentParam('address', 'string'),
+    'address-city': absentParam('address-city', 'string'),
+    'address-state': absentParam('address-state', 'string'),
+    'address-postalcode': absentParam('address-postalcode', 'string'),
   },
   toFhir: (row: PlaceRow) =>
     compact({

@@ -3,10 +3,10 @@ import type { Static } from 'typebox';
 import type { Row } from '../../db/schema.ts';
 import type { InstancePhone } from '../../formation/schemas.ts';
 import {
+  absentParam,
   compact,
   type FhirParam,
   type FhirResource,
-  invalidParam,
   nothing,
   reference,
   stringParam,
@@ -61,20 +61,6 @@ function identifierParam(idSystem: string, nameSystem: string): FhirParam {
   };
 }
 
-/**
- * `address`: Cairn keeps no address of a tenant or an instance, and an Organization without one
- * matches no address search (a value is still checked as a string).
- */
-export function noAddressParam(name: string): FhirParam {
-  return {
-    type: 'string',
-    where: (value) => {
-      if ([...value].some((c) => c.charCodeAt(0) < 0x20)) throw invalidParam(name, 'has a control character');
-      return nothing;
-    },
-  };
-}
-
 export const fhirTenantOrganization: FhirResource = {
   type: 'Organization',
   profile: PROFILE,
@@ -87,7 +73,7 @@ export const fhirTenantOrganization: FhirResource = {
   params: {
     // Its title, or its name (the URL's), as R4's `name` reads name and alias.
     name: stringParam('name', 'title', 'name'),
-    address: noAddressParam('address'),
+    address: absentParam('address', 'string'),
     identifier: identifierParam(TENANT_ID_SYSTEM, TENANT_NAME_SYSTEM),
   },
   toFhir: (row: TenantRow) =>
@@ -116,7 +102,7 @@ export const fhirInstanceOrganization: FhirResource = {
   notFound: 'ORGANIZATION_NOT_FOUND',
   params: {
     name: stringParam('name', 'name'),
-    address: noAddressParam('address'),
+    address: absentParam('address', 'string'),
     identifier: identifierParam(INSTANCE_ID_SYSTEM, INSTANCE_NAME_SYSTEM),
   },
   toFhir: (row: InstanceRow) =>

@@ -1,3 +1,2 @@
 /** What other parts may use of the formation area: the CLI applies formation files; FHIR's address parameter of what has none. */
-export { noAddressParam } from './fhir.ts';
 export { applyFormation } from './operations.ts';

@@ -1,13 +1,5 @@
 import type { Row } from '../../db/schema.ts';
-import {
-  absentDateParam,
-  compact,
-  dateParam,
-  type FhirResource,
-  reference,
-  referenceParam,
-  tokenParam,
-} from '../../http/fhir.ts';
+import { absentParam, compact, dateParam, type FhirResource, reference, referenceParam, tokenParam } from '../../http/fhir.ts';
 
 /**
  * A Cairn task as a FHIR R4 Task (US Core 5.0.1 has no Task profile: base R4). Each field's mapping
@@ -68,7 +60,7 @@ export const fhirTask: FhirResource = {
     'authored-on': dateParam('authored-on', 'created_at', 'instant'),
     modified: dateParam('modified', 'updated_at', 'instant'),
     // R4's `period` is Task.executionPeriod, when the work was done: Cairn keeps no such times, so it matches none.
-    period: absentDateParam('period'),
+    period: absentParam('period', 'date'),
     // The due date, which R4 has no parameter for: Cairn's own, declared in the CapabilityStatement.
     'due-date': {
       ...dateParam('due-date', 'due_date', 'instant'),

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Row } from '../../db/schema.ts';
-import { compact, type FhirResource, nothing, reference, referenceParam } from '../../http/fhir.ts';
+import { absentParam, compact, type FhirResource, reference, referenceParam } from '../../http/fhir.ts';
 
 /**
  * A user's roles in an instance as a FHIR R4 PractitionerRole, profiled as US Core 6.1.0
@@ -60,8 +60,7 @@ export const fhirPractitionerRole: FhirResource = {
   params: {
     practitioner: referenceParam('Practitioner', 'id'),
     organization: referenceParam('Organization', 'instance_id'),
-    // Cairn keeps no specialty: any value matches none (R4: a value matches resources that hold it).
-    specialty: { type: 'token', where: () => nothing },
+    specialty: absentParam('specialty', 'token'),
   },
   toFhir: (row: RoleRow) => compact(practitionerRoleOf(row)),
 };

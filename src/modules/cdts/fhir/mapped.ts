@@ -10,6 +10,7 @@ import {
 import type { FieldType } from '../../../formation/field-types.ts';
 import type { Formation } from '../../../formation/schemas.ts';
 import {
+  checkValue,
   dateCondition,
   type FhirParam,
   type FhirResource,
@@ -144,7 +145,7 @@ export function cdtDateParam(name: string, mapped: readonly MappedCdt[], orCreat
     type: 'date',
     where: (given) => {
       // A bad value is a 400 whichever CDTs there are.
-      dateCondition(name, sql`r.created_at`, 'instant', given);
+      checkValue(name, 'date', given);
       return whereCdts(mapped, (cdt) => {
         const date = dateOf(cdt, orCreated);
         return date ? dateCondition(name, date.expression, date.kind, given) : false;
