@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { parameterBatches } from '../db/batches.ts';
 import { crossTenant } from '../db/cross-tenant.ts';
@@ -100,30 +100,36 @@ export async function claimJobs(db: Kysely<DB>, options: ClaimOptions): Promise<
   const tenants =
     options.tenants ??
     (options.engine === 'citus' ? (await dueWork(db, options)).filter((due) => due.jobs).map((due) => due.tenantId) : undefined);
-  if (!tenants) return claim(db, options, sql``);
+  if (!tenants) return claim(db, options);
   const taken: JobRow[] = [];
   for (const tenant of tenants) {
     if (taken.length >= options.limit) break;
-    taken.push(...(await claim(db, { ...options, limit: options.limit - taken.length }, sql`AND tenant_id = ${tenant}`)));
+    taken.push(...(await claim(db, { ...options, limit: options.limit - taken.length }, tenant)));
   }
   return taken;
 }
 
-function claim(db: Kysely<DB>, options: ClaimOptions, tenant: RawBuilder<unknown>): Promise<JobRow[]> {
+function claim(db: Kysely<DB>, options: ClaimOptions, tenantId?: string): Promise<JobRow[]> {
+  // The due jobs are picked once, in a materialized CTE: as an `IN (subquery)` the planner may
+  // rescan the locking subquery per row of a nested-loop semi-join, each rescan skipping the rows
+  // this statement just took, so a claim of 1 took 2 or 12 (a runner past its bound).
+  const pinned = tenantId === undefined ? sql`` : sql`AND jobs.tenant_id = ${tenantId}`;
   return sql<JobRow>`
-    UPDATE jobs SET state = 'RUNNING', attempts = attempts + 1, run_at = ${options.leaseUntil},
-      locked_by = ${options.worker}, updated_at = ${options.now}
-    WHERE (tenant_id, id) IN (
+    WITH picked AS MATERIALIZED (
       SELECT tenant_id, id FROM jobs
       WHERE state IN ('QUEUED', 'RUNNING')
         AND coalesce(run_at, '-infinity'::timestamptz) <= ${options.now}
         AND kind = ANY(${options.kinds as string[]})
-        ${tenant}
+        ${pinned}
       ORDER BY coalesce(run_at, '-infinity'::timestamptz), seq
       LIMIT ${options.limit}
       FOR UPDATE SKIP LOCKED)
-      ${tenant}
-    RETURNING *`
+    UPDATE jobs SET state = 'RUNNING', attempts = jobs.attempts + 1, run_at = ${options.leaseUntil},
+      locked_by = ${options.worker}, updated_at = ${options.now}
+    FROM picked
+    WHERE jobs.tenant_id = picked.tenant_id AND jobs.id = picked.id
+      ${pinned}
+    RETURNING jobs.*`
     .execute(db)
     .then(({ rows }) => rows);
 }

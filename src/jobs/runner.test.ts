@@ -6,6 +6,7 @@ import { TestClock } from '../test/clock.ts';
 import { createTestTenant, startApp } from '../test/harness.ts';
 import { jobContext } from '../work/job-context.ts';
 import { write } from '../work/write.ts';
+import { claimJobs } from './queue.ts';
 
 /** A job kind whose first run holds on until the test lets it go. */
 function slowArea() {
@@ -67,4 +68,33 @@ test('a job running longer than its lease keeps it while its worker lives; once 
   await draining;
   const left = await first.services.db.selectFrom('jobs').select('id').where('tenant_id', '=', t.tenant.id).execute();
   assert.deepEqual(left, []);
+});
+
+test('a claim takes at most what it asks for, however the planner joins the pick (a runner keeps its bound)', async () => {
+  const app = await startApp();
+  const t = await createTestTenant(app);
+  const ctx = await jobContext(app.services, t.tenant.id);
+  // Twelve due jobs of one tenant, each its own key, as twelve records' first deliveries are.
+  await write(ctx!, async (w) => {
+    for (let index = 0; index < 12; index++) w.enqueue({ kind: 'slow.work', key: `record-${index}` });
+  });
+  const now = new Date();
+  const options = {
+    kinds: ['slow.work'],
+    now,
+    leaseUntil: new Date(now.getTime() + 60_000),
+    worker: 'bound-test',
+    engine: app.services.dbKind,
+  };
+  for (const limit of [1, 1, 3]) {
+    const taken = await claimJobs(app.services.db, { ...options, limit, tenants: [t.tenant.id] });
+    assert.equal(taken.length, limit, `a claim of ${limit} took ${taken.length}`);
+  }
+  const running = await app.services.db
+    .selectFrom('jobs')
+    .select('id')
+    .where('tenant_id', '=', t.tenant.id)
+    .where('state', '=', 'RUNNING')
+    .execute();
+  assert.equal(running.length, 5);
 });
