@@ -9,7 +9,10 @@
  * (pg_stat_statements). It prints and saves (bench/results/) req/s, p50/p95/p99, each worker's
  * memory (after start-up, idle after a warm-up, and its peak under load) with the heap settings
  * the workers run with, Cairn ÷ floor and Cairn ÷ same-SQL, statements per request, and the
- * growth of search and list latency from the small tenant to the large one. The measured Cairn
+ * growth of search and list latency from the small tenant to the large one, and where a worker's
+ * time goes under get, search and create (bench/profile.ts: garbage collection, the statement, the
+ * access record, authentication, validation and serialization, HTTP, socket writes, the
+ * framework, the route). The measured Cairn
  * runs with job workers off (CAIRN_JOB_WORKERS=0, an API-only node), so its statements per request
  * are the request's own: with them on, their polling and the outbox relay each write wakes add
  * theirs (create patient 1.38 against 1.01); the events bench measures what job workers cost.
@@ -46,6 +49,7 @@ import type { LoadPlan, LoadResult } from './load.ts';
 import { describeHeapSettings, heapSettings, peakMemory, rssMb, workerPids, workersRss } from './memory.ts';
 import { benchMessages } from './messages.ts';
 import { benchOperating } from './operating.ts';
+import { type Breakdown, breakdownTable, profileScenario } from './profile.ts';
 
 /**
  * `--requests` (`npm run bench:requests`): the request scenarios, the export walks and the files
@@ -189,14 +193,14 @@ async function main() {
     const baselinePort = await freePort();
     const floorPort = await freePort();
     log('== start servers');
-    const server = startProcess(['dist/cli.js', 'serve', '--workers', '2'], {
+    const cairnEnv = {
       ...env,
-      PORT: String(cairnPort),
       // The token scenario measures issuing, not the 100-per-5-minutes limit.
       CAIRN_TOKEN_LIMIT: '100000000',
       // An API-only node: statements per request are the request's own, not the job workers'.
       CAIRN_JOB_WORKERS: '0',
-    });
+    };
+    const server = startProcess(['dist/cli.js', 'serve', '--workers', '2'], { ...cairnEnv, PORT: String(cairnPort) });
     const bareEnv = {
       ...env,
       WORKERS: '2',
@@ -292,7 +296,15 @@ async function main() {
         );
       }
     }
+    log("== where a worker's time goes");
+    const profiled: { name: string; breakdown: Breakdown }[] = [];
+    for (const name of PROFILED) {
+      const scenario = scenarios.find((s) => s.name === name && s.target === 'cairn' && s.tenant === 'large');
+      if (!scenario) continue;
+      profiled.push({ name, breakdown: await profileScenario(cairnEnv, await freePort(), scenario.plan) });
+    }
     const report = summarize(measured, memory, seedTimes, (Date.now() - started) / 1000);
+    report.text += profiledSection(profiled);
     // Saved as each part ends: a long run stopped part way keeps what it measured.
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     const save = () => {
@@ -584,6 +596,20 @@ function memoryTable(memory: Record<Target, ServerMemory>): string[] {
     '|---|---|---|---|---|---|---|---|',
     ...rows,
   ];
+}
+
+/** The scenarios whose worker time is broken down (bench/profile.ts), on the large tenant. */
+const PROFILED = ['get patient by id', 'patient search', 'create patient'];
+
+function profiledSection(rows: { name: string; breakdown: Breakdown }[]): string {
+  if (rows.length === 0) return '';
+  return [
+    '',
+    "**Where a worker's time goes** (bench/profile.ts): one `cairn serve` worker of its own under V8's sampling profiler, each scenario's load at the same connections on the large tenant; idle is the share of the window it waited, each part a share of its busy time.",
+    '',
+    ...breakdownTable(rows),
+    '',
+  ].join('\n');
 }
 
 function summarize(
