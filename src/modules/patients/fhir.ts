@@ -55,7 +55,6 @@ function patientOf(row: PatientRow) {
       row.external_id !== null && { use: 'secondary', system: IDENTIFIER_SYSTEMS.externalId, value: row.external_id },
       { use: 'secondary', system: IDENTIFIER_SYSTEMS.externalGuid, value: row.external_guid },
     ]),
-    active: true,
     name: [{ use: 'official', family: row.last_name, given: present([row.first_name, row.middle_name]) }],
     telecom: present([
       ...phones.map(([value, label], index) => value !== null && { system: 'phone', value, rank: index + 1, ...phoneUse(label) }),
