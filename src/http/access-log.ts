@@ -210,8 +210,9 @@ export function registerAccessLog(app: FastifyInstance, services: Services): voi
     const attempt = request.accessAttempt;
     if (!attempt || !disclosure) return;
     request.accessExpected = services.accessLog.expect(attempt.tenantId);
-    if (request.context && !answersNothing(request)) {
-      const entry = { ...entryOf(request, attempt, disclosure, writeStatus(request)), recordIds: pathRecords(request) };
+    const write = writeAnswerOf(request);
+    if (request.context && !write.empty) {
+      const entry = { ...entryOf(request, attempt, disclosure, write.status), recordIds: pathRecords(request) };
       request.context = { ...request.context, disclosure: { entry, recorded: new Set(), counted: false } };
     }
   });
@@ -332,26 +333,38 @@ function entryOf(request: FastifyRequest, attempt: AccessAttempt, disclosure: Di
   };
 }
 
-/** The status a write's route answers when it succeeds: its one documented 2xx (201 for a create), else 200. */
-function writeStatus(request: FastifyRequest): number {
-  const documented = Object.keys((request.routeOptions.schema?.response as object | undefined) ?? {}).map(Number);
-  const successes = documented.filter((status) => status >= 200 && status < 300);
-  return successes.length === 1 ? successes[0]! : 200;
+/**
+ * What a route's documented answers say, worked out once per route: its success status (its one
+ * documented 2xx, 201 for a create, else 200) and whether that answer is empty (EmptyBody: it shows
+ * nothing, so its write carries no record either; the change itself is in the audit log). Per
+ * request, reading the responses' keys made a sixteenth of a read's garbage.
+ */
+interface WriteAnswer {
+  status: number;
+  empty: boolean;
+}
+
+const writeAnswers = new WeakMap<object, WriteAnswer>();
+
+function writeAnswerOf(request: FastifyRequest): WriteAnswer {
+  const { config, schema } = request.routeOptions;
+  let answer = writeAnswers.get(config);
+  if (!answer) {
+    const responses = (schema?.response ?? {}) as Record<string, { type?: unknown } | undefined>;
+    const successes = Object.keys(responses)
+      .map(Number)
+      .filter((status) => status >= 200 && status < 300);
+    const status = successes.length === 1 ? successes[0]! : 200;
+    answer = { status, empty: responses[String(status)]?.type === 'null' };
+    writeAnswers.set(config, answer);
+  }
+  return answer;
 }
 
 /** A write answered with nothing (a delete's 200 with no body, or its replay) showed nothing. */
 function emptyWrite(request: FastifyRequest, payload: unknown): boolean {
   const empty = payload == null || payload === '' || (Buffer.isBuffer(payload) && payload.length === 0);
   return request.method !== 'GET' && empty;
-}
-
-/**
- * A write whose success is documented as an empty body (EmptyBody): its answer shows nothing, so
- * its write carries no record either (the change itself is in the audit log).
- */
-function answersNothing(request: FastifyRequest): boolean {
-  const responses = (request.routeOptions.schema?.response ?? {}) as Record<string, { type?: unknown } | undefined>;
-  return responses[String(writeStatus(request))]?.type === 'null';
 }
 
 function disclosureOf(request: FastifyRequest): Disclosure | undefined {
