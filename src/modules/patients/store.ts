@@ -128,7 +128,19 @@ function filtered(db: Kysely<DB>, where: Scope, filter: PatientFilter, caller: C
   return query;
 }
 
-/** A page of patients with their relations, and the total: one statement. */
+/**
+ * A page of patients with their relations, and the total: one statement.
+ *
+ * The total stays exact: the page object (000) is Spring's Page, whose `totalElements` and
+ * `totalPages` count every match, and nothing in the contract allows an estimate or a "more than
+ * N". A substring search's count is bound to visit each match's row: the trigram index only
+ * proposes candidates (LIKE is always rechecked on the row, and a GIN index has no index-only
+ * scan), and the page's own default order (created_at) needs each match's key anyway. So a search
+ * costs in proportion to its matches, and a common surname matches in proportion to the tenant
+ * (issue 43, measured at 1M patients, warm: "king", 18,564 matches, 46 ms; "hall", 5,988, 17 ms;
+ * a full name or a phone, a handful, 3–9 ms; at 10k every term ≤ 9.5 ms). A list narrowed by a
+ * care-team member reads that member's ~600 patients at any size (4–8 ms at 10k and 1M).
+ */
 export async function listPatients(
   db: Kysely<DB>,
   where: RelationScope,
