@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -5,12 +6,11 @@ import { pipeline } from 'node:stream/promises';
 import type { BlobStore, ByteRange } from './blob-store.ts';
 
 /**
- * Blobs as files under a root folder (`CAIRN_DATA_DIR/files`). A blob is written in place, under a
- * key no other blob has (a new file id), and flushed to the disk with its folder's entry before
- * `put` returns: the row that names the blob commits after it, so a crash or power loss never
- * leaves a committed file empty or missing, and no reader reaches a blob before its row (a
- * temporary name and a rename would only cost a second entry to flush). A failed or aborted write
- * removes what it wrote; one cut off by a crash is a file no row names, as a failed upload's.
+ * Blobs as files under a root folder (`CAIRN_DATA_DIR/files`). A blob is written to a temporary
+ * name beside its place and renamed when complete, so a reader never sees half a file and a
+ * failed upload leaves only a temporary file, which is removed at once. The bytes are flushed to
+ * the disk before the rename, and the rename before `put` returns: the row that names the blob
+ * commits after it, so a crash or power loss never leaves a committed file empty or missing.
  */
 export class LocalBlobStore implements BlobStore {
   readonly driver = 'local' as const;
@@ -28,14 +28,19 @@ export class LocalBlobStore implements BlobStore {
     const target = this.pathOf(key);
     const folder = path.dirname(target);
     const created = await fs.mkdir(folder, { recursive: true });
+    const partial = `${target}.${randomUUID()}.part`;
     try {
-      // flush: the bytes are synced before the file closes, and the pipeline ends at its close.
-      await pipeline(body, createWriteStream(target, { flags: 'wx', flush: true }));
-      // The file's folder, and each folder just made, with the entry naming it in its parent.
+      await pipeline(body, createWriteStream(partial, { flags: 'wx', flush: true }));
+      await fs.rename(partial, target);
+    } catch (error) {
+      await fs.rm(partial, { force: true });
+      throw error;
+    }
+    try {
+      // The rename's folder, and each folder just made, with the entry naming it in its parent.
       for (const made of foldersToSync(folder, created)) await syncFolder(made);
     } catch (error) {
-      // 'wx' refused a key that exists: that file is another write's, not this one's to remove.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') await fs.rm(target, { force: true });
+      await fs.rm(target, { force: true });
       throw error;
     }
   }
@@ -63,7 +68,7 @@ export class LocalBlobStore implements BlobStore {
   }
 }
 
-/** A new file's name is durable once its folder is flushed. */
+/** A rename is durable once its folder is flushed. */
 async function syncFolder(folder: string): Promise<void> {
   const handle = await fs.open(folder, 'r');
   try {
