@@ -144,15 +144,20 @@ export const invalidParam = (param: string, message: string) => validationError(
 
 const column = (name: string) => sql.ref(`r.${name}`);
 
-/** FHIR has no empty arrays and no nulls: an element without a value is left out. */
+/**
+ * FHIR has no empty arrays and no nulls: an element without a value is left out. A loop into one
+ * new object (entries, flatMap and fromEntries made a tenth of a FHIR read's garbage).
+ */
 export function compact<T>(value: T): T {
   if (Array.isArray(value)) return value.map(compact) as T;
   if (value === null || typeof value !== 'object' || value instanceof Date) return value;
-  const kept = Object.entries(value).flatMap(([key, item]) => {
-    const element = compact(item);
-    return element === null || element === undefined || (Array.isArray(element) && element.length === 0) ? [] : [[key, element]];
-  });
-  return Object.fromEntries(kept) as T;
+  const kept: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const element = compact((value as Record<string, unknown>)[key]);
+    if (element === null || element === undefined || (Array.isArray(element) && element.length === 0)) continue;
+    kept[key] = element;
+  }
+  return kept as T;
 }
 
 /**
