@@ -13,9 +13,17 @@
  *   The cost is collection: scavenges took 17-20% of a worker's CPU at 8 MB, ~13% at 64 MB, which
  *   req/s did not show beyond the runs' noise. 16 MB halves the scavenges for ~20 MB more; 4 MB
  *   saves ~10 MB at idle and nothing at the peak.
+ * - How far the old space grows past its live objects before a full collection is V8's unless
+ *   CAIRN_WORKER_HEAP_GROWTH says (issue 43, measured 2026-12-03). Streamed files are bytes outside
+ *   V8's heap that count towards that limit: under the 256 MB cap V8 collects the whole heap 3-4
+ *   times per 20 MB upload, and uploads ran at 0.36-0.52 of a bare Node server's. At 100 (a
+ *   doubling) they ran at 0.89-0.98, downloads at 0.97-1.01, and a worker's peak under reads rose
+ *   from 224-228 to 272-286 MB with no more reads a second: over the memory budget, so it is the
+ *   operator's choice for file-heavy nodes, not the default.
  */
-export function heapFlags(heapMb: number): string[] {
-  return [`--max-old-space-size=${heapMb}`, '--max-semi-space-size=8'];
+export function heapFlags(heapMb: number, growthPercent = 0): string[] {
+  const flags = [`--max-old-space-size=${heapMb}`, '--max-semi-space-size=8'];
+  return growthPercent > 0 ? [...flags, `--heap-growing-percent=${growthPercent}`] : flags;
 }
 
 const DEFAULT_HEAP_MB = 256;
@@ -37,7 +45,8 @@ export function missingHeapFlags(
   const set = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
   if (set.some((flag) => /^--max-(old|semi)-space-size/.test(flag))) return undefined;
   const heapMb = Number(env.CAIRN_WORKER_HEAP_MB ?? DEFAULT_HEAP_MB);
+  const growth = Number(env.CAIRN_WORKER_HEAP_GROWTH ?? 0);
   // A bad value is the configuration's to refuse, with its message: start as given.
-  if (!Number.isInteger(heapMb) || heapMb < 64) return undefined;
-  return heapFlags(heapMb);
+  if (!Number.isInteger(heapMb) || heapMb < 64 || !Number.isInteger(growth) || growth < 0) return undefined;
+  return heapFlags(heapMb, growth);
 }

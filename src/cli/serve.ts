@@ -51,7 +51,7 @@ export async function serve(config: Config, workers: number): Promise<void> {
 
   await database.close();
   serveMetricsForWorkers();
-  cluster.setupPrimary({ execArgv: [...process.execArgv, ...heapFlags(config.workerHeapMb)] });
+  cluster.setupPrimary({ execArgv: [...process.execArgv, ...heapFlags(config.workerHeapMb, config.workerHeapGrowth)] });
   let stopping = false;
   let listening = 0;
   cluster.on('listening', () => {
