@@ -25,9 +25,14 @@ export class ArchiveWriter {
   }
 
   async addJson(name: string, value: unknown): Promise<void> {
-    const text = Buffer.from(`${JSON.stringify(value, null, 1)}\n`);
+    await this.addText(name, `${JSON.stringify(value, null, 1)}\n`);
+  }
+
+  /** An entry of a text in memory; settled once the archive has taken it (so a writer slower than its reader holds it back). */
+  async addText(name: string, text: string): Promise<void> {
+    const bytes = Buffer.from(text);
     await new Promise<void>((resolve, reject) =>
-      this.pack.entry({ name, size: text.length }, text, (error) => (error ? reject(error) : resolve())),
+      this.pack.entry({ name, size: bytes.length }, bytes, (error) => (error ? reject(error) : resolve())),
     );
   }
 
@@ -68,9 +73,14 @@ export async function* archiveEntries(file: string): AsyncGenerator<ArchiveEntry
   }
 }
 
-/** An entry's JSON. */
-export async function readJson<T>(entry: ArchiveEntry): Promise<T> {
+/** An entry's text. */
+export async function readText(entry: ArchiveEntry): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of entry.stream) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** An entry's JSON. */
+export async function readJson<T>(entry: ArchiveEntry): Promise<T> {
+  return JSON.parse(await readText(entry)) as T;
 }

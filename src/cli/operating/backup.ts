@@ -1,23 +1,25 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Config } from '../../config.ts';
 import type { DatabaseKind } from '../../db/database.ts';
 import { lastMigration } from '../../db/migrate.ts';
 import { ArchiveWriter } from './archive.ts';
 import { type BlobEntry, blobsNamed, Hashing } from './blobs.ts';
-import { identityPositions, readRows, TableDigest } from './rows.ts';
+import { identityPositions, PAGE_ROWS, readRows, TableDigest } from './rows.ts';
 import { readInstallation, type Source } from './source.ts';
 import { tableShapes } from './tables.ts';
 
 /**
  * `cairn backup <file>`: one archive of the installation, its database as of one instant and the
  * blobs that instant's rows name, taken while the server serves (source.ts). The archive holds, in
- * order: `cairn-backup.json` (what restore needs first), `tables/<name>.ndjson` (each table's rows,
- * parents first), `files.json` (the blobs' keys and content types), `files/<key>`, and
- * `manifest.json`: release, migration, rows and a SHA-256 per table, size and SHA-256 per blob.
+ * order: `cairn-backup.json` (what restore needs first), `tables/<name>/<n>` (each table's rows,
+ * parents first, a page of its key an entry: rows.ts), `files.json` (the blobs' keys and content
+ * types), `files/<key>`, and `manifest.json`: release, migration, rows and a SHA-256 per table
+ * (of its pages' texts), size and SHA-256 per blob. Each page goes into the archive as it is read:
+ * nothing is set aside on disk first.
  */
 
-export const BACKUP_FORMAT = 1;
+/** 2: a table's rows as pages of record texts (rows.ts); 1: as one entry of JSON lines (format1.ts), which restore still reads. */
+export const BACKUP_FORMAT = 2;
 
 export interface BackupHeader {
   format: number;
@@ -32,6 +34,8 @@ export interface BackupHeader {
    * from; absent from backups made before it was kept (the rows' greatest values then).
    */
   identities?: Record<string, number>;
+  /** The rows in a page of the tables' entries, which a table's digest is taken over (format 2 on). */
+  rowsPerPage?: number;
 }
 
 export interface BackupManifest extends BackupHeader {
@@ -54,9 +58,8 @@ export async function backup(
 ): Promise<BackupSummary> {
   return readInstallation(config, 'snapshot', async (source) => {
     const archive = new ArchiveWriter(file);
-    const spill = fs.mkdtempSync(path.join(path.dirname(path.resolve(file)), '.cairn-backup-'));
     try {
-      const manifest = await write(source, archive, spill, options);
+      const manifest = await write(source, archive, options);
       await archive.finish();
       return {
         file,
@@ -68,13 +71,11 @@ export async function backup(
     } catch (error) {
       await archive.abort();
       throw error;
-    } finally {
-      fs.rmSync(spill, { recursive: true, force: true });
     }
   });
 }
 
-async function write(source: Source, archive: ArchiveWriter, spill: string, options: { filesOnly: boolean; release: string }) {
+async function write(source: Source, archive: ArchiveWriter, options: { filesOnly: boolean; release: string }) {
   const migration = await lastMigration(source.db);
   if (!migration) throw new Error('the database holds no Cairn schema: nothing to back up');
   const header: BackupHeader = {
@@ -86,6 +87,7 @@ async function write(source: Source, archive: ArchiveWriter, spill: string, opti
       (await source.db.selectNoFrom((eb) => eb.fn<Date>('now', []).as('now')).executeTakeFirstOrThrow()).now,
     ).toISOString(),
     filesOnly: options.filesOnly,
+    rowsPerPage: PAGE_ROWS,
   };
   const shapes = await tableShapes(source.db);
   if (!options.filesOnly) header.identities = await identityPositions(source.db, shapes);
@@ -93,17 +95,11 @@ async function write(source: Source, archive: ArchiveWriter, spill: string, opti
   const tables: BackupManifest['tables'] = [];
   if (!options.filesOnly) {
     for (const shape of shapes) {
-      // A table's size is known only once read: its rows go to a file beside the archive first.
-      const spilled = path.join(spill, `${shape.name}.ndjson`);
-      const out = fs.createWriteStream(spilled);
       const digest = new TableDigest();
       for await (const page of readRows(source.db, shape)) {
-        digest.add(page.rows);
-        if (!out.write(`${page.rows.join('\n')}\n`)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+        digest.add(page);
+        await archive.addText(`tables/${shape.name}/${digest.pages}`, page.text);
       }
-      await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
-      await archive.addStream(`tables/${shape.name}.ndjson`, fs.statSync(spilled).size, fs.createReadStream(spilled));
-      fs.rmSync(spilled);
       tables.push({ name: shape.name, rows: digest.rows, sha256: digest.hex() });
     }
   }

@@ -97,10 +97,14 @@ async function copyTables(source: Source, db: Kysely<DB>, shapes: readonly Table
   try {
     for (const shape of shapes) {
       bar.update({ table: shape.name });
+      // A page is written while the next is read: the source's and the target's work overlap.
+      let writing: Promise<void> = Promise.resolve();
       for await (const page of readRows(source.db, shape, await lastKey(db, shape))) {
-        await writeRows(db, shape, page.rows);
-        bar.increment(page.rows.length);
+        await writing;
+        writing = writeRows(db, shape, page.text).then(() => void bar.increment(page.count));
+        writing.catch(() => {});
       }
+      await writing;
       await advanceIdentities(db, shape, positions);
     }
   } finally {
@@ -142,7 +146,7 @@ async function verify(
 ): Promise<void> {
   const problems: string[] = [];
   for (const shape of shapes) {
-    const [from, to] = [await digestOf(source.db, shape), await digestOf(db, shape)];
+    const [from, to] = await Promise.all([digestOf(source.db, shape), digestOf(db, shape)]);
     if (from.rows !== to.rows || from.sha256 !== to.sha256) {
       problems.push(`${shape.name}: ${to.rows} rows of ${from.rows}${from.rows === to.rows ? ', contents differ' : ''}`);
     }

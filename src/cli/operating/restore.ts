@@ -1,4 +1,3 @@
-import readline from 'node:readline';
 import { type Kysely, sql } from 'kysely';
 import { type Config, settingsOf } from '../../config.ts';
 import { openDatabase } from '../../db/database.ts';
@@ -8,9 +7,10 @@ import type { BlobStore } from '../../files/blob-store.ts';
 import { createBlobStore } from '../../files/files.ts';
 import { fileStoreSettings } from '../../files/settings.ts';
 import { dropSecondaryIndexes, rebuildIndexes, type SavedIndex } from '../indexes.ts';
-import { type ArchiveEntry, archiveEntries, readJson } from './archive.ts';
+import { archiveEntries, readJson, readText } from './archive.ts';
 import { BACKUP_FORMAT, type BackupHeader, type BackupManifest } from './backup.ts';
 import { type BlobEntry, Hashing, sha256Of } from './blobs.ts';
+import { jsonDigestOf, loadJsonLines } from './format1.ts';
 import { advanceIdentities, digestOf, readingSession, WHOLE, writeRows } from './rows.ts';
 import { quoted, type TableShape, tableShapes } from './tables.ts';
 
@@ -48,11 +48,12 @@ async function restoreInto(db: Kysely<DB>, blobs: BlobStore, file: string): Prom
   let setAside: SavedIndex[] = [];
   let contentTypes = new Map<string, string>();
   const restored = new Map<string, { size: number; sha256: string }>();
+  const loading = new TableLoad(db);
   for await (const entry of archiveEntries(file)) {
     if (entry.name === 'cairn-backup.json') {
       header = await readJson<BackupHeader>(entry);
-      if (header.format !== BACKUP_FORMAT)
-        throw new Error(`${file} is a backup of format ${header.format}; this release reads ${BACKUP_FORMAT}`);
+      if (header.format > BACKUP_FORMAT)
+        throw new Error(`${file} is a backup of format ${header.format}; this release reads ${BACKUP_FORMAT} and older`);
       if (!header.filesOnly) {
         shapes = await prepareSchema(db, header.migration);
         setAside = await dropSecondaryIndexes(db);
@@ -60,10 +61,19 @@ async function restoreInto(db: Kysely<DB>, blobs: BlobStore, file: string): Prom
     } else if (!header) {
       throw new Error(`${file} is not a Cairn backup (it does not start with cairn-backup.json)`);
     } else if (entry.name.startsWith('tables/')) {
-      const shape = shapes.get(entry.name.slice('tables/'.length, -'.ndjson'.length));
+      // Format 2: `tables/<name>/<n>`, a page each; format 1: `tables/<name>.ndjson`, the whole table.
+      const name = entry.name.slice('tables/'.length).replace(/(\/\d+|\.ndjson)$/, '');
+      const shape = shapes.get(name);
       if (!shape) throw new Error(`${entry.name}: the schema at ${header.migration} has no such table`);
-      await loadTable(db, shape, entry, header.identities);
+      if (header.format === 1) {
+        await loading.finish(header.identities);
+        await loadJsonLines(db, shape, entry);
+        await advanceIdentities(db, shape, header.identities);
+      } else {
+        await loading.page(shape, await readText(entry), header.identities);
+      }
     } else if (entry.name === 'files.json') {
+      await loading.finish(header.identities);
       await rebuildIndexes(db, setAside);
       setAside = [];
       contentTypes = new Map((await readJson<BlobEntry[]>(entry)).map((blob) => [blob.key, blob.contentType]));
@@ -87,6 +97,33 @@ async function restoreInto(db: Kysely<DB>, blobs: BlobStore, file: string): Prom
   throw new Error(`${file} ends before its manifest: the backup is incomplete`);
 }
 
+/**
+ * The pages of the table being loaded, each written while the next is read from the archive (one
+ * statement in flight, on the one connection, so tables still go in parents first); once a table's
+ * last page is in, its identity sequences go on from where the backup says they stood (rows.ts).
+ */
+class TableLoad {
+  private shape: TableShape | undefined;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async page(shape: TableShape, text: string, identities: BackupHeader['identities']): Promise<void> {
+    if (shape !== this.shape) await this.finish(identities);
+    this.shape = shape;
+    await this.writing;
+    this.writing = writeRows(this.db, shape, text);
+    // Heard by the next page or finish(); unheard meanwhile it would end the process.
+    this.writing.catch(() => {});
+  }
+
+  async finish(identities: BackupHeader['identities']): Promise<void> {
+    await this.writing;
+    if (this.shape) await advanceIdentities(this.db, this.shape, identities);
+    this.shape = undefined;
+  }
+}
+
 /** The target must hold no installation: its schema is then built at the backup's migration. */
 async function prepareSchema(db: Kysely<DB>, migration: string): Promise<Map<string, TableShape>> {
   if (await lastMigration(db)) {
@@ -104,26 +141,6 @@ async function prepareSchema(db: Kysely<DB>, migration: string): Promise<Map<str
   return new Map((await tableShapes(db)).map((shape) => [shape.name, shape]));
 }
 
-async function loadTable(
-  db: Kysely<DB>,
-  shape: TableShape,
-  entry: ArchiveEntry,
-  identities: BackupHeader['identities'],
-): Promise<void> {
-  let batch: string[] = [];
-  for await (const line of readline.createInterface({ input: entry.stream, crlfDelay: Number.POSITIVE_INFINITY })) {
-    if (line === '') continue;
-    batch.push(line);
-    if (batch.length === 5000) {
-      await writeRows(db, shape, batch);
-      batch = [];
-    }
-  }
-  if (batch.length > 0) await writeRows(db, shape, batch);
-  // Where the backed-up sequences stood: a webhook's after_seq counts on it (rows.ts).
-  await advanceIdentities(db, shape, identities);
-}
-
 /** Every table as the manifest says (rows and digest, read back), every blob as it says (read back from the store). */
 async function verify(
   db: Kysely<DB>,
@@ -135,7 +152,12 @@ async function verify(
   const problems: string[] = [];
   for (const table of manifest.tables) {
     const shape = shapes.get(table.name);
-    const digest = shape ? await digestOf(db, shape) : undefined;
+    // Taken as the backup took it: over pages of the same size, or format 1's JSON lines.
+    const digest = !shape
+      ? undefined
+      : manifest.rowsPerPage
+        ? await digestOf(db, shape, manifest.rowsPerPage)
+        : await jsonDigestOf(db, shape);
     if (digest?.rows !== table.rows || digest.sha256 !== table.sha256) {
       problems.push(
         `${table.name}: ${digest?.rows ?? 0} rows restored of ${table.rows}${digest?.rows === table.rows ? ', contents differ' : ''}`,
