@@ -9,7 +9,18 @@ import { S3BlobStore } from '../../files/s3-store.ts';
 import { dropSecondaryIndexes, rebuildIndexes, type SavedIndex } from '../indexes.ts';
 import { progressBar } from '../progress.ts';
 import { blobsNamed, sha256Of } from './blobs.ts';
-import { advanceIdentities, digestOf, identityPositions, lastKey, readingSession, readRows, WHOLE, writeRows } from './rows.ts';
+import {
+  advanceIdentities,
+  digestOf,
+  identityPositions,
+  LANES,
+  lastKey,
+  readingSession,
+  readRows,
+  skippingTriggers,
+  WHOLE,
+  writeRows,
+} from './rows.ts';
 import { readInstallation, type Source } from './source.ts';
 import { quoted, type TableShape, tableShapes } from './tables.ts';
 
@@ -37,7 +48,8 @@ export async function copy(config: Config, to: string, filesTo: string | undefin
   if (!/^postgres(ql)?:\/\//.test(to)) throw new Error('--to takes a PostgreSQL URL (postgres://user@host:port/database)');
   const targetBlobs = filesTo ? s3StoreOf(filesTo, config) : undefined;
   return readInstallation(config, 'refuse', async (source) => {
-    const target = await openDatabase({ databaseUrl: to, dataDir: '', poolSize: 1, waitSeconds: 10 });
+    // One session copies; the indexes are built LANES at once on connections of their own.
+    const target = await openDatabase({ databaseUrl: to, dataDir: '', poolSize: 1 + LANES, waitSeconds: 10 });
     try {
       return await target.db.connection().execute(async (db) => {
         await readingSession(db);
@@ -46,8 +58,10 @@ export async function copy(config: Config, to: string, filesTo: string | undefin
         await lockSession(db, 'cairn copy');
         const { resumed, setAside } = await prepareTarget(source, db);
         const shapes = await tableShapes(source.db);
+        await skippingTriggers(db, true);
         const rows = await copyTables(source, db, shapes);
-        await rebuildIndexes(db, setAside);
+        await skippingTriggers(db, false);
+        await rebuildIndexes(target.db, setAside, LANES);
         const files = targetBlobs ? await copyBlobs(source, targetBlobs, shapes) : 0;
         await verify(source, db, shapes, targetBlobs);
         await sql`DROP TABLE ${sql.raw(MARK)}`.execute(db);

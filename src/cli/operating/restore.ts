@@ -11,7 +11,7 @@ import { archiveEntries, readJson, readText } from './archive.ts';
 import { BACKUP_FORMAT, type BackupHeader, type BackupManifest } from './backup.ts';
 import { type BlobEntry, Hashing, sha256Of } from './blobs.ts';
 import { jsonDigestOf, loadJsonLines } from './format1.ts';
-import { advanceIdentities, digestOf, readingSession, WHOLE, writeRows } from './rows.ts';
+import { advanceIdentities, digestOf, LANES, readingSessions, skippingTriggers, WHOLE, writeRows } from './rows.ts';
 import { quoted, type TableShape, tableShapes } from './tables.ts';
 
 /**
@@ -30,25 +30,30 @@ export interface RestoreSummary {
 }
 
 export async function restore(config: Config, file: string): Promise<RestoreSummary> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
+  const lanes = config.databaseUrl ? LANES : 1;
+  // The lanes' sessions, and as many again for the indexes' builds.
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 * lanes });
   try {
-    return await database.db.connection().execute(async (db) => {
-      await readingSession(db);
-      return restoreInto(db, createBlobStore(settingsOf(config, fileStoreSettings)), file);
-    });
+    const blobs = createBlobStore(settingsOf(config, fileStoreSettings));
+    return await readingSessions(database.db, lanes, (sessions) => restoreInto(database.db, sessions, blobs, file));
   } finally {
     await database.close();
   }
 }
 
-async function restoreInto(db: Kysely<DB>, blobs: BlobStore, file: string): Promise<RestoreSummary> {
+/**
+ * The schema, the blobs and the checks go through the first session; the tables' pages and their
+ * digests are spread over them all, and the indexes built as many at once from the pool.
+ */
+async function restoreInto(pool: Kysely<DB>, sessions: Kysely<DB>[], blobs: BlobStore, file: string): Promise<RestoreSummary> {
+  const db = sessions[0]!;
   let header: BackupHeader | undefined;
   let shapes = new Map<string, TableShape>();
   // Set aside while the tables load, built once they are all in (before the files come).
   let setAside: SavedIndex[] = [];
   let contentTypes = new Map<string, string>();
   const restored = new Map<string, { size: number; sha256: string }>();
-  const loading = new TableLoad(db);
+  const loading = new TableLoad(sessions);
   for await (const entry of archiveEntries(file)) {
     if (entry.name === 'cairn-backup.json') {
       header = await readJson<BackupHeader>(entry);
@@ -57,6 +62,7 @@ async function restoreInto(db: Kysely<DB>, blobs: BlobStore, file: string): Prom
       if (!header.filesOnly) {
         shapes = await prepareSchema(db, header.migration);
         setAside = await dropSecondaryIndexes(db);
+        for (const session of sessions) await skippingTriggers(session, true);
       }
     } else if (!header) {
       throw new Error(`${file} is not a Cairn backup (it does not start with cairn-backup.json)`);
@@ -74,7 +80,9 @@ async function restoreInto(db: Kysely<DB>, blobs: BlobStore, file: string): Prom
       }
     } else if (entry.name === 'files.json') {
       await loading.finish(header.identities);
-      await rebuildIndexes(db, setAside);
+      for (const session of sessions) await skippingTriggers(session, false);
+      // From the pool's other connections; PGlite, one session, held here, builds them through it.
+      await rebuildIndexes(sessions.length > 1 ? pool : db, setAside, sessions.length);
       setAside = [];
       contentTypes = new Map((await readJson<BlobEntry[]>(entry)).map((blob) => [blob.key, blob.contentType]));
     } else if (entry.name.startsWith('files/')) {
@@ -84,7 +92,7 @@ async function restoreInto(db: Kysely<DB>, blobs: BlobStore, file: string): Prom
       restored.set(key, { size: hashing.bytes, sha256: hashing.hex() });
     } else if (entry.name === 'manifest.json') {
       const manifest = await readJson<BackupManifest>(entry);
-      await verify(db, blobs, manifest, shapes, restored);
+      await verify(sessions, blobs, manifest, shapes, restored);
       const upgradedBy = header.filesOnly ? [] : await migrateToLatest(db);
       return {
         migration: header.migration,
@@ -98,28 +106,35 @@ async function restoreInto(db: Kysely<DB>, blobs: BlobStore, file: string): Prom
 }
 
 /**
- * The pages of the table being loaded, each written while the next is read from the archive (one
- * statement in flight, on the one connection, so tables still go in parents first); once a table's
- * last page is in, its identity sequences go on from where the backup says they stood (rows.ts).
+ * The pages of the table being loaded, spread over the sessions, each written while the next is
+ * read from the archive. A table's pages are all in before the next table's begin, so tables still
+ * go in parents first; its pages are disjoint ranges of its key, which load side by side (but for
+ * a table that references itself, whose pages go in one after another). Once a table's last page is in, its
+ * identity sequences go on from where the backup says they stood (rows.ts).
  */
 class TableLoad {
   private shape: TableShape | undefined;
-  private writing: Promise<void> = Promise.resolve();
+  private readonly writing: Promise<void>[];
+  private next = 0;
 
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(private readonly sessions: Kysely<DB>[]) {
+    this.writing = sessions.map(() => Promise.resolve());
+  }
 
   async page(shape: TableShape, text: string, identities: BackupHeader['identities']): Promise<void> {
     if (shape !== this.shape) await this.finish(identities);
     this.shape = shape;
-    await this.writing;
-    this.writing = writeRows(this.db, shape, text);
-    // Heard by the next page or finish(); unheard meanwhile it would end the process.
-    this.writing.catch(() => {});
+    const lane = shape.selfReferencing ? 0 : this.next++ % this.sessions.length;
+    await this.writing[lane];
+    const written = writeRows(this.sessions[lane]!, shape, text);
+    // Heard by the lane's next page or finish(); unheard meanwhile it would end the process.
+    written.catch(() => {});
+    this.writing[lane] = written;
   }
 
   async finish(identities: BackupHeader['identities']): Promise<void> {
-    await this.writing;
-    if (this.shape) await advanceIdentities(this.db, this.shape, identities);
+    await Promise.all(this.writing);
+    if (this.shape) await advanceIdentities(this.sessions[0]!, this.shape, identities);
     this.shape = undefined;
   }
 }
@@ -143,27 +158,31 @@ async function prepareSchema(db: Kysely<DB>, migration: string): Promise<Map<str
 
 /** Every table as the manifest says (rows and digest, read back), every blob as it says (read back from the store). */
 async function verify(
-  db: Kysely<DB>,
+  sessions: Kysely<DB>[],
   blobs: BlobStore,
   manifest: BackupManifest,
   shapes: Map<string, TableShape>,
   restored: Map<string, { size: number; sha256: string }>,
 ): Promise<void> {
   const problems: string[] = [];
-  for (const table of manifest.tables) {
-    const shape = shapes.get(table.name);
-    // Taken as the backup took it: over pages of the same size, or format 1's JSON lines.
-    const digest = !shape
-      ? undefined
-      : manifest.rowsPerPage
-        ? await digestOf(db, shape, manifest.rowsPerPage)
-        : await jsonDigestOf(db, shape);
-    if (digest?.rows !== table.rows || digest.sha256 !== table.sha256) {
-      problems.push(
-        `${table.name}: ${digest?.rows ?? 0} rows restored of ${table.rows}${digest?.rows === table.rows ? ', contents differ' : ''}`,
-      );
+  // The tables read back a session each at once, as the backup took them: over pages of the same size, or format 1's JSON lines.
+  const tables = [...manifest.tables];
+  const check = async (db: Kysely<DB>) => {
+    for (let table = tables.shift(); table; table = tables.shift()) {
+      const shape = shapes.get(table.name);
+      const digest = !shape
+        ? undefined
+        : manifest.rowsPerPage
+          ? await digestOf(db, shape, manifest.rowsPerPage)
+          : await jsonDigestOf(db, shape);
+      if (digest?.rows !== table.rows || digest.sha256 !== table.sha256) {
+        problems.push(
+          `${table.name}: ${digest?.rows ?? 0} rows restored of ${table.rows}${digest?.rows === table.rows ? ', contents differ' : ''}`,
+        );
+      }
     }
-  }
+  };
+  await Promise.all(sessions.map(check));
   for (const blob of manifest.files) {
     const written = restored.get(blob.key);
     const stored = written && (await sha256Of(await blobs.get(blob.key)));

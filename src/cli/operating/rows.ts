@@ -1,4 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
+import os from 'node:os';
 import { type Kysely, sql } from 'kysely';
 import { crossTenant } from '../../db/cross-tenant.ts';
 import { quoted, type TableShape } from './tables.ts';
@@ -20,6 +21,40 @@ export const PAGE_ROWS = 5000;
 /** What every session reading rows sets first: the times in row_to_json's text are then UTC on every engine. */
 export async function readingSession<DB>(db: Kysely<DB>): Promise<void> {
   await sql`SET TIME ZONE 'UTC'`.execute(db);
+}
+
+/**
+ * How many connections restore and copy spread their work over on a server (one on PGlite, which
+ * is one session): a statement runs on one core, so as many as the machine has, up to 4.
+ */
+export const LANES = Math.max(1, Math.min(os.availableParallelism(), 4));
+
+/** `count` connections of the pool held at once, each a reading session, for work spread over them. */
+export async function readingSessions<DB, T>(
+  db: Kysely<DB>,
+  count: number,
+  use: (sessions: Kysely<DB>[]) => Promise<T>,
+): Promise<T> {
+  const held: Kysely<DB>[] = [];
+  const hold = (): Promise<T> =>
+    held.length === count
+      ? use(held)
+      : db.connection().execute(async (session) => {
+          await readingSession(session);
+          held.push(session);
+          return hold();
+        });
+  return hold();
+}
+
+/**
+ * Rows loaded into a new database are as consistent as the snapshot they were read from, and each
+ * table is checked against its source's digest afterwards: foreign-key triggers are skipped while
+ * they load, as pg_restore skips them by adding the keys after the data, where the loader may (a
+ * superuser, as `seed bulk` does); elsewhere the keys are checked row by row, as before.
+ */
+export async function skippingTriggers<DB>(session: Kysely<DB>, skip: boolean): Promise<void> {
+  await sql`SET session_replication_role = ${sql.raw(skip ? 'replica' : 'DEFAULT')}`.execute(session).catch(() => {});
 }
 
 /** Every statement here reads or writes all the tenants' rows of a table: marked so (db/cross-tenant.ts). */
