@@ -25,12 +25,11 @@ export class ArchiveWriter {
   }
 
   async addJson(name: string, value: unknown): Promise<void> {
-    await this.addText(name, `${JSON.stringify(value, null, 1)}\n`);
+    await this.addBytes(name, Buffer.from(`${JSON.stringify(value, null, 1)}\n`));
   }
 
-  /** An entry of a text in memory; settled once the archive has taken it (so a writer slower than its reader holds it back). */
-  async addText(name: string, text: string): Promise<void> {
-    const bytes = Buffer.from(text);
+  /** An entry of bytes in memory; settled once the archive has taken them (so a writer slower than its reader holds it back). */
+  async addBytes(name: string, bytes: Buffer): Promise<void> {
     await new Promise<void>((resolve, reject) =>
       this.pack.entry({ name, size: bytes.length }, bytes, (error) => (error ? reject(error) : resolve())),
     );

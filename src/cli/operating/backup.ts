@@ -7,6 +7,7 @@ import { type BlobEntry, blobsNamed, Hashing } from './blobs.ts';
 import { identityPositions, PAGE_ROWS, readRows, TableDigest } from './rows.ts';
 import { readInstallation, type Source } from './source.ts';
 import { tableShapes } from './tables.ts';
+import { Timings } from './timings.ts';
 
 /**
  * `cairn backup <file>`: one archive of the installation, its database as of one instant and the
@@ -49,6 +50,7 @@ export interface BackupSummary {
   rows: number;
   files: number;
   bytes: number;
+  timings: Timings;
 }
 
 export async function backup(
@@ -58,15 +60,18 @@ export async function backup(
 ): Promise<BackupSummary> {
   return readInstallation(config, 'snapshot', async (source) => {
     const archive = new ArchiveWriter(file);
+    const timings = new Timings();
     try {
-      const manifest = await write(source, archive, options);
+      const manifest = await write(source, archive, options, timings);
       await archive.finish();
+      timings.mark('finish');
       return {
         file,
         tables: manifest.tables.length,
         rows: manifest.tables.reduce((sum, table) => sum + table.rows, 0),
         files: manifest.files.length,
         bytes: fs.statSync(file).size,
+        timings,
       };
     } catch (error) {
       await archive.abort();
@@ -75,7 +80,7 @@ export async function backup(
   });
 }
 
-async function write(source: Source, archive: ArchiveWriter, options: { filesOnly: boolean; release: string }) {
+async function write(source: Source, archive: ArchiveWriter, options: { filesOnly: boolean; release: string }, timings: Timings) {
   const migration = await lastMigration(source.db);
   if (!migration) throw new Error('the database holds no Cairn schema: nothing to back up');
   const header: BackupHeader = {
@@ -92,21 +97,26 @@ async function write(source: Source, archive: ArchiveWriter, options: { filesOnl
   const shapes = await tableShapes(source.db);
   if (!options.filesOnly) header.identities = await identityPositions(source.db, shapes);
   await archive.addJson('cairn-backup.json', header);
+  timings.mark('start');
   const tables: BackupManifest['tables'] = [];
   if (!options.filesOnly) {
     for (const shape of shapes) {
       const digest = new TableDigest();
       for await (const page of readRows(source.db, shape)) {
-        digest.add(page);
-        await archive.addText(`tables/${shape.name}/${digest.pages}`, page.text);
+        // Encoded once, for the digest and the archive alike.
+        const bytes = Buffer.from(page.text);
+        digest.add(bytes, page.count);
+        await archive.addBytes(`tables/${shape.name}/${digest.pages}`, bytes);
       }
       tables.push({ name: shape.name, rows: digest.rows, sha256: digest.hex() });
     }
   }
+  timings.mark('tables');
   const blobs = await blobsNamed(source.db, shapes);
   await archive.addJson('files.json', blobs);
   const files: BackupManifest['files'] = [];
   for (const blob of blobs) files.push(await addBlob(source, archive, blob));
+  timings.mark('files');
   const manifest: BackupManifest = { ...header, tables, files };
   await archive.addJson('manifest.json', manifest);
   return manifest;

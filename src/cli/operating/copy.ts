@@ -24,6 +24,7 @@ import {
 } from './rows.ts';
 import { readInstallation, type Source } from './source.ts';
 import { quoted, type TableShape, tableShapes } from './tables.ts';
+import { Timings } from './timings.ts';
 
 /**
  * `cairn copy --to postgres://… [--files-to s3://bucket?…]`: the whole installation into a
@@ -41,6 +42,7 @@ export interface CopySummary {
   rows: number;
   files: number;
   resumed: boolean;
+  timings: Timings;
 }
 
 const MARK = 'cairn_copy';
@@ -57,17 +59,24 @@ export async function copy(config: Config, to: string, filesTo: string | undefin
         // One copy at a time into a target; a copy killed part way still has its last statement
         // running on the server, which must end before a resumed copy reads where it stopped.
         await lockSession(db, 'cairn copy');
+        const timings = new Timings();
         const { resumed, setAside } = await prepareTarget(source, db);
+        timings.mark('schema');
         const shapes = await tableShapes(source.db);
         for (const session of sessions) await skippingTriggers(session, true);
         const { rows, digests } = await copyTables(source, sessions, shapes);
         for (const session of sessions) await skippingTriggers(session, false);
+        timings.mark('rows');
         await rebuildIndexes(target.db, setAside, LANES);
+        timings.mark('indexes');
         const files = targetBlobs ? await copyBlobs(source, targetBlobs, shapes) : 0;
+        timings.mark('files');
         await verify(source, sessions, shapes, digests, targetBlobs);
+        timings.mark('check');
         await sql`DROP TABLE ${sql.raw(MARK)}`.execute(db);
         await migrateToLatest(db);
-        return { tables: shapes.length, rows, files, resumed };
+        timings.mark('upgrade');
+        return { tables: shapes.length, rows, files, resumed, timings };
       });
     } finally {
       await target.close();
@@ -130,7 +139,7 @@ async function copyTables(
       const after = await lastKey(db, shape);
       const digest = after ? undefined : new TableDigest();
       for await (const page of readRows(source.db, shape, after)) {
-        digest?.add(page);
+        digest?.add(page.text, page.count);
         await writer.write(shape, page.text, () => bar.increment(page.count));
       }
       await writer.settled();

@@ -13,6 +13,7 @@ import { type BlobEntry, Hashing, sha256Of } from './blobs.ts';
 import { jsonDigestOf, loadJsonLines } from './format1.ts';
 import { advanceIdentities, digestOf, LANES, readingSessions, skippingTriggers, WHOLE, writeRows } from './rows.ts';
 import { quoted, type TableShape, tableShapes } from './tables.ts';
+import { Timings } from './timings.ts';
 
 /**
  * `cairn restore <file>`: a backup into an empty installation (the configured database, or a new
@@ -27,6 +28,7 @@ export interface RestoreSummary {
   rows: number;
   files: number;
   upgradedBy: string[];
+  timings: Timings;
 }
 
 export async function restore(config: Config, file: string): Promise<RestoreSummary> {
@@ -47,6 +49,7 @@ export async function restore(config: Config, file: string): Promise<RestoreSumm
  */
 async function restoreInto(pool: Kysely<DB>, sessions: Kysely<DB>[], blobs: BlobStore, file: string): Promise<RestoreSummary> {
   const db = sessions[0]!;
+  const timings = new Timings();
   let header: BackupHeader | undefined;
   let shapes = new Map<string, TableShape>();
   // Set aside while the tables load, built once they are all in (before the files come).
@@ -64,6 +67,7 @@ async function restoreInto(pool: Kysely<DB>, sessions: Kysely<DB>[], blobs: Blob
         setAside = await dropSecondaryIndexes(db);
         for (const session of sessions) await skippingTriggers(session, true);
       }
+      timings.mark('schema');
     } else if (!header) {
       throw new Error(`${file} is not a Cairn backup (it does not start with cairn-backup.json)`);
     } else if (entry.name.startsWith('tables/')) {
@@ -72,18 +76,21 @@ async function restoreInto(pool: Kysely<DB>, sessions: Kysely<DB>[], blobs: Blob
       const shape = shapes.get(name);
       if (!shape) throw new Error(`${entry.name}: the schema at ${header.migration} has no such table`);
       if (header.format === 1) {
-        await loading.finish(header.identities);
+        await loading.finish();
         await loadJsonLines(db, shape, entry);
-        await advanceIdentities(db, shape, header.identities);
       } else {
-        await loading.page(shape, await readText(entry), header.identities);
+        await loading.page(shape, await readText(entry));
       }
     } else if (entry.name === 'files.json') {
-      await loading.finish(header.identities);
+      await loading.finish();
       for (const session of sessions) await skippingTriggers(session, false);
+      // Every table's, the empty ones' too (a page-less table has no entry): a webhook's after_seq counts on them (rows.ts).
+      for (const shape of shapes.values()) await advanceIdentities(db, shape, header.identities);
+      timings.mark('rows');
       // From the pool's other connections; PGlite, one session, held here, builds them through it.
       await rebuildIndexes(sessions.length > 1 ? pool : db, setAside, sessions.length);
       setAside = [];
+      timings.mark('indexes');
       contentTypes = new Map((await readJson<BlobEntry[]>(entry)).map((blob) => [blob.key, blob.contentType]));
     } else if (entry.name.startsWith('files/')) {
       const key = entry.name.slice('files/'.length);
@@ -92,13 +99,17 @@ async function restoreInto(pool: Kysely<DB>, sessions: Kysely<DB>[], blobs: Blob
       restored.set(key, { size: hashing.bytes, sha256: hashing.hex() });
     } else if (entry.name === 'manifest.json') {
       const manifest = await readJson<BackupManifest>(entry);
+      timings.mark('files');
       await verify(sessions, blobs, manifest, shapes, restored);
+      timings.mark('check');
       const upgradedBy = header.filesOnly ? [] : await migrateToLatest(db);
+      timings.mark('upgrade');
       return {
         migration: header.migration,
         rows: manifest.tables.reduce((sum, table) => sum + table.rows, 0),
         files: restored.size,
         upgradedBy,
+        timings,
       };
     }
   }
@@ -109,8 +120,7 @@ async function restoreInto(pool: Kysely<DB>, sessions: Kysely<DB>[], blobs: Blob
  * The pages of the table being loaded, spread over the sessions, each written while the next is
  * read from the archive. A table's pages are all in before the next table's begin, so tables still
  * go in parents first; its pages are disjoint ranges of its key, which load side by side (but for
- * a table that references itself, whose pages go in one after another). Once a table's last page is in, its
- * identity sequences go on from where the backup says they stood (rows.ts).
+ * a table that references itself, whose pages go in one after another).
  */
 class TableLoad {
   private shape: TableShape | undefined;
@@ -121,8 +131,8 @@ class TableLoad {
     this.writing = sessions.map(() => Promise.resolve());
   }
 
-  async page(shape: TableShape, text: string, identities: BackupHeader['identities']): Promise<void> {
-    if (shape !== this.shape) await this.finish(identities);
+  async page(shape: TableShape, text: string): Promise<void> {
+    if (shape !== this.shape) await this.finish();
     this.shape = shape;
     const lane = shape.selfReferencing ? 0 : this.next++ % this.sessions.length;
     await this.writing[lane];
@@ -132,9 +142,8 @@ class TableLoad {
     this.writing[lane] = written;
   }
 
-  async finish(identities: BackupHeader['identities']): Promise<void> {
+  async finish(): Promise<void> {
     await Promise.all(this.writing);
-    if (this.shape) await advanceIdentities(this.sessions[0]!, this.shape, identities);
     this.shape = undefined;
   }
 }

@@ -194,9 +194,10 @@ export class TableDigest {
   pages = 0;
   private readonly hash: Hash = createHash('sha256');
 
-  add(page: { text: string; count: number }): void {
-    this.hash.update(page.text);
-    this.rows += page.count;
+  /** A page's text (or its UTF-8 bytes) and how many rows it holds. */
+  add(text: string | Buffer, count: number): void {
+    this.hash.update(text);
+    this.rows += count;
     this.pages += 1;
   }
 
@@ -208,6 +209,6 @@ export class TableDigest {
 /** A table's digest, read through in pages. */
 export async function digestOf<DB>(db: Kysely<DB>, shape: TableShape, rowsPerPage = PAGE_ROWS) {
   const digest = new TableDigest();
-  for await (const page of readRows(db, shape, undefined, rowsPerPage)) digest.add(page);
+  for await (const page of readRows(db, shape, undefined, rowsPerPage)) digest.add(page.text, page.count);
   return { rows: digest.rows, sha256: digest.hex() };
 }
