@@ -117,6 +117,15 @@ describe('cairn backup and restore', { timeout: 300_000 }, () => {
   }
 
   test('a backup taken under writes restores every acknowledged write, its files byte for byte, consistently', async () => {
+    // A value with what a page's line escapes (a newline, `\\`, `\\b`, `\\n`) and what a record's text quotes.
+    const tricky = 'Line\nbreak \\ back\\b \\n "quoted" (paren, comma)';
+    const trickyPatient = await call(
+      'POST',
+      `${server.base}/demo/sandbox/patients`,
+      { firstName: tricky, lastName: 'Tricky' },
+      token,
+    );
+    assert.equal(trickyPatient.status, 201, trickyPatient.text);
     const load = writers();
     // Some of each write first (a fixed wait would depend on the machine's speed).
     while (load.written.files.size < 4 || load.written.patients.size < 20) await sleep(50);
@@ -138,6 +147,12 @@ describe('cairn backup and restore', { timeout: 300_000 }, () => {
         assert.ok(before.length > 10, `only ${before.length} patients were written before the backup`);
         const found = await restored.db.selectFrom('patients').select('id').where('id', 'in', before).execute();
         assert.equal(found.length, before.length, 'a patient acknowledged before the backup is missing');
+        const restoredTricky = await restored.db
+          .selectFrom('patients')
+          .select('first_name')
+          .where('id', '=', trickyPatient.body.id)
+          .executeTakeFirstOrThrow();
+        assert.equal(restoredTricky.first_name, tricky);
 
         const kept = [...files].filter(([id, file]) => file.at < began && !((deletedAt.get(id) ?? Infinity) < began));
         assert.ok(kept.length > 0, 'no file was written before the backup');

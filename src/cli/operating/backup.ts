@@ -4,7 +4,7 @@ import type { DatabaseKind } from '../../db/database.ts';
 import { lastMigration } from '../../db/migrate.ts';
 import { ArchiveWriter } from './archive.ts';
 import { type BlobEntry, blobsNamed, Hashing } from './blobs.ts';
-import { identityPositions, PAGE_ROWS, readRows, TableDigest } from './rows.ts';
+import { countOf, identityPositions, PAGE_ROWS, readRows, TableDigest } from './rows.ts';
 import { readInstallation, type Source } from './source.ts';
 import { tableShapes } from './tables.ts';
 import { Timings } from './timings.ts';
@@ -13,7 +13,7 @@ import { Timings } from './timings.ts';
  * `cairn backup <file>`: one archive of the installation, its database as of one instant and the
  * blobs that instant's rows name, taken while the server serves (source.ts). The archive holds, in
  * order: `cairn-backup.json` (what restore needs first), `tables/<name>/<n>` (each table's rows,
- * parents first, a page of its key an entry: rows.ts), `files.json` (the blobs' keys and content
+ * parents first, a page of its key an entry: rows.ts; a table without rows has none), `files.json` (the blobs' keys and content
  * types), `files/<key>`, and `manifest.json`: release, migration, rows and a SHA-256 per table
  * (of its pages' texts), size and SHA-256 per blob. Each page goes into the archive as it is read:
  * nothing is set aside on disk first.
@@ -108,6 +108,9 @@ async function write(source: Source, archive: ArchiveWriter, options: { filesOnl
         digest.add(bytes, page.count);
         await archive.addBytes(`tables/${shape.name}/${digest.pages}`, bytes);
       }
+      // The snapshot's count: a page read twice or skipped would show here, not at a restore.
+      const count = await countOf(source.db, shape);
+      if (count !== digest.rows) throw new Error(`${shape.name}: ${digest.rows} rows read of ${count}`);
       tables.push({ name: shape.name, rows: digest.rows, sha256: digest.hex() });
     }
   }

@@ -11,6 +11,7 @@ import { progressBar } from '../progress.ts';
 import { blobsNamed, sha256Of } from './blobs.ts';
 import {
   advanceIdentities,
+  countOf,
   digestOf,
   identityPositions,
   LANES,
@@ -19,11 +20,10 @@ import {
   readRows,
   skippingTriggers,
   TableDigest,
-  WHOLE,
   writeRows,
 } from './rows.ts';
 import { readInstallation, type Source } from './source.ts';
-import { quoted, type TableShape, tableShapes } from './tables.ts';
+import { type TableShape, tableShapes } from './tables.ts';
 import { Timings } from './timings.ts';
 
 /**
@@ -193,13 +193,6 @@ class InOrder {
   async settled(): Promise<void> {
     await Promise.all(this.lanes);
   }
-}
-
-async function countOf(db: Kysely<DB>, shape: TableShape): Promise<number> {
-  const { rows } = await sql<{
-    count: number;
-  }>`${sql.raw(WHOLE)} SELECT count(*)::int AS count FROM ${sql.raw(quoted(shape.name))}`.execute(db);
-  return rows[0]!.count;
 }
 
 async function copyBlobs(source: Source, target: BlobStore, shapes: readonly TableShape[]): Promise<number> {
