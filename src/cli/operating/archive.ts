@@ -25,9 +25,13 @@ export class ArchiveWriter {
   }
 
   async addJson(name: string, value: unknown): Promise<void> {
-    const text = Buffer.from(`${JSON.stringify(value, null, 1)}\n`);
+    await this.addBytes(name, Buffer.from(`${JSON.stringify(value, null, 1)}\n`));
+  }
+
+  /** An entry of bytes in memory; settled once the archive has taken them (so a writer slower than its reader holds it back). */
+  async addBytes(name: string, bytes: Buffer): Promise<void> {
     await new Promise<void>((resolve, reject) =>
-      this.pack.entry({ name, size: text.length }, text, (error) => (error ? reject(error) : resolve())),
+      this.pack.entry({ name, size: bytes.length }, bytes, (error) => (error ? reject(error) : resolve())),
     );
   }
 
@@ -68,9 +72,14 @@ export async function* archiveEntries(file: string): AsyncGenerator<ArchiveEntry
   }
 }
 
-/** An entry's JSON. */
-export async function readJson<T>(entry: ArchiveEntry): Promise<T> {
+/** An entry's text. */
+export async function readText(entry: ArchiveEntry): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of entry.stream) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** An entry's JSON. */
+export async function readJson<T>(entry: ArchiveEntry): Promise<T> {
+  return JSON.parse(await readText(entry)) as T;
 }

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { type Database, openDatabase } from '../../db/database.ts';
 import { LocalBlobStore } from '../../files/local-store.ts';
@@ -22,7 +23,7 @@ import { sequencePosition } from './rows.ts';
  * database consistent (every file row has its blob, every care team its patient). On the
  * embedded database the backup goes through the serving process; on a server, through its own
  * snapshot. The outbox's numbers go on from the source's. A second restore into it is refused (not
- * empty); a files-only backup holds no table.
+ * empty); a backup of the older format 1 restores; a files-only backup holds no table.
  */
 const DEMO = { CAIRN_DEMO: 'true', CAIRN_DEMO_CLIENT: 'backup-demo-key', CAIRN_DEMO_SECRET: 'backup-demo-secret-0000' };
 
@@ -116,6 +117,15 @@ describe('cairn backup and restore', { timeout: 300_000 }, () => {
   }
 
   test('a backup taken under writes restores every acknowledged write, its files byte for byte, consistently', async () => {
+    // A value with what a page's line escapes (a newline, `\\`, `\\b`, `\\n`) and what a record's text quotes.
+    const tricky = 'Line\nbreak \\ back\\b \\n "quoted" (paren, comma)';
+    const trickyPatient = await call(
+      'POST',
+      `${server.base}/demo/sandbox/patients`,
+      { firstName: tricky, lastName: 'Tricky' },
+      token,
+    );
+    assert.equal(trickyPatient.status, 201, trickyPatient.text);
     const load = writers();
     // Some of each write first (a fixed wait would depend on the machine's speed).
     while (load.written.files.size < 4 || load.written.patients.size < 20) await sleep(50);
@@ -137,6 +147,12 @@ describe('cairn backup and restore', { timeout: 300_000 }, () => {
         assert.ok(before.length > 10, `only ${before.length} patients were written before the backup`);
         const found = await restored.db.selectFrom('patients').select('id').where('id', 'in', before).execute();
         assert.equal(found.length, before.length, 'a patient acknowledged before the backup is missing');
+        const restoredTricky = await restored.db
+          .selectFrom('patients')
+          .select('first_name')
+          .where('id', '=', trickyPatient.body.id)
+          .executeTakeFirstOrThrow();
+        assert.equal(restoredTricky.first_name, tricky);
 
         const kept = [...files].filter(([id, file]) => file.at < began && !((deletedAt.get(id) ?? Infinity) < began));
         assert.ok(kept.length > 0, 'no file was written before the backup');
@@ -167,6 +183,32 @@ describe('cairn backup and restore', { timeout: 300_000 }, () => {
         await restored.close();
       }
       await assert.rejects(cairn(['restore', file, '--data-dir', target.dataDir], target.env), /the target is not empty/);
+    } finally {
+      await target.remove();
+    }
+  });
+
+  test('a backup of format 1 (a table a file of JSON lines) still restores, checked against its manifest', async () => {
+    // Taken by the release before format 2 (`cairn seed bulk` of 30 patients, tasks and events on PGlite).
+    const file = fileURLToPath(new URL('testdata/backup-format-1.tar.gz', import.meta.url));
+    const header = await headerOf(file);
+    assert.equal(header.format, 1);
+    const target = await newInstallation({ empty: true });
+    try {
+      assert.match(
+        await cairn(['restore', file, '--data-dir', target.dataDir], target.env),
+        /Restored 220 rows and 0 files at migration .*checked against the manifest/,
+      );
+      const restored = await openInstallation(target);
+      try {
+        const patients = await restored.db
+          .selectFrom('patients')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow();
+        assert.equal(Number(patients.n), 30);
+      } finally {
+        await restored.close();
+      }
     } finally {
       await target.remove();
     }

@@ -1,23 +1,26 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Config } from '../../config.ts';
 import type { DatabaseKind } from '../../db/database.ts';
 import { lastMigration } from '../../db/migrate.ts';
 import { ArchiveWriter } from './archive.ts';
 import { type BlobEntry, blobsNamed, Hashing } from './blobs.ts';
-import { identityPositions, readRows, TableDigest } from './rows.ts';
+import { countOf, identityPositions, PAGE_ROWS, readRows, TableDigest } from './rows.ts';
 import { readInstallation, type Source } from './source.ts';
 import { tableShapes } from './tables.ts';
+import { Timings } from './timings.ts';
 
 /**
  * `cairn backup <file>`: one archive of the installation, its database as of one instant and the
  * blobs that instant's rows name, taken while the server serves (source.ts). The archive holds, in
- * order: `cairn-backup.json` (what restore needs first), `tables/<name>.ndjson` (each table's rows,
- * parents first), `files.json` (the blobs' keys and content types), `files/<key>`, and
- * `manifest.json`: release, migration, rows and a SHA-256 per table, size and SHA-256 per blob.
+ * order: `cairn-backup.json` (what restore needs first), `tables/<name>/<n>` (each table's rows,
+ * parents first, a page of its key an entry: rows.ts; a table without rows has none), `files.json` (the blobs' keys and content
+ * types), `files/<key>`, and `manifest.json`: release, migration, rows and a SHA-256 per table
+ * (of its pages' texts), size and SHA-256 per blob. Each page goes into the archive as it is read:
+ * nothing is set aside on disk first.
  */
 
-export const BACKUP_FORMAT = 1;
+/** 2: a table's rows as pages of record texts (rows.ts); 1: as one entry of JSON lines (format1.ts), which restore still reads. */
+export const BACKUP_FORMAT = 2;
 
 export interface BackupHeader {
   format: number;
@@ -32,6 +35,8 @@ export interface BackupHeader {
    * from; absent from backups made before it was kept (the rows' greatest values then).
    */
   identities?: Record<string, number>;
+  /** The rows in a page of the tables' entries, which a table's digest is taken over (format 2 on). */
+  rowsPerPage?: number;
 }
 
 export interface BackupManifest extends BackupHeader {
@@ -45,6 +50,7 @@ export interface BackupSummary {
   rows: number;
   files: number;
   bytes: number;
+  timings: Timings;
 }
 
 export async function backup(
@@ -54,27 +60,27 @@ export async function backup(
 ): Promise<BackupSummary> {
   return readInstallation(config, 'snapshot', async (source) => {
     const archive = new ArchiveWriter(file);
-    const spill = fs.mkdtempSync(path.join(path.dirname(path.resolve(file)), '.cairn-backup-'));
+    const timings = new Timings();
     try {
-      const manifest = await write(source, archive, spill, options);
+      const manifest = await write(source, archive, options, timings);
       await archive.finish();
+      timings.mark('finish');
       return {
         file,
         tables: manifest.tables.length,
         rows: manifest.tables.reduce((sum, table) => sum + table.rows, 0),
         files: manifest.files.length,
         bytes: fs.statSync(file).size,
+        timings,
       };
     } catch (error) {
       await archive.abort();
       throw error;
-    } finally {
-      fs.rmSync(spill, { recursive: true, force: true });
     }
   });
 }
 
-async function write(source: Source, archive: ArchiveWriter, spill: string, options: { filesOnly: boolean; release: string }) {
+async function write(source: Source, archive: ArchiveWriter, options: { filesOnly: boolean; release: string }, timings: Timings) {
   const migration = await lastMigration(source.db);
   if (!migration) throw new Error('the database holds no Cairn schema: nothing to back up');
   const header: BackupHeader = {
@@ -86,31 +92,34 @@ async function write(source: Source, archive: ArchiveWriter, spill: string, opti
       (await source.db.selectNoFrom((eb) => eb.fn<Date>('now', []).as('now')).executeTakeFirstOrThrow()).now,
     ).toISOString(),
     filesOnly: options.filesOnly,
+    rowsPerPage: PAGE_ROWS,
   };
   const shapes = await tableShapes(source.db);
   if (!options.filesOnly) header.identities = await identityPositions(source.db, shapes);
   await archive.addJson('cairn-backup.json', header);
+  timings.mark('start');
   const tables: BackupManifest['tables'] = [];
   if (!options.filesOnly) {
     for (const shape of shapes) {
-      // A table's size is known only once read: its rows go to a file beside the archive first.
-      const spilled = path.join(spill, `${shape.name}.ndjson`);
-      const out = fs.createWriteStream(spilled);
       const digest = new TableDigest();
       for await (const page of readRows(source.db, shape)) {
-        digest.add(page.rows);
-        if (!out.write(`${page.rows.join('\n')}\n`)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+        // Encoded once, for the digest and the archive alike.
+        const bytes = Buffer.from(page.text);
+        digest.add(bytes, page.count);
+        await archive.addBytes(`tables/${shape.name}/${digest.pages}`, bytes);
       }
-      await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
-      await archive.addStream(`tables/${shape.name}.ndjson`, fs.statSync(spilled).size, fs.createReadStream(spilled));
-      fs.rmSync(spilled);
+      // The snapshot's count: a page read twice or skipped would show here, not at a restore.
+      const count = await countOf(source.db, shape);
+      if (count !== digest.rows) throw new Error(`${shape.name}: ${digest.rows} rows read of ${count}`);
       tables.push({ name: shape.name, rows: digest.rows, sha256: digest.hex() });
     }
   }
+  timings.mark('tables');
   const blobs = await blobsNamed(source.db, shapes);
   await archive.addJson('files.json', blobs);
   const files: BackupManifest['files'] = [];
   for (const blob of blobs) files.push(await addBlob(source, archive, blob));
+  timings.mark('files');
   const manifest: BackupManifest = { ...header, tables, files };
   await archive.addJson('manifest.json', manifest);
   return manifest;

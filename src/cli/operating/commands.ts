@@ -37,7 +37,7 @@ export async function runOperatingCommand(
       const seconds = (performance.now() - started) / 1000;
       console.log(
         `Backed up ${summary.tables} tables (${summary.rows} rows) and ${summary.files} files to ${summary.file}: ` +
-          `${summary.bytes} bytes in ${seconds.toFixed(1)} s`,
+          `${summary.bytes} bytes in ${seconds.toFixed(1)} s\nTime: ${summary.timings}`,
       );
       return true;
     }
@@ -50,7 +50,8 @@ export async function runOperatingCommand(
       const summary = await restore(target, file);
       console.log(
         `Restored ${summary.rows} rows and ${summary.files} files at migration ${summary.migration}, checked against the manifest` +
-          (summary.upgradedBy.length ? `; then upgraded by ${summary.upgradedBy.join(', ')}` : ''),
+          (summary.upgradedBy.length ? `; then upgraded by ${summary.upgradedBy.join(', ')}` : '') +
+          `\nTime: ${summary.timings}`,
       );
       return true;
     }
@@ -61,7 +62,8 @@ export async function runOperatingCommand(
         `${summary.resumed ? 'Resumed and finished' : 'Finished'} the copy: ${summary.tables} tables (${summary.rows} rows)` +
           `${options.filesTo ? ` and ${summary.files} files` : ''}, checked row by row` +
           `${options.filesTo ? ' and blob by blob' : ''}. Serve from it with DATABASE_URL=${redacted(to)}` +
-          `${options.filesTo ? ' and the CAIRN_S3_* settings of the bucket' : ` (files stay in ${config.dataDir}/files)`}.`,
+          `${options.filesTo ? ' and the CAIRN_S3_* settings of the bucket' : ` (files stay in ${config.dataDir}/files)`}.` +
+          `\nTime: ${summary.timings}`,
       );
       return true;
     }

@@ -9,9 +9,22 @@ import { S3BlobStore } from '../../files/s3-store.ts';
 import { dropSecondaryIndexes, rebuildIndexes, type SavedIndex } from '../indexes.ts';
 import { progressBar } from '../progress.ts';
 import { blobsNamed, sha256Of } from './blobs.ts';
-import { advanceIdentities, digestOf, identityPositions, lastKey, readingSession, readRows, WHOLE, writeRows } from './rows.ts';
+import {
+  advanceIdentities,
+  countOf,
+  digestOf,
+  identityPositions,
+  LANES,
+  lastKey,
+  readingSessions,
+  readRows,
+  skippingTriggers,
+  TableDigest,
+  writeRows,
+} from './rows.ts';
 import { readInstallation, type Source } from './source.ts';
-import { quoted, type TableShape, tableShapes } from './tables.ts';
+import { type TableShape, tableShapes } from './tables.ts';
+import { Timings } from './timings.ts';
 
 /**
  * `cairn copy --to postgres://… [--files-to s3://bucket?…]`: the whole installation into a
@@ -29,6 +42,7 @@ export interface CopySummary {
   rows: number;
   files: number;
   resumed: boolean;
+  timings: Timings;
 }
 
 const MARK = 'cairn_copy';
@@ -37,22 +51,32 @@ export async function copy(config: Config, to: string, filesTo: string | undefin
   if (!/^postgres(ql)?:\/\//.test(to)) throw new Error('--to takes a PostgreSQL URL (postgres://user@host:port/database)');
   const targetBlobs = filesTo ? s3StoreOf(filesTo, config) : undefined;
   return readInstallation(config, 'refuse', async (source) => {
-    const target = await openDatabase({ databaseUrl: to, dataDir: '', poolSize: 1, waitSeconds: 10 });
+    // LANES sessions write and check; the indexes are built as many at once on connections of their own.
+    const target = await openDatabase({ databaseUrl: to, dataDir: '', poolSize: 2 * LANES, waitSeconds: 10 });
     try {
-      return await target.db.connection().execute(async (db) => {
-        await readingSession(db);
+      return await readingSessions(target.db, LANES, async (sessions) => {
+        const db = sessions[0]!;
         // One copy at a time into a target; a copy killed part way still has its last statement
         // running on the server, which must end before a resumed copy reads where it stopped.
         await lockSession(db, 'cairn copy');
+        const timings = new Timings();
         const { resumed, setAside } = await prepareTarget(source, db);
+        timings.mark('schema');
         const shapes = await tableShapes(source.db);
-        const rows = await copyTables(source, db, shapes);
-        await rebuildIndexes(db, setAside);
+        for (const session of sessions) await skippingTriggers(session, true);
+        const { rows, digests } = await copyTables(source, sessions, shapes);
+        for (const session of sessions) await skippingTriggers(session, false);
+        timings.mark('rows');
+        await rebuildIndexes(target.db, setAside, LANES);
+        timings.mark('indexes');
         const files = targetBlobs ? await copyBlobs(source, targetBlobs, shapes) : 0;
-        await verify(source, db, shapes, targetBlobs);
+        timings.mark('files');
+        await verify(source, sessions, shapes, digests, targetBlobs);
+        timings.mark('check');
         await sql`DROP TABLE ${sql.raw(MARK)}`.execute(db);
         await migrateToLatest(db);
-        return { tables: shapes.length, rows, files, resumed };
+        timings.mark('upgrade');
+        return { tables: shapes.length, rows, files, resumed, timings };
       });
     } finally {
       await target.close();
@@ -83,7 +107,20 @@ async function prepareTarget(source: Source, db: Kysely<DB>): Promise<{ resumed:
   return { resumed: false, setAside };
 }
 
-async function copyTables(source: Source, db: Kysely<DB>, shapes: readonly TableShape[]): Promise<number> {
+type Digest = { rows: number; sha256: string };
+
+/**
+ * Each table's rows after the greatest key the target holds, read from the source a page at a
+ * time and written on the target's sessions side by side (the next page read meanwhile). Answers
+ * the source's digest of each table read from its start, taken from the pages as they pass: the
+ * check need not read them again.
+ */
+async function copyTables(
+  source: Source,
+  sessions: Kysely<DB>[],
+  shapes: readonly TableShape[],
+): Promise<{ rows: number; digests: Map<string, Digest> }> {
+  const db = sessions[0]!;
   let total = 0;
   let done = 0;
   for (const shape of shapes) {
@@ -92,28 +129,70 @@ async function copyTables(source: Source, db: Kysely<DB>, shapes: readonly Table
   }
   // The outbox's and the queue's numbers go on from the source's, not from its rows (rows.ts).
   const positions = await identityPositions(source.db, shapes);
+  const digests = new Map<string, Digest>();
   const bar = progressBar('rows  [{bar}] {percentage}% | {value}/{total} | {table}');
   bar.start(total, done, { table: '' });
   try {
+    const writer = new InOrder(sessions);
     for (const shape of shapes) {
       bar.update({ table: shape.name });
-      for await (const page of readRows(source.db, shape, await lastKey(db, shape))) {
-        await writeRows(db, shape, page.rows);
-        bar.increment(page.rows.length);
+      const after = await lastKey(db, shape);
+      const digest = after ? undefined : new TableDigest();
+      for await (const page of readRows(source.db, shape, after)) {
+        digest?.add(page.text, page.count);
+        await writer.write(shape, page.text, () => bar.increment(page.count));
       }
+      await writer.settled();
+      if (digest) digests.set(shape.name, { rows: digest.rows, sha256: digest.hex() });
       await advanceIdentities(db, shape, positions);
     }
   } finally {
     bar.stop();
   }
-  return total;
+  return { rows: total, digests };
 }
 
-async function countOf(db: Kysely<DB>, shape: TableShape): Promise<number> {
-  const { rows } = await sql<{
-    count: number;
-  }>`${sql.raw(WHOLE)} SELECT count(*)::int AS count FROM ${sql.raw(quoted(shape.name))}`.execute(db);
-  return rows[0]!.count;
+/**
+ * Pages written side by side, each in a transaction of its own committed only after the page
+ * before it: whatever stops the copy, the target holds a table's first pages and none after, so
+ * a resumed copy goes on after its greatest key. A table that references itself is written on one
+ * session, a page after another.
+ */
+class InOrder {
+  private readonly lanes: Promise<void>[];
+  private committed: Promise<void> = Promise.resolve();
+  private next = 0;
+
+  constructor(private readonly sessions: Kysely<DB>[]) {
+    this.lanes = sessions.map(() => Promise.resolve());
+  }
+
+  async write(shape: TableShape, text: string, onCommitted: () => void): Promise<void> {
+    const lane = shape.selfReferencing ? 0 : this.next++ % this.sessions.length;
+    await this.lanes[lane];
+    const session = this.sessions[lane]!;
+    const before = this.committed;
+    const written = (async () => {
+      await sql`BEGIN`.execute(session);
+      try {
+        await writeRows(session, shape, text);
+        await before;
+        await sql`COMMIT`.execute(session);
+      } catch (error) {
+        await sql`ROLLBACK`.execute(session).catch(() => {});
+        throw error;
+      }
+      onCommitted();
+    })();
+    // Heard by the lane's next page or settled(); unheard meanwhile it would end the process.
+    written.catch(() => {});
+    this.lanes[lane] = written;
+    this.committed = written;
+  }
+
+  async settled(): Promise<void> {
+    await Promise.all(this.lanes);
+  }
 }
 
 async function copyBlobs(source: Source, target: BlobStore, shapes: readonly TableShape[]): Promise<number> {
@@ -134,19 +213,26 @@ async function copyBlobs(source: Source, target: BlobStore, shapes: readonly Tab
   return blobs.length;
 }
 
+/** Each table's digest on both sides (the source's from the copy where it read the whole table), the target's tables read a session each at once. */
 async function verify(
   source: Source,
-  db: Kysely<DB>,
+  sessions: Kysely<DB>[],
   shapes: readonly TableShape[],
+  digests: Map<string, Digest>,
   targetBlobs: BlobStore | undefined,
 ): Promise<void> {
+  const db = sessions[0]!;
   const problems: string[] = [];
-  for (const shape of shapes) {
-    const [from, to] = [await digestOf(source.db, shape), await digestOf(db, shape)];
-    if (from.rows !== to.rows || from.sha256 !== to.sha256) {
-      problems.push(`${shape.name}: ${to.rows} rows of ${from.rows}${from.rows === to.rows ? ', contents differ' : ''}`);
+  const tables = [...shapes];
+  const check = async (session: Kysely<DB>) => {
+    for (let shape = tables.shift(); shape; shape = tables.shift()) {
+      const [from, to] = await Promise.all([digests.get(shape.name) ?? digestOf(source.db, shape), digestOf(session, shape)]);
+      if (from.rows !== to.rows || from.sha256 !== to.sha256) {
+        problems.push(`${shape.name}: ${to.rows} rows of ${from.rows}${from.rows === to.rows ? ', contents differ' : ''}`);
+      }
     }
-  }
+  };
+  await Promise.all(sessions.map(check));
   // The numbers the target gives next come after every one the source gave (a webhook's after_seq).
   const [given, next] = [await identityPositions(source.db, shapes), await identityPositions(db, shapes)];
   for (const [identity, position] of Object.entries(given)) {

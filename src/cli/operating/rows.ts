@@ -1,24 +1,62 @@
 import { createHash, type Hash } from 'node:crypto';
+import os from 'node:os';
 import { type Kysely, sql } from 'kysely';
 import { crossTenant } from '../../db/cross-tenant.ts';
 import { quoted, type TableShape } from './tables.ts';
 
 /**
- * A table's rows as JSON text (`row_to_json`), read in pages of its primary key and written back
- * with `json_populate_recordset`: one format that PGlite, PostgreSQL and Citus all read and write,
- * whatever the column types (bytea, arrays, jsonb), so a backup or a copy is never tied to one
- * engine. The order of the key is byte order (`COLLATE "C"` on text keys), the same on every
- * engine, so two databases' digests of a table compare.
+ * A table's rows in pages of its primary key, each page one text: the rows' record texts
+ * (`t::text`), a line each, joined by the database (`string_agg`) and split and parsed by it again
+ * when written (`string_to_array`, `::t`). Record text is each type's own output, as COPY's is,
+ * which PGlite, PostgreSQL and Citus all read and write whatever the column types (bytea, arrays,
+ * jsonb), so a backup or a copy is never tied to one engine; it costs the database a fraction of
+ * `row_to_json` (a fifth, measured: 23 ms against 127 for 5,000 patients), and the client decodes
+ * one value a page instead of an object a row. A record's text holds a quoted value's newlines as
+ * they are, so a line escapes them: `\` becomes `\b`, then a newline `\n`; undone in the other
+ * order. The order of the key is byte order (`COLLATE "C"` on text keys), the same on every
+ * engine, so two databases' digests of a table (over the same pages) compare.
  */
 
-/** Rows per page read, and the most written by one statement. */
-const PAGE_ROWS = 5000;
-/** A page written is also cut at this many bytes of JSON, so a table of large rows sends no huge parameter. */
-const PAGE_BYTES = 8 * 1024 * 1024;
+/** Rows per page: a page read is one statement, a page written one statement, and the unit a digest hashes. */
+export const PAGE_ROWS = 5000;
 
 /** What every session reading rows sets first: the times in row_to_json's text are then UTC on every engine. */
 export async function readingSession<DB>(db: Kysely<DB>): Promise<void> {
   await sql`SET TIME ZONE 'UTC'`.execute(db);
+}
+
+/**
+ * How many connections restore and copy spread their work over on a server (one on PGlite, which
+ * is one session): a statement runs on one core, so as many as the machine has, up to 4.
+ */
+export const LANES = Math.max(1, Math.min(os.availableParallelism(), 4));
+
+/** `count` connections of the pool held at once, each a reading session, for work spread over them. */
+export async function readingSessions<DB, T>(
+  db: Kysely<DB>,
+  count: number,
+  use: (sessions: Kysely<DB>[]) => Promise<T>,
+): Promise<T> {
+  const held: Kysely<DB>[] = [];
+  const hold = (): Promise<T> =>
+    held.length === count
+      ? use(held)
+      : db.connection().execute(async (session) => {
+          await readingSession(session);
+          held.push(session);
+          return hold();
+        });
+  return hold();
+}
+
+/**
+ * Rows loaded into a new database are as consistent as the snapshot they were read from, and each
+ * table is checked against its source's digest afterwards: foreign-key triggers are skipped while
+ * they load, as pg_restore skips them by adding the keys after the data, where the loader may (a
+ * superuser, as `seed bulk` does); elsewhere the keys are checked row by row, as before.
+ */
+export async function skippingTriggers<DB>(session: Kysely<DB>, skip: boolean): Promise<void> {
+  await sql`SET session_replication_role = ${sql.raw(skip ? 'replica' : 'DEFAULT')}`.execute(session).catch(() => {});
 }
 
 /** Every statement here reads or writes all the tenants' rows of a table: marked so (db/cross-tenant.ts). */
@@ -31,32 +69,63 @@ function keyList(shape: TableShape): string {
 }
 
 export interface RowPage {
-  rows: string[];
+  /** The page's rows in key order, a line of escaped record text each (no newline after the last). */
+  text: string;
+  count: number;
   /** The page's last key, as text: the next page starts after it. */
   last: string[];
 }
 
-/** The table's rows, a page at a time, after `after` (a key as text) or from the start. */
-export async function* readRows<DB>(db: Kysely<DB>, shape: TableShape, after?: string[]): AsyncGenerator<RowPage> {
+/**
+ * The table's rows, `rowsPerPage` at a time, after `after` (a key as text) or from the start.
+ * The next page is asked for before this one is handed on, so the database reads it while the
+ * caller writes this one.
+ */
+export async function* readRows<DB>(
+  db: Kysely<DB>,
+  shape: TableShape,
+  after?: string[],
+  rowsPerPage = PAGE_ROWS,
+): AsyncGenerator<RowPage> {
   const keys = keyList(shape);
-  const keyColumns = shape.key.map((key, i) => `${quoted(key.name)}::text AS k${i}`).join(', ');
-  let last = after;
-  for (;;) {
-    const from = last
+  // The page's columns c0, c1… are the key's. The aggregates take the rows as the page's ORDER BY
+  // gives them (a sort of their own would cost more than the rest); the last key is then the last
+  // row's, and a backup checks each table's rows against its count (backup.ts).
+  const keyColumns = shape.key.map((key, i) => `${quoted(key.name)} AS c${i}`).join(', ');
+  const lastKey = shape.key.map((_, i) => `(array_agg(c${i}::text))[count(*)::int] AS k${i}`).join(', ');
+  const read = async (from: string[] | undefined): Promise<RowPage | undefined> => {
+    const where = from
       ? sql`WHERE (${sql.raw(keys)}) > (${sql.join(
-          shape.key.map((key, i) => sql`${last![i]}::${sql.raw(key.type)}${sql.raw(isText(key.type) ? ' COLLATE "C"' : '')}`),
+          shape.key.map((key, i) => sql`${from[i]}::${sql.raw(key.type)}${sql.raw(isText(key.type) ? ' COLLATE "C"' : '')}`),
         )})`
       : sql``;
-    const { rows } = await sql<Record<string, string>>`${sql.raw(WHOLE)}
-      SELECT row_to_json(t)::text AS row, ${sql.raw(keyColumns)}
-        FROM ${sql.raw(quoted(shape.name))} t ${from}
-       ORDER BY ${sql.raw(keys)} LIMIT ${PAGE_ROWS}`.execute(db);
-    if (rows.length === 0) return;
-    const end = rows[rows.length - 1]!;
-    last = shape.key.map((_, i) => end[`k${i}`]!);
-    yield { rows: rows.map((row) => row.row!), last };
-    if (rows.length < PAGE_ROWS) return;
+    const { rows } = await sql<Record<string, string | number>>`${sql.raw(WHOLE)}
+      SELECT string_agg(replace(replace(page.t::text, '\\', '\\b'), E'\\n', '\\n'), E'\\n') AS text,
+             count(*)::int AS count, ${sql.raw(lastKey)}
+        FROM (SELECT t, ${sql.raw(keyColumns)} FROM ${sql.raw(quoted(shape.name))} t ${where}
+               ORDER BY ${sql.raw(keys)} LIMIT ${rowsPerPage}) page`.execute(db);
+    const page = rows[0]!;
+    const count = page.count as number;
+    if (count === 0) return undefined;
+    return { text: page.text as string, count, last: shape.key.map((_, i) => page[`k${i}`] as string) };
+  };
+  let next = read(after);
+  for (;;) {
+    const page = await next;
+    if (!page) return;
+    next = page.count < rowsPerPage ? Promise.resolve(undefined) : read(page.last);
+    // Settled by the next turn of the loop; a caller that stops early leaves it unheard, not unhandled.
+    next.catch(() => {});
+    yield page;
   }
+}
+
+/** The table's rows, counted. */
+export async function countOf<DB>(db: Kysely<DB>, shape: TableShape): Promise<number> {
+  const { rows } = await sql<{
+    count: number;
+  }>`${sql.raw(WHOLE)} SELECT count(*)::int AS count FROM ${sql.raw(quoted(shape.name))}`.execute(db);
+  return rows[0]!.count;
 }
 
 /** The greatest key the table holds, as text (where an interrupted copy goes on from), or undefined when empty. */
@@ -72,25 +141,16 @@ export async function lastKey<DB>(db: Kysely<DB>, shape: TableShape): Promise<st
   return row ? shape.key.map((_, i) => row[`k${i}`]!) : undefined;
 }
 
-/** Writes rows read by readRows, in statements of at most PAGE_ROWS rows and about PAGE_BYTES. */
-export async function writeRows<DB>(db: Kysely<DB>, shape: TableShape, rows: readonly string[]): Promise<void> {
-  let start = 0;
-  while (start < rows.length) {
-    let end = start;
-    let bytes = 0;
-    while (end < rows.length && end - start < PAGE_ROWS && (end === start || bytes + rows[end]!.length <= PAGE_BYTES)) {
-      bytes += rows[end]!.length;
-      end += 1;
-    }
-    const columns = shape.columns.map(quoted).join(', ');
-    const table = quoted(shape.name);
-    await sql`${sql.raw(WHOLE)}
-      INSERT INTO ${sql.raw(table)} (${sql.raw(columns)}) OVERRIDING SYSTEM VALUE
-      SELECT ${sql.raw(columns)} FROM json_populate_recordset(NULL::${sql.raw(table)}, ${`[${rows.slice(start, end).join(',')}]`}::json)`.execute(
-      db,
-    );
-    start = end;
-  }
+/** Writes a page read by readRows. */
+export async function writeRows<DB>(db: Kysely<DB>, shape: TableShape, text: string): Promise<void> {
+  const columns = shape.columns.map(quoted).join(', ');
+  const table = quoted(shape.name);
+  await sql`${sql.raw(WHOLE)}
+    INSERT INTO ${sql.raw(table)} (${sql.raw(columns)}) OVERRIDING SYSTEM VALUE
+    SELECT ${sql.raw(columns)} FROM unnest(ARRAY(
+      SELECT replace(replace(line, '\\n', E'\\n'), '\\b', '\\')::${sql.raw(table)} FROM unnest(string_to_array(${text}, E'\\n')) line))`.execute(
+    db,
+  );
 }
 
 /**
@@ -139,14 +199,20 @@ export async function advanceIdentities<DB>(
   }
 }
 
-/** The rows' count and a SHA-256 of their text in key order: two databases holding the same rows agree on both. */
+/**
+ * The rows' count and a SHA-256 of their pages' texts in key order: two databases holding the same
+ * rows agree on both, read in pages of the same size (the manifest says which).
+ */
 export class TableDigest {
   rows = 0;
+  pages = 0;
   private readonly hash: Hash = createHash('sha256');
 
-  add(rows: readonly string[]): void {
-    for (const row of rows) this.hash.update(row).update('\n');
-    this.rows += rows.length;
+  /** A page's text (or its UTF-8 bytes) and how many rows it holds. */
+  add(text: string | Buffer, count: number): void {
+    this.hash.update(text);
+    this.rows += count;
+    this.pages += 1;
   }
 
   hex(): string {
@@ -155,8 +221,8 @@ export class TableDigest {
 }
 
 /** A table's digest, read through in pages. */
-export async function digestOf<DB>(db: Kysely<DB>, shape: TableShape): Promise<{ rows: number; sha256: string }> {
+export async function digestOf<DB>(db: Kysely<DB>, shape: TableShape, rowsPerPage = PAGE_ROWS) {
   const digest = new TableDigest();
-  for await (const page of readRows(db, shape)) digest.add(page.rows);
+  for await (const page of readRows(db, shape, undefined, rowsPerPage)) digest.add(page.text, page.count);
   return { rows: digest.rows, sha256: digest.hex() };
 }

@@ -13,6 +13,8 @@ export interface TableShape {
   key: { name: string; type: string }[];
   /** Identity columns (`events.seq`): their values are kept, and their sequences moved past them afterwards. */
   identity: string[];
+  /** A foreign key of the table names the table itself: its rows must go in one after another, in key order. */
+  selfReferencing: boolean;
 }
 
 /**
@@ -50,7 +52,7 @@ export async function tableShapes<DB>(db: Kysely<DB>): Promise<TableShape[]> {
     if (NOT_COPIED.has(row.table)) continue;
     let shape = shapes.get(row.table);
     if (!shape) {
-      shape = { name: row.table, columns: [], key: [], identity: [], keyAt: new Map() };
+      shape = { name: row.table, columns: [], key: [], identity: [], selfReferencing: false, keyAt: new Map() };
       shapes.set(row.table, shape);
     }
     if (!row.generated) shape.columns.push(row.column);
@@ -67,7 +69,11 @@ export async function tableShapes<DB>(db: Kysely<DB>): Promise<TableShape[]> {
       JOIN pg_class c ON c.oid = f.conrelid
       JOIN pg_class p ON p.oid = f.confrelid
       JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
-     WHERE f.contype = 'f' AND f.conrelid <> f.confrelid`.execute(db);
+     WHERE f.contype = 'f'`.execute(db);
+  for (const reference of references) {
+    const shape = shapes.get(reference.table);
+    if (shape && reference.table === reference.parent) shape.selfReferencing = true;
+  }
   return parentsFirst(
     [...shapes.values()].map(({ keyAt: _, ...shape }) => shape),
     references,
@@ -81,7 +87,8 @@ function parentsFirst(shapes: TableShape[], references: { table: string; parent:
   const place = (name: string, path: string[]) => {
     if (placed.has(name) || !byName.has(name)) return;
     if (path.includes(name)) throw new Error(`foreign keys form a cycle: ${[...path, name].join(' → ')}`);
-    for (const reference of references) if (reference.table === name) place(reference.parent, [...path, name]);
+    for (const reference of references)
+      if (reference.table === name && reference.parent !== name) place(reference.parent, [...path, name]);
     placed.add(name);
     ordered.push(byName.get(name)!);
   };
