@@ -208,83 +208,52 @@ export async function benchPeer(): Promise<string> {
     });
     const cairnIds = sampled(patients, 1000).map((patient) => patient.id);
     const otherIds = sampled(peerIds, 1000);
+    /** A pair of reads: Cairn's paths for its ids (or terms), the peer's for its own. */
+    const reads = (name: string, target: number, cairn: string[], peer: string[]): Pair => ({
+      name,
+      target,
+      cairn: plan('cairn', 'GET', cairn),
+      peer: plan('peer', 'GET', peer),
+    });
+    const peerReads = otherIds.map((id) => `/fhir/R4/Patient/${id}`);
+    const cairnSearches = terms.map((term) => `${prefix}/patients?search=${term}`);
     const pairs: Pair[] = [
-      {
-        name: 'get a patient by id',
-        target: 3,
-        cairn: plan(
-          'cairn',
-          'GET',
-          cairnIds.map((id) => `${prefix}/patients/${id}`),
-        ),
-        peer: plan(
-          'peer',
-          'GET',
-          otherIds.map((id) => `/fhir/R4/Patient/${id}`),
-        ),
-      },
-      {
-        name: 'search (Cairn search, peer name)',
-        target: 1.5,
-        cairn: plan(
-          'cairn',
-          'GET',
-          terms.map((term) => `${prefix}/patients?search=${term}`),
-        ),
-        peer: plan(
-          'peer',
-          'GET',
-          terms.map((term) => `/fhir/R4/Patient?name=${term}`),
-        ),
-      },
-      {
-        name: 'search like for like (name:contains, exact total)',
-        target: 3,
-        cairn: plan(
-          'cairn',
-          'GET',
-          terms.map((term) => `${prefix}/patients?search=${term}`),
-        ),
-        peer: plan(
-          'peer',
-          'GET',
-          terms.map((term) => `/fhir/R4/Patient?name:contains=${term}&_total=accurate`),
-        ),
-      },
+      reads(
+        'get a patient by id',
+        3,
+        cairnIds.map((id) => `${prefix}/patients/${id}`),
+        peerReads,
+      ),
+      reads(
+        'search (Cairn search, peer name)',
+        1.5,
+        cairnSearches,
+        terms.map((term) => `/fhir/R4/Patient?name=${term}`),
+      ),
+      reads(
+        'search like for like (name:contains, exact total)',
+        3,
+        cairnSearches,
+        terms.map((term) => `/fhir/R4/Patient?name:contains=${term}&_total=accurate`),
+      ),
       {
         name: 'create a patient',
         target: 3,
         cairn: plan('cairn', 'POST', [`${prefix}/patients`], names),
         peer: plan('peer', 'POST', ['/fhir/R4/Patient'], fhirNames),
       },
-      {
-        name: 'FHIR Patient/{id}',
-        target: 3,
-        cairn: plan(
-          'cairn',
-          'GET',
-          cairnIds.map((id) => `${prefix}/fhir/R4/Patient/${id}`),
-        ),
-        peer: plan(
-          'peer',
-          'GET',
-          otherIds.map((id) => `/fhir/R4/Patient/${id}`),
-        ),
-      },
-      {
-        name: 'FHIR Patient?family=…&_count=20',
-        target: 1.5,
-        cairn: plan(
-          'cairn',
-          'GET',
-          terms.map((term) => `${prefix}/fhir/R4/Patient?family=${term}&_count=20`),
-        ),
-        peer: plan(
-          'peer',
-          'GET',
-          terms.map((term) => `/fhir/R4/Patient?family=${term}&_count=20`),
-        ),
-      },
+      reads(
+        'FHIR Patient/{id}',
+        3,
+        cairnIds.map((id) => `${prefix}/fhir/R4/Patient/${id}`),
+        peerReads,
+      ),
+      reads(
+        'FHIR Patient?family=…&_count=20',
+        1.5,
+        terms.map((term) => `${prefix}/fhir/R4/Patient?family=${term}&_count=20`),
+        terms.map((term) => `/fhir/R4/Patient?family=${term}&_count=20`),
+      ),
     ];
 
     const lines = [
