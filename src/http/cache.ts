@@ -21,6 +21,10 @@ export class ReadThroughCache<V extends {}> {
 
   async get(key: string): Promise<V | undefined> {
     if (!this.cache) return this.load(key);
+    // A hit is answered from the cache itself: fetch builds its options and promises each time,
+    // and a request reads four of these (tenant, instance, access, formation).
+    const hit = this.cache.get(key);
+    if (hit !== undefined) return hit;
     const clears = this.clears;
     try {
       return await this.cache.fetch(key);
