@@ -78,7 +78,7 @@ test('a claim takes at most what it asks for, however the planner joins the pick
   await write(ctx!, async (w) => {
     for (let index = 0; index < 12; index++) w.enqueue({ kind: 'slow.work', key: `record-${index}` });
   });
-  const now = new Date();
+  const now = app.services.clock.now();
   const options = {
     kinds: ['slow.work'],
     now,
