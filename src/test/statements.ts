@@ -12,7 +12,14 @@ const captures = new Map<Map<string, readonly unknown[]>, Set<string>>();
 
 /** Each run of every statement, while a count is on (`statementsSent`): how many a request sends. */
 const counts = new Set<string[]>();
+/**
+ * A notification is a process's word to the other nodes (job wake-ups, cache clears), sent on its
+ * own timer up to half a second after the write that asked: not a statement of a request counted
+ * later (a read sends none), so a count leaves it out.
+ */
+const NOTIFICATION = /^\s*SELECT pg_notify\(/;
 const counting: StatementListener = (sql) => {
+  if (NOTIFICATION.test(sql)) return;
   for (const count of counts) count.push(sql);
 };
 
