@@ -21,8 +21,14 @@ export interface Database {
   db: Kysely<DB>;
   /** Known once opened: a PostgreSQL server turns out to be a Citus coordinator or not. */
   kind: DatabaseKind;
-  /** The embedded engine, when kind is pglite (the test runner dumps it as a template). */
-  pglite?: { dumpDataDir(compression: 'none'): Promise<Blob | File> };
+  /**
+   * The embedded engine, when kind is pglite: the test runner dumps it as a template, and backup and
+   * restore move rows through its `/dev/blob` (cli/operating/copy-text.ts; its driver speaks no COPY).
+   */
+  pglite?: {
+    dumpDataDir(compression: 'none'): Promise<Blob | File>;
+    query<T>(sql: string, params?: unknown[], options?: { blob?: Blob }): Promise<{ rows: T[]; blob?: Blob }>;
+  };
   /** PostgreSQL and Citus: hears a channel's notifications on a connection of its own (none on PGlite: one process). */
   listen?: Listen;
   close(): Promise<void>;

@@ -19,7 +19,9 @@ export class ArchiveWriter {
   constructor(private readonly file: string) {
     this.partial = `${file}.partial`;
     const out = fs.createWriteStream(this.partial, { flags: 'w', mode: 0o600 });
-    this.written = gzipped(file) ? pipeline(this.pack, zlib.createGzip({ level: 1 }), out) : pipeline(this.pack, out);
+    this.written = gzipped(file)
+      ? pipeline(this.pack, zlib.createGzip({ level: 1, chunkSize: 1 << 18 }), out)
+      : pipeline(this.pack, out);
     // Seen by finish() or abort(); unhandled meanwhile it would end the process.
     this.written.catch(() => {});
   }
@@ -72,11 +74,16 @@ export async function* archiveEntries(file: string): AsyncGenerator<ArchiveEntry
   }
 }
 
-/** An entry's text. */
-export async function readText(entry: ArchiveEntry): Promise<string> {
+/** An entry's bytes. */
+export async function readBytes(entry: ArchiveEntry): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of entry.stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/** An entry's text. */
+export async function readText(entry: ArchiveEntry): Promise<string> {
+  return (await readBytes(entry)).toString('utf8');
 }
 
 /** An entry's JSON. */

@@ -4,7 +4,8 @@ import type { DatabaseKind } from '../../db/database.ts';
 import { lastMigration } from '../../db/migrate.ts';
 import { ArchiveWriter } from './archive.ts';
 import { type BlobEntry, blobsNamed, Hashing } from './blobs.ts';
-import { countOf, identityPositions, PAGE_ROWS, readRows, TableDigest } from './rows.ts';
+import { linePages, linesIn } from './copy-text.ts';
+import { countOf, identityPositions, TableDigest } from './rows.ts';
 import { readInstallation, type Source } from './source.ts';
 import { tableShapes } from './tables.ts';
 import { Timings } from './timings.ts';
@@ -12,15 +13,23 @@ import { Timings } from './timings.ts';
 /**
  * `cairn backup <file>`: one archive of the installation, its database as of one instant and the
  * blobs that instant's rows name, taken while the server serves (source.ts). The archive holds, in
- * order: `cairn-backup.json` (what restore needs first), `tables/<name>/<n>` (each table's rows,
- * parents first, a page of its key an entry: rows.ts; a table without rows has none), `files.json` (the blobs' keys and content
- * types), `files/<key>`, and `manifest.json`: release, migration, rows and a SHA-256 per table
- * (of its pages' texts), size and SHA-256 per blob. Each page goes into the archive as it is read:
- * nothing is set aside on disk first.
+ * order: `cairn-backup.json` (what restore needs first), `tables/<name>/<n>` (each table's rows in
+ * COPY's text format, parents first, about a megabyte of whole lines an entry: copy-text.ts; a
+ * table without rows has none), `files.json` (the blobs' keys and content types), `files/<key>`,
+ * and `manifest.json`: release, migration, rows and a SHA-256 per table (of its pages, in order),
+ * size and SHA-256 per blob. Each page goes into the archive as it is read: nothing
+ * is set aside on disk first.
  */
 
-/** 2: a table's rows as pages of record texts (rows.ts); 1: as one entry of JSON lines (format1.ts), which restore still reads. */
-export const BACKUP_FORMAT = 2;
+/**
+ * 3: a table's rows as COPY text, in the order the engine reads them, the manifest's SHA-256 over
+ * its pages in order (a restore checks the rows loaded by their digest, copy-text.ts); 2: pages of record texts in key order (rows.ts); 1: one entry of JSON lines
+ * (format1.ts). Restore reads all three.
+ */
+export const BACKUP_FORMAT = 3;
+
+/** Pages (about a megabyte each) the archive may hold before the next is read. */
+const PAGES_AHEAD = 8;
 
 export interface BackupHeader {
   format: number;
@@ -35,8 +44,10 @@ export interface BackupHeader {
    * from; absent from backups made before it was kept (the rows' greatest values then).
    */
   identities?: Record<string, number>;
-  /** The rows in a page of the tables' entries, which a table's digest is taken over (format 2 on). */
+  /** Format 2: the rows in a page of the tables' entries, which a table's digest is taken over. */
   rowsPerPage?: number;
+  /** Format 3: each table's columns in the order its lines hold them (what COPY FROM is told). */
+  columns?: Record<string, string[]>;
 }
 
 export interface BackupManifest extends BackupHeader {
@@ -92,27 +103,38 @@ async function write(source: Source, archive: ArchiveWriter, options: { filesOnl
       (await source.db.selectNoFrom((eb) => eb.fn<Date>('now', []).as('now')).executeTakeFirstOrThrow()).now,
     ).toISOString(),
     filesOnly: options.filesOnly,
-    rowsPerPage: PAGE_ROWS,
   };
   const shapes = await tableShapes(source.db);
-  if (!options.filesOnly) header.identities = await identityPositions(source.db, shapes);
+  if (!options.filesOnly) {
+    header.identities = await identityPositions(source.db, shapes);
+    header.columns = Object.fromEntries(shapes.map((shape) => [shape.name, shape.columns]));
+  }
   await archive.addJson('cairn-backup.json', header);
   timings.mark('start');
   const tables: BackupManifest['tables'] = [];
   if (!options.filesOnly) {
+    const rows = await source.rows();
+    // Pages handed to the archive and not yet taken (compressed, written): a few are let run
+    // ahead, so the database's reading and the archive's compressing overlap instead of taking turns.
+    const writing: Promise<void>[] = [];
     for (const shape of shapes) {
       const digest = new TableDigest();
-      for await (const page of readRows(source.db, shape)) {
-        // Encoded once, for the digest and the archive alike.
-        const bytes = Buffer.from(page.text);
-        digest.add(bytes, page.count);
-        await archive.addBytes(`tables/${shape.name}/${digest.pages}`, bytes);
+      const copied = rows.read(shape, shape.columns);
+      for await (const page of linePages(copied)) {
+        digest.add(page, linesIn(page));
+        const written = archive.addBytes(`tables/${shape.name}/${digest.pages}`, page);
+        // Heard in turn below; unheard meanwhile, a failure would end the process.
+        written.catch(() => {});
+        writing.push(written);
+        if (writing.length > PAGES_AHEAD) await writing.shift();
       }
-      // The snapshot's count: a page read twice or skipped would show here, not at a restore.
-      const count = await countOf(source.db, shape);
+      // The server's own count of the rows it sent, or where the rows came in pages the snapshot's
+      // count: a line split wrongly, or a page read twice, would show here, not at a restore.
+      const count = copied.rowCount() ?? (await countOf(source.db, shape));
       if (count !== digest.rows) throw new Error(`${shape.name}: ${digest.rows} rows read of ${count}`);
       tables.push({ name: shape.name, rows: digest.rows, sha256: digest.hex() });
     }
+    await Promise.all(writing);
   }
   timings.mark('tables');
   const blobs = await blobsNamed(source.db, shapes);

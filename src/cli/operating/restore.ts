@@ -1,17 +1,18 @@
 import { type Kysely, sql } from 'kysely';
 import { type Config, settingsOf } from '../../config.ts';
-import { openDatabase } from '../../db/database.ts';
+import { type Database, openDatabase } from '../../db/database.ts';
 import { lastMigration, migrateTo, migrateToLatest } from '../../db/migrate.ts';
 import type { DB } from '../../db/schema.ts';
 import type { BlobStore } from '../../files/blob-store.ts';
 import { createBlobStore } from '../../files/files.ts';
 import { fileStoreSettings } from '../../files/settings.ts';
 import { dropSecondaryIndexes, rebuildIndexes, type SavedIndex } from '../indexes.ts';
-import { archiveEntries, readJson, readText } from './archive.ts';
+import { archiveEntries, readBytes, readJson, readText } from './archive.ts';
 import { BACKUP_FORMAT, type BackupHeader, type BackupManifest } from './backup.ts';
 import { type BlobEntry, Hashing, sha256Of } from './blobs.ts';
+import { type CopySession, linePages, openCopySession, RowsDigest } from './copy-text.ts';
 import { jsonDigestOf, loadJsonLines } from './format1.ts';
-import { advanceIdentities, digestOf, LANES, readingSessions, skippingTriggers, WHOLE, writeRows } from './rows.ts';
+import { advanceIdentities, digestOf, LANES, readingSessions, skippingTriggers, TableDigest, WHOLE, writeRows } from './rows.ts';
 import { quoted, type TableShape, tableShapes } from './tables.ts';
 import { Timings } from './timings.ts';
 
@@ -35,28 +36,40 @@ export async function restore(config: Config, file: string): Promise<RestoreSumm
   const lanes = config.databaseUrl ? LANES : 1;
   // The lanes' sessions, and as many again for the indexes' builds.
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 * lanes });
+  const copying = new CopyLanes(database, config.databaseUrl, lanes);
   try {
     const blobs = createBlobStore(settingsOf(config, fileStoreSettings));
-    return await readingSessions(database.db, lanes, (sessions) => restoreInto(database.db, sessions, blobs, file));
+    return await readingSessions(database.db, lanes, (sessions) => restoreInto(database.db, sessions, copying, blobs, file));
   } finally {
+    await copying.close();
     await database.close();
   }
 }
 
 /**
  * The schema, the blobs and the checks go through the first session; the tables' pages and their
- * digests are spread over them all, and the indexes built as many at once from the pool.
+ * digests are spread over them all (format 3's over sessions of COPY, copy-text.ts), and the
+ * indexes built as many at once from the pool.
  */
-async function restoreInto(pool: Kysely<DB>, sessions: Kysely<DB>[], blobs: BlobStore, file: string): Promise<RestoreSummary> {
+async function restoreInto(
+  pool: Kysely<DB>,
+  sessions: Kysely<DB>[],
+  copying: CopyLanes,
+  blobs: BlobStore,
+  file: string,
+): Promise<RestoreSummary> {
   const db = sessions[0]!;
   const timings = new Timings();
+  // Format 3: each table's pages as the archive holds them (the manifest's SHA-256 is over them)
+  // and its rows' digest, which the rows read back from the database must equal.
+  const archived = new Map<string, { pages: TableDigest; rows: RowsDigest }>();
   let header: BackupHeader | undefined;
   let shapes = new Map<string, TableShape>();
   // Set aside while the tables load, built once they are all in (before the files come).
   let setAside: SavedIndex[] = [];
   let contentTypes = new Map<string, string>();
   const restored = new Map<string, { size: number; sha256: string }>();
-  const loading = new TableLoad(sessions);
+  const loading = new TableLoad(sessions.length);
   for await (const entry of archiveEntries(file)) {
     if (entry.name === 'cairn-backup.json') {
       header = await readJson<BackupHeader>(entry);
@@ -66,6 +79,7 @@ async function restoreInto(pool: Kysely<DB>, sessions: Kysely<DB>[], blobs: Blob
         shapes = await prepareSchema(db, header.migration);
         setAside = await dropSecondaryIndexes(db);
         for (const session of sessions) await skippingTriggers(session, true);
+        if (header.format >= 3) await copying.open(true);
       }
       timings.mark('schema');
     } else if (!header) {
@@ -78,12 +92,23 @@ async function restoreInto(pool: Kysely<DB>, sessions: Kysely<DB>[], blobs: Blob
       if (header.format === 1) {
         await loading.finish();
         await loadJsonLines(db, shape, entry);
+      } else if (header.format === 2) {
+        const text = await readText(entry);
+        await loading.page(shape, (lane) => writeRows(sessions[lane]!, shape, text));
       } else {
-        await loading.page(shape, await readText(entry));
+        const lines = await readBytes(entry);
+        const table = archived.get(name) ?? { pages: new TableDigest(), rows: new RowsDigest() };
+        archived.set(name, table);
+        const columns = header.columns?.[name] ?? shape.columns;
+        await loading.page(shape, (lane) => copying.lanes[lane]!.write(shape, columns, lines));
+        // Digested while the database writes it.
+        table.pages.add(lines, 0);
+        table.rows.add(lines);
       }
     } else if (entry.name === 'files.json') {
       await loading.finish();
       for (const session of sessions) await skippingTriggers(session, false);
+      await copying.skipTriggers(false);
       // Every table's, the empty ones' too (a page-less table has no entry): a webhook's after_seq counts on them (rows.ts).
       for (const shape of shapes.values()) await advanceIdentities(db, shape, header.identities);
       timings.mark('rows');
@@ -100,7 +125,13 @@ async function restoreInto(pool: Kysely<DB>, sessions: Kysely<DB>[], blobs: Blob
     } else if (entry.name === 'manifest.json') {
       const manifest = await readJson<BackupManifest>(entry);
       timings.mark('files');
-      await verify(sessions, blobs, manifest, shapes, restored);
+      await verify(
+        header.format >= 3 ? { copying, archived, columns: header.columns ?? {} } : { sessions },
+        blobs,
+        manifest,
+        shapes,
+        restored,
+      );
       timings.mark('check');
       const upgradedBy = header.filesOnly ? [] : await migrateToLatest(db);
       timings.mark('upgrade');
@@ -117,26 +148,27 @@ async function restoreInto(pool: Kysely<DB>, sessions: Kysely<DB>[], blobs: Blob
 }
 
 /**
- * The pages of the table being loaded, spread over the sessions, each written while the next is
+ * The pages of the table being loaded, spread over the lanes, each written while the next is
  * read from the archive. A table's pages are all in before the next table's begin, so tables still
- * go in parents first; its pages are disjoint ranges of its key, which load side by side (but for
- * a table that references itself, whose pages go in one after another).
+ * go in parents first; its pages are disjoint sets of its rows, which load side by side (but for
+ * a table that references itself, whose pages go in one after another; no table does today).
  */
 class TableLoad {
   private shape: TableShape | undefined;
   private readonly writing: Promise<void>[];
   private next = 0;
 
-  constructor(private readonly sessions: Kysely<DB>[]) {
-    this.writing = sessions.map(() => Promise.resolve());
+  constructor(lanes: number) {
+    this.writing = Array.from({ length: lanes }, () => Promise.resolve());
   }
 
-  async page(shape: TableShape, text: string): Promise<void> {
+  /** Writes a page of `shape` on a lane (`write` is told which) once that lane's last page is in. */
+  async page(shape: TableShape, write: (lane: number) => Promise<void>): Promise<void> {
     if (shape !== this.shape) await this.finish();
     this.shape = shape;
-    const lane = shape.selfReferencing ? 0 : this.next++ % this.sessions.length;
+    const lane = shape.selfReferencing ? 0 : this.next++ % this.writing.length;
     await this.writing[lane];
-    const written = writeRows(this.sessions[lane]!, shape, text);
+    const written = write(lane);
     // Heard by the lane's next page or finish(); unheard meanwhile it would end the process.
     written.catch(() => {});
     this.writing[lane] = written;
@@ -145,6 +177,35 @@ class TableLoad {
   async finish(): Promise<void> {
     await Promise.all(this.writing);
     this.shape = undefined;
+  }
+}
+
+/**
+ * Format 3's sessions of COPY (copy-text.ts), as many as the restore's lanes, opened once the
+ * header says they are needed; foreign-key triggers skipped on them as on the others.
+ */
+class CopyLanes {
+  lanes: CopySession[] = [];
+
+  constructor(
+    private readonly database: Database,
+    private readonly url: string,
+    private readonly count: number,
+  ) {}
+
+  async open(skipTriggers: boolean): Promise<void> {
+    for (let lane = 0; lane < this.count; lane += 1) this.lanes.push(await openCopySession(this.database, this.url));
+    await this.skipTriggers(skipTriggers);
+  }
+
+  async skipTriggers(skip: boolean): Promise<void> {
+    for (const lane of this.lanes) {
+      await lane.run(`SET session_replication_role = ${skip ? 'replica' : 'DEFAULT'}`).catch(() => {});
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const lane of this.lanes) await lane.close().catch(() => {});
   }
 }
 
@@ -165,33 +226,39 @@ async function prepareSchema(db: Kysely<DB>, migration: string): Promise<Map<str
   return new Map((await tableShapes(db)).map((shape) => [shape.name, shape]));
 }
 
+/**
+ * How a restore's tables are read back: format 3's through COPY (their rows' digest against the
+ * archive's, copy-text.ts), older formats' in pages of the size the backup took them (their
+ * SHA-256 against the manifest's).
+ */
+type ReadBack =
+  | { sessions: Kysely<DB>[] }
+  | {
+      copying: CopyLanes;
+      archived: Map<string, { pages: TableDigest; rows: RowsDigest }>;
+      columns: Record<string, string[]>;
+    };
+
 /** Every table as the manifest says (rows and digest, read back), every blob as it says (read back from the store). */
 async function verify(
-  sessions: Kysely<DB>[],
+  readBack: ReadBack,
   blobs: BlobStore,
   manifest: BackupManifest,
   shapes: Map<string, TableShape>,
   restored: Map<string, { size: number; sha256: string }>,
 ): Promise<void> {
   const problems: string[] = [];
-  // The tables read back a session each at once, as the backup took them: over pages of the same size, or format 1's JSON lines.
+  // The tables read back a session each at once.
   const tables = [...manifest.tables];
-  const check = async (db: Kysely<DB>) => {
+  const check = async (lane: number) => {
     for (let table = tables.shift(); table; table = tables.shift()) {
       const shape = shapes.get(table.name);
-      const digest = !shape
-        ? undefined
-        : manifest.rowsPerPage
-          ? await digestOf(db, shape, manifest.rowsPerPage)
-          : await jsonDigestOf(db, shape);
-      if (digest?.rows !== table.rows || digest.sha256 !== table.sha256) {
-        problems.push(
-          `${table.name}: ${digest?.rows ?? 0} rows restored of ${table.rows}${digest?.rows === table.rows ? ', contents differ' : ''}`,
-        );
-      }
+      const problem = !shape ? 'not in the schema' : await checkTable(readBack, lane, shape, table, manifest.rowsPerPage);
+      if (problem) problems.push(`${table.name}: ${problem}`);
     }
   };
-  await Promise.all(sessions.map(check));
+  const lanes = 'sessions' in readBack ? readBack.sessions.length : readBack.copying.lanes.length;
+  await Promise.all(Array.from({ length: lanes }, (_, lane) => check(lane)));
   for (const blob of manifest.files) {
     const written = restored.get(blob.key);
     const stored = written && (await sha256Of(await blobs.get(blob.key)));
@@ -199,4 +266,28 @@ async function verify(
       problems.push(`file ${blob.key}: not restored as backed up`);
   }
   if (problems.length > 0) throw new Error(`the restore does not match the backup's manifest:\n  ${problems.join('\n  ')}`);
+}
+
+/** What is wrong with a restored table, or undefined. */
+async function checkTable(
+  readBack: ReadBack,
+  lane: number,
+  shape: TableShape,
+  table: BackupManifest['tables'][number],
+  rowsPerPage: number | undefined,
+): Promise<string | undefined> {
+  if ('sessions' in readBack) {
+    const db = readBack.sessions[lane]!;
+    const digest = rowsPerPage ? await digestOf(db, shape, rowsPerPage) : await jsonDigestOf(db, shape);
+    if (digest.rows === table.rows && digest.sha256 === table.sha256) return undefined;
+    return `${digest.rows} rows restored of ${table.rows}${digest.rows === table.rows ? ', contents differ' : ''}`;
+  }
+  const archived = readBack.archived.get(shape.name) ?? { pages: new TableDigest(), rows: new RowsDigest() };
+  if (archived.rows.rows !== table.rows || archived.pages.hex() !== table.sha256)
+    return 'the archive does not hold what the backup wrote';
+  const loaded = new RowsDigest();
+  for await (const page of linePages(readBack.copying.lanes[lane]!.read(shape, readBack.columns[shape.name] ?? shape.columns)))
+    loaded.add(page);
+  if (loaded.rows === table.rows && loaded.hex() === archived.rows.hex()) return undefined;
+  return `${loaded.rows} rows restored of ${table.rows}${loaded.rows === table.rows ? ', contents differ' : ''}`;
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type Config, settingsOf } from '../../config.ts';
 import { type Database, type DatabaseKind, DataDirLockedError, openDatabase } from '../../db/database.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
@@ -10,6 +10,7 @@ import { createBlobStore } from '../../files/files.ts';
 import { holdBlobs, releaseBlobs } from '../../files/holds.ts';
 import { fileStoreSettings } from '../../files/settings.ts';
 import { systemClock } from '../../http/services.ts';
+import { type CopySession, openCopySession } from './copy-text.ts';
 import { askServer } from './operator-socket.ts';
 import { readingSession } from './rows.ts';
 
@@ -23,6 +24,12 @@ export interface Source {
   db: Kysely<DB>;
   engine: DatabaseKind;
   blobs: BlobStore;
+  /**
+   * A session moving rows as COPY text (copy-text.ts) that reads the same snapshot: on a server its
+   * own connection on the snapshot `db` exported, on PGlite its one session. Opened on first use,
+   * closed with the snapshot.
+   */
+  rows(): Promise<CopySession>;
 }
 
 /** A hold outlives any backup we expect; one whose process died ends by itself after this. */
@@ -57,7 +64,7 @@ export async function readInstallation<T>(
     if (database.kind === 'pglite') await migrateToLatest(database.db);
     const holdId = await holdBlobs(database.db, 'backup', until);
     try {
-      return await inSnapshot(database, blobs, read);
+      return await inSnapshot(database, config.databaseUrl, blobs, read);
     } finally {
       await releaseBlobs(database.db, holdId);
     }
@@ -78,7 +85,7 @@ async function readServersSnapshot<T>(config: Config, blobs: BlobStore, until: D
     try {
       const copy = await openDatabase({ databaseUrl: '', dataDir: folder, poolSize: 1 });
       try {
-        return await inSnapshot(copy, blobs, read);
+        return await inSnapshot(copy, '', blobs, read);
       } finally {
         await copy.close();
       }
@@ -90,13 +97,26 @@ async function readServersSnapshot<T>(config: Config, blobs: BlobStore, until: D
   }
 }
 
-function inSnapshot<T>(database: Database, blobs: BlobStore, read: (source: Source) => Promise<T>): Promise<T> {
+function inSnapshot<T>(database: Database, url: string, blobs: BlobStore, read: (source: Source) => Promise<T>): Promise<T> {
   return database.db
     .transaction()
     .setIsolationLevel('repeatable read')
     .setAccessMode('read only')
     .execute(async (trx) => {
       await readingSession(trx);
-      return read({ db: trx, engine: database.kind, blobs });
+      let session: Promise<CopySession> | undefined;
+      const rows = () => {
+        session ??= (async () => {
+          if (database.pglite) return openCopySession(database, url);
+          const { rows } = await sql<{ id: string }>`SELECT pg_export_snapshot() AS id`.execute(trx);
+          return openCopySession(database, url, rows[0]!.id);
+        })();
+        return session;
+      };
+      try {
+        return await read({ db: trx, engine: database.kind, blobs, rows });
+      } finally {
+        await session?.then((opened) => opened.close()).catch(() => {});
+      }
     });
 }
