@@ -5,7 +5,7 @@
  *
  * 1. On a PostgreSQL of its own (tuned as run.ts's), a tenant of 1,000,000 patients (100,000 with
  *    --quick) with as many tasks and calendar events (`cairn seed bulk`), then:
- *    `cairn backup` (a gzipped archive of every table's rows as record texts, with each table's SHA-256)
+ *    `cairn backup` (a gzipped archive of every table's rows as COPY text, with each table's SHA-256)
  *    against `pg_dump -Fc -Z1`; `cairn restore` of it into a new database, its check against the
  *    manifest included, against `pg_restore` of the dump; and `cairn copy` into another new
  *    database, its verification included (every table read again on both sides), against

@@ -68,7 +68,10 @@ async function serverSession(url: string): Promise<CopySession> {
   await client.connect();
   return {
     read(shape, columns) {
-      const stream = client.query(copyTo(`${WHOLE} COPY ${quoted(shape.name)} (${columnList(columns)}) TO STDOUT`));
+      const from = shape.partitioned
+        ? `(SELECT ${columnList(columns)} FROM ${quoted(shape.name)})`
+        : `${quoted(shape.name)} (${columnList(columns)})`;
+      const stream = client.query(copyTo(`${WHOLE} COPY ${from} TO STDOUT`));
       // pg-copy-streams sets its own `rowCount` when the COPY completes.
       return {
         [Symbol.asyncIterator]: () => (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator](),

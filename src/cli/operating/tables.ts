@@ -15,6 +15,8 @@ export interface TableShape {
   identity: string[];
   /** A foreign key of the table names the table itself: its rows must go in one after another, in key order. */
   selfReferencing: boolean;
+  /** Partitioned (its rows are its partitions'): `COPY … TO` reads it only through a query. */
+  partitioned: boolean;
 }
 
 /**
@@ -30,6 +32,7 @@ interface ColumnRow {
   generated: boolean;
   identity: boolean;
   key_position: number | null;
+  partitioned: boolean;
 }
 
 /**
@@ -40,7 +43,7 @@ export async function tableShapes<DB>(db: Kysely<DB>): Promise<TableShape[]> {
   const { rows } = await sql<ColumnRow>`
     SELECT c.relname AS table, a.attname AS column, format_type(a.atttypid, a.atttypmod) AS type,
            a.attgenerated <> '' AS generated, a.attidentity <> '' AS identity,
-           array_position(i.indkey::int2[], a.attnum) AS key_position
+           array_position(i.indkey::int2[], a.attnum) AS key_position, c.relkind = 'p' AS partitioned
       FROM pg_class c
       JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
       JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
@@ -52,7 +55,15 @@ export async function tableShapes<DB>(db: Kysely<DB>): Promise<TableShape[]> {
     if (NOT_COPIED.has(row.table)) continue;
     let shape = shapes.get(row.table);
     if (!shape) {
-      shape = { name: row.table, columns: [], key: [], identity: [], selfReferencing: false, keyAt: new Map() };
+      shape = {
+        name: row.table,
+        columns: [],
+        key: [],
+        identity: [],
+        selfReferencing: false,
+        partitioned: row.partitioned,
+        keyAt: new Map(),
+      };
       shapes.set(row.table, shape);
     }
     if (!row.generated) shape.columns.push(row.column);
