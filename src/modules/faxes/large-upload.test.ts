@@ -65,6 +65,10 @@ const collect = runInNewContext('gc') as () => void;
 /** The most memory (heap and buffers) the process kept live while `work` ran, above what it held before. */
 async function peakGrowth<T>(work: () => Promise<T>): Promise<{ result: T; growth: number }> {
   const used = () => {
+    // Twice: V8 frees a dead buffer's bytes on a background thread after a collection, and the
+    // next collection first waits for that; counted after one, the buffers the upload had just
+    // let go (tens of MB on a loaded machine) read as live.
+    collect();
     collect();
     const memory = process.memoryUsage();
     return memory.heapUsed + memory.arrayBuffers;
@@ -102,8 +106,8 @@ describe('a fax of 100 MB', () => {
       100 * MB,
     );
     // Holding the upload would take 100 MB at least. Streaming holds what is in flight between the
-    // socket, the parser and the disk (about 20 MB at the most here, with buffers between files).
-    assert.ok(growth < 50 * MB, `memory grew ${Math.round(growth / MB)} MB during a 100 MB upload`);
+    // socket, the parser and the disk (1 MB measured, counted after the buffers let go are freed).
+    assert.ok(growth < 25 * MB, `memory grew ${Math.round(growth / MB)} MB during a 100 MB upload`);
 
     const another = (await t.api.post(`${t.base}/faxes`, {})).body;
     const over = await streamUpload(`${t.base}/faxes/${another.id}/files`, token, 1, 100 * MB + 1);
