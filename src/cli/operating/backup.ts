@@ -3,8 +3,8 @@ import type { Config } from '../../config.ts';
 import type { DatabaseKind } from '../../db/database.ts';
 import { lastMigration } from '../../db/migrate.ts';
 import { ArchiveWriter } from './archive.ts';
-import { type BlobEntry, blobsNamed, Hashing } from './blobs.ts';
-import { linePages, linesIn } from './copy-text.ts';
+import { type BlobEntry, blobsNamed, Hashing, NamedBlobs, namingBlobs } from './blobs.ts';
+import { linePages, linesIn, valuesIn } from './copy-text.ts';
 import { countOf, identityPositions, TableDigest } from './rows.ts';
 import { readInstallation, type Source } from './source.ts';
 import { tableShapes } from './tables.ts';
@@ -112,6 +112,10 @@ async function write(source: Source, archive: ArchiveWriter, options: { filesOnl
   await archive.addJson('cairn-backup.json', header);
   timings.mark('start');
   const tables: BackupManifest['tables'] = [];
+  // The blobs the archived rows name, taken from those rows as they pass: on Citus the rows' session
+  // and this command's other statements see the workers at different instants, and a file deleted
+  // between the two would be in the archive without its blob.
+  const named = new NamedBlobs();
   if (!options.filesOnly) {
     const rows = await source.rows();
     // Pages handed to the archive and not yet taken (compressed, written): a few are let run
@@ -119,9 +123,13 @@ async function write(source: Source, archive: ArchiveWriter, options: { filesOnl
     const writing: Promise<void>[] = [];
     for (const shape of shapes) {
       const digest = new TableDigest();
+      const naming = namingBlobs(shape)
+        ? [shape.columns.indexOf('storage_key'), shape.columns.indexOf('content_type')]
+        : undefined;
       const copied = rows.read(shape, shape.columns);
       for await (const page of linePages(copied)) {
         digest.add(page, linesIn(page));
+        if (naming) for (const [key, contentType] of valuesIn(page, naming)) if (key) named.add(key, contentType ?? null);
         const written = archive.addBytes(`tables/${shape.name}/${digest.pages}`, page);
         // Heard in turn below; unheard meanwhile, a failure would end the process.
         written.catch(() => {});
@@ -137,7 +145,7 @@ async function write(source: Source, archive: ArchiveWriter, options: { filesOnl
     await Promise.all(writing);
   }
   timings.mark('tables');
-  const blobs = await blobsNamed(source.db, shapes);
+  const blobs = options.filesOnly ? await blobsNamed(source.db, shapes) : named.entries();
   await archive.addJson('files.json', blobs);
   const files: BackupManifest['files'] = [];
   for (const blob of blobs) files.push(await addBlob(source, archive, blob));

@@ -16,19 +16,37 @@ export interface BlobEntry {
 
 const OCTETS = 'application/octet-stream';
 
+/** Keys named, each once with the content type a row gives it (the first given), handed out in byte order. */
+export class NamedBlobs {
+  private readonly byKey = new Map<string, string>();
+
+  add(key: string, contentType: string | null): void {
+    this.byKey.set(key, contentType ?? this.byKey.get(key) ?? OCTETS);
+  }
+
+  entries(): BlobEntry[] {
+    return [...this.byKey.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, contentType]) => ({ key, contentType }));
+  }
+}
+
+/** The tables that name blobs: those with a `storage_key` column. */
+export function namingBlobs(shape: TableShape): boolean {
+  return shape.columns.includes('storage_key');
+}
+
 /** Every key the tables name, once, in byte order, with the content type its row gives (if it has one). */
 export async function blobsNamed<DB>(db: Kysely<DB>, shapes: readonly TableShape[]): Promise<BlobEntry[]> {
-  const byKey = new Map<string, string>();
+  const named = new NamedBlobs();
   for (const shape of shapes) {
-    if (!shape.columns.includes('storage_key')) continue;
+    if (!namingBlobs(shape)) continue;
     const type = shape.columns.includes('content_type') ? 'content_type' : 'NULL::text';
     const { rows } = await sql<{ key: string; content_type: string | null }>`${sql.raw(WHOLE)}
       SELECT DISTINCT storage_key AS key, ${sql.raw(type)} AS content_type FROM ${sql.raw(quoted(shape.name))}`.execute(db);
-    for (const row of rows) byKey.set(row.key, row.content_type ?? byKey.get(row.key) ?? OCTETS);
+    for (const row of rows) named.add(row.key, row.content_type);
   }
-  return [...byKey.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, contentType]) => ({ key, contentType }));
+  return named.entries();
 }
 
 /** A stream's bytes passed on unchanged, their SHA-256 and count read once it ends. */

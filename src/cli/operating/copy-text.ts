@@ -158,6 +158,25 @@ export async function* linePages(chunks: AsyncIterable<Buffer>, size = PAGE_BYTE
   if (heldBytes > 0) yield Buffer.concat(held, heldBytes);
 }
 
+const ESCAPED: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' };
+
+/**
+ * Each line's values of the columns at `indexes`, as text (null for `\N`): COPY's text format
+ * separates values by a tab and escapes a tab, a newline or a backslash within one with a backslash.
+ */
+export function* valuesIn(lines: Buffer, indexes: readonly number[]): Generator<(string | null)[]> {
+  const text = lines.toString('utf8');
+  let start = 0;
+  for (let end = text.indexOf('\n', start); end !== -1; end = text.indexOf('\n', start)) {
+    const fields = text.slice(start, end).split('\t');
+    yield indexes.map((index) => {
+      const field = fields[index] ?? '\\N';
+      return field === '\\N' ? null : field.replace(/\\(.)/g, (_, char: string) => ESCAPED[char] ?? char);
+    });
+    start = end + 1;
+  }
+}
+
 /** The lines in whole lines of COPY text (a row a line: COPY writes a newline in a value as `\n`). */
 export function linesIn(lines: Buffer): number {
   let count = 0;
