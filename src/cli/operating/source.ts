@@ -27,7 +27,8 @@ export interface Source {
   /**
    * A session moving rows as COPY text (copy-text.ts) that reads the same snapshot: on a server its
    * own connection on the snapshot `db` exported, on PGlite its one session. Opened on first use,
-   * closed with the snapshot.
+   * closed with the snapshot. On Citus the snapshot is the coordinator's: the workers are read at
+   * this session's own instants, so what a backup takes from the rows it takes from these rows.
    */
   rows(): Promise<CopySession>;
 }
