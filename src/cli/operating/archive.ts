@@ -68,9 +68,14 @@ export async function* archiveEntries(file: string): AsyncGenerator<ArchiveEntry
   const input = fs.createReadStream(file);
   (gzipped(file) ? input.pipe(zlib.createGunzip()) : input).pipe(extract);
   input.on('error', (error) => extract.destroy(error));
-  for await (const entry of extract as unknown as AsyncIterable<Readable & { header: tar.Header }>) {
-    yield { name: entry.header.name, size: entry.header.size ?? 0, stream: entry };
-    entry.resume(); // whatever the reader left of it
+  try {
+    for await (const entry of extract as unknown as AsyncIterable<Readable & { header: tar.Header }>) {
+      yield { name: entry.header.name, size: entry.header.size ?? 0, stream: entry };
+      entry.resume(); // whatever the reader left of it
+    }
+  } finally {
+    // A reader that stops early (restore reads the header first) leaves no file open.
+    input.destroy();
   }
 }
 

@@ -12,7 +12,17 @@ import { BACKUP_FORMAT, type BackupHeader, type BackupManifest } from './backup.
 import { type BlobEntry, Hashing, sha256Of } from './blobs.ts';
 import { type CopySession, linePages, openCopySession, RowsDigest } from './copy-text.ts';
 import { jsonDigestOf, loadJsonLines } from './format1.ts';
-import { advanceIdentities, digestOf, LANES, readingSessions, skippingTriggers, TableDigest, WHOLE, writeRows } from './rows.ts';
+import {
+  advanceIdentities,
+  digestOf,
+  LANES,
+  readingSessions,
+  skippingTriggers,
+  skipTriggers,
+  TableDigest,
+  WHOLE,
+  writeRows,
+} from './rows.ts';
 import { quoted, type TableShape, tableShapes } from './tables.ts';
 import { Timings } from './timings.ts';
 
@@ -33,57 +43,70 @@ export interface RestoreSummary {
 }
 
 export async function restore(config: Config, file: string): Promise<RestoreSummary> {
+  const header = await headerOf(file);
   const lanes = config.databaseUrl ? LANES : 1;
-  // The lanes' sessions, and as many again for the indexes' builds.
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 * lanes });
+  // Formats 1 and 2 load and check a table's pages through a session each lane; format 3 through
+  // sessions of COPY of its own (CopyLanes), and the schema through one. As many again for the
+  // indexes' builds.
+  const sessions = header.format >= 3 ? 1 : lanes;
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: sessions + lanes });
   const copying = new CopyLanes(database, config.databaseUrl, lanes);
   try {
     const blobs = createBlobStore(settingsOf(config, fileStoreSettings));
-    return await readingSessions(database.db, lanes, (sessions) => restoreInto(database.db, sessions, copying, blobs, file));
+    return await readingSessions(database.db, sessions, (held) =>
+      restoreInto(database.db, held, lanes, copying, blobs, { file, header }),
+    );
   } finally {
     await copying.close();
     await database.close();
   }
 }
 
+/** The archive's first entry, which says how to read the rest. */
+async function headerOf(file: string): Promise<BackupHeader> {
+  for await (const entry of archiveEntries(file)) {
+    if (entry.name !== 'cairn-backup.json') break;
+    const header = await readJson<BackupHeader>(entry);
+    if (header.format > BACKUP_FORMAT)
+      throw new Error(`${file} is a backup of format ${header.format}; this release reads ${BACKUP_FORMAT} and older`);
+    return header;
+  }
+  throw new Error(`${file} is not a Cairn backup (it does not start with cairn-backup.json)`);
+}
+
 /**
  * The schema, the blobs and the checks go through the first session; the tables' pages and their
- * digests are spread over them all (format 3's over sessions of COPY, copy-text.ts), and the
- * indexes built as many at once from the pool.
+ * digests are spread over `lanes` (format 3's over sessions of COPY, copy-text.ts; older formats'
+ * over the sessions), and the indexes built as many at once from the pool.
  */
 async function restoreInto(
   pool: Kysely<DB>,
   sessions: Kysely<DB>[],
+  lanes: number,
   copying: CopyLanes,
   blobs: BlobStore,
-  file: string,
+  { file, header }: { file: string; header: BackupHeader },
 ): Promise<RestoreSummary> {
   const db = sessions[0]!;
   const timings = new Timings();
   // Format 3: each table's pages as the archive holds them (the manifest's SHA-256 is over them)
   // and its rows' digest, which the rows read back from the database must equal.
   const archived = new Map<string, { pages: TableDigest; rows: RowsDigest }>();
-  let header: BackupHeader | undefined;
   let shapes = new Map<string, TableShape>();
   // Set aside while the tables load, built once they are all in (before the files come).
   let setAside: SavedIndex[] = [];
   let contentTypes = new Map<string, string>();
   const restored = new Map<string, { size: number; sha256: string }>();
-  const loading = new TableLoad(sessions.length);
+  const loading = new TableLoad(lanes);
   for await (const entry of archiveEntries(file)) {
     if (entry.name === 'cairn-backup.json') {
-      header = await readJson<BackupHeader>(entry);
-      if (header.format > BACKUP_FORMAT)
-        throw new Error(`${file} is a backup of format ${header.format}; this release reads ${BACKUP_FORMAT} and older`);
       if (!header.filesOnly) {
         shapes = await prepareSchema(db, header.migration);
         setAside = await dropSecondaryIndexes(db);
         for (const session of sessions) await skippingTriggers(session, true);
-        if (header.format >= 3) await copying.open(true);
+        if (header.format >= 3) await copying.open();
       }
       timings.mark('schema');
-    } else if (!header) {
-      throw new Error(`${file} is not a Cairn backup (it does not start with cairn-backup.json)`);
     } else if (entry.name.startsWith('tables/')) {
       // Format 2: `tables/<name>/<n>`, a page each; format 1: `tables/<name>.ndjson`, the whole table.
       const name = entry.name.slice('tables/'.length).replace(/(\/\d+|\.ndjson)$/, '');
@@ -113,7 +136,7 @@ async function restoreInto(
       for (const shape of shapes.values()) await advanceIdentities(db, shape, header.identities);
       timings.mark('rows');
       // From the pool's other connections; PGlite, one session, held here, builds them through it.
-      await rebuildIndexes(sessions.length > 1 ? pool : db, setAside, sessions.length);
+      await rebuildIndexes(lanes > 1 ? pool : db, setAside, lanes);
       setAside = [];
       timings.mark('indexes');
       contentTypes = new Map((await readJson<BlobEntry[]>(entry)).map((blob) => [blob.key, blob.contentType]));
@@ -193,15 +216,13 @@ class CopyLanes {
     private readonly count: number,
   ) {}
 
-  async open(skipTriggers: boolean): Promise<void> {
+  async open(): Promise<void> {
     for (let lane = 0; lane < this.count; lane += 1) this.lanes.push(await openCopySession(this.database, this.url));
-    await this.skipTriggers(skipTriggers);
+    await this.skipTriggers(true);
   }
 
   async skipTriggers(skip: boolean): Promise<void> {
-    for (const lane of this.lanes) {
-      await lane.run(`SET session_replication_role = ${skip ? 'replica' : 'DEFAULT'}`).catch(() => {});
-    }
+    for (const lane of this.lanes) await lane.run(skipTriggers(skip)).catch(() => {});
   }
 
   async close(): Promise<void> {

@@ -58,8 +58,14 @@ export async function readingSessions<DB, T>(
  * superuser, as `seed bulk` does); elsewhere the keys are checked row by row, as before.
  */
 export async function skippingTriggers<DB>(session: Kysely<DB>, skip: boolean): Promise<void> {
-  await sql`SET session_replication_role = ${sql.raw(skip ? 'replica' : 'DEFAULT')}`.execute(session).catch(() => {});
+  await sql
+    .raw(skipTriggers(skip))
+    .execute(session)
+    .catch(() => {});
 }
+
+/** The statement that skips a session's triggers or brings them back (restore's COPY sessions run it too). */
+export const skipTriggers = (skip: boolean) => `SET session_replication_role = ${skip ? 'replica' : 'DEFAULT'}`;
 
 /** Every statement here reads or writes all the tenants' rows of a table: marked so (db/cross-tenant.ts). */
 export const WHOLE = crossTenant('installation-copy');
