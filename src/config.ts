@@ -63,11 +63,11 @@ const EnvSchema = Type.Object({
       'How far (percent) a serving process’s old space may grow past its live objects before V8 collects it whole (its --heap-growing-percent); 0 leaves it to V8. At 100, uploads and downloads ran at 0.9-1.0 of a bare Node server’s (0.4-0.5 at 0) for ~50 MB more peak memory per process under reads.',
   }),
   CAIRN_SCRYPT_CONCURRENCY: Type.Integer({
-    minimum: 1,
+    minimum: 0,
     maximum: 64,
-    default: 2,
+    default: 0,
     description:
-      'Password and secret hashes (scrypt: 32 MiB and ~60 ms each) a serving process computes at once; more wait their turn, so a burst of sign-ins keeps within the heap budget and leaves libuv threads to file reads.',
+      'Password and secret hashes (scrypt: 32 MiB and ~60 ms of CPU each) a serving process computes at once; more wait their turn, so a burst of sign-ins keeps within the memory budget and leaves libuv threads to file reads. 0: the machine’s cores shared among the serving processes (`--workers`), 1 or 2 each.',
   }),
   CAIRN_CACHE_TTL_MS: Type.Integer({
     minimum: 0,

@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import type { Config } from '../config.ts';
 import { accessLogWritable } from '../db/roles.ts';
 import { serveMetricsForWorkers } from '../http/metrics.ts';
+import { scryptConcurrencyFor } from '../tenancy/secrets.ts';
 import { ensureDemoTenant, openMigrated, tokenHowTo } from './bootstrap.ts';
 import { heapFlags } from './heap.ts';
 import { listenForOperators } from './operating/operator-socket.ts';
@@ -52,6 +53,8 @@ export async function serve(config: Config, workers: number): Promise<void> {
   await database.close();
   serveMetricsForWorkers();
   cluster.setupPrimary({ execArgv: [...process.execArgv, ...heapFlags(config.workerHeapMb, config.workerHeapGrowth)] });
+  // Each worker's share of the machine's cores for scrypt, unless the operator set it.
+  const scrypt = { CAIRN_SCRYPT_CONCURRENCY: String(scryptConcurrencyFor(config.scryptConcurrency, workers)) };
   let stopping = false;
   let listening = 0;
   cluster.on('listening', () => {
@@ -64,10 +67,10 @@ export async function serve(config: Config, workers: number): Promise<void> {
     const delay = replace.delayAfterExit(worker.id);
     console.error(`worker ${worker.id} exited (${signal ?? code}); starting another in ${delay} ms`);
     setTimeout(() => {
-      if (!stopping) replace.forked(cluster.fork());
+      if (!stopping) replace.forked(cluster.fork(scrypt));
     }, delay);
   });
-  for (let i = 0; i < workers; i++) replace.forked(cluster.fork());
+  for (let i = 0; i < workers; i++) replace.forked(cluster.fork(scrypt));
   stopOnSignals(async () => {
     stopping = true;
     for (const worker of Object.values(cluster.workers ?? {})) worker?.kill('SIGTERM');

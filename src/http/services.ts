@@ -23,7 +23,7 @@ import { type Channel, Providers, type StoredConfig } from '../providers/slot.ts
 import { loadProviderConfig } from '../providers/store.ts';
 import type { Caller } from '../tenancy/access.ts';
 import { type Access, loadAccess } from '../tenancy/access.ts';
-import { setScryptConcurrency } from '../tenancy/secrets.ts';
+import { scryptConcurrencyFor, setScryptConcurrency } from '../tenancy/secrets.ts';
 import {
   findInstanceById,
   findInstanceByName,
@@ -169,8 +169,9 @@ export class Services {
     this.clock = clock;
     this.db = database.db;
     this.dbKind = database.kind;
-    // The process's bound on scrypt at once (one serving process, one Services).
-    setScryptConcurrency(config.scryptConcurrency);
+    // The process's bound on scrypt at once (one serving process, one Services): a worker of
+    // `serve --workers` is given its share by the primary (cli/serve.ts).
+    setScryptConcurrency(scryptConcurrencyFor(config.scryptConcurrency, 1));
     this.accessLog = new AccessWriter(this.db);
     this.files = new FileService(blobs ?? createBlobStore(settingsOf(config, fileStoreSettings)), secret);
     this.fileOwners = fileOwners;

@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import os from 'node:os';
 import { promisify } from 'node:util';
 import pLimit from 'p-limit';
 
@@ -13,6 +14,16 @@ const scryptSlots = pLimit(2);
 
 export function setScryptConcurrency(concurrency: number): void {
   scryptSlots.concurrency = concurrency;
+}
+
+/**
+ * CAIRN_SCRYPT_CONCURRENCY for each of `processes` serving processes: as set, or by default (0) the
+ * machine's cores shared among them, 1 or 2 each. A hash is CPU alone, so more at once than cores
+ * only adds memory (32 MiB each): with 2 workers on 2 cores, 1 each gave as many tokens a second as
+ * 2 each, and a worker's peak fell from 218-220 to 185-186 MB (2026-12-03).
+ */
+export function scryptConcurrencyFor(setting: number, processes: number, cores = os.availableParallelism()): number {
+  return setting > 0 ? setting : Math.min(2, Math.max(1, Math.floor(cores / processes)));
 }
 
 const scryptAsync = (password: string, salt: Buffer, keylen: number, options: object) =>

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { scryptConcurrencyFor } from '../../tenancy/secrets.ts';
 import { Api, createTestTenant, errorCode, startApp } from '../../test/harness.ts';
 
 /**
@@ -29,4 +30,14 @@ test('a burst of sign-ins at one hash at a time: each answered, right and wrong 
   }
   const patients = await new Api(app.server, answers[0]!.body.token).get(`${t.base}/patients`);
   assert.equal(patients.status, 200);
+});
+
+test('by default each serving process hashes its share of the cores at once, 1 or 2; a setting wins', () => {
+  // (setting, serving processes, cores)
+  assert.equal(scryptConcurrencyFor(0, 2, 2), 1);
+  assert.equal(scryptConcurrencyFor(0, 8, 2), 1);
+  assert.equal(scryptConcurrencyFor(0, 1, 2), 2);
+  assert.equal(scryptConcurrencyFor(0, 1, 16), 2);
+  assert.equal(scryptConcurrencyFor(0, 4, 16), 2);
+  assert.equal(scryptConcurrencyFor(3, 2, 2), 3);
 });
