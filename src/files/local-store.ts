@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, promises as fs } from 'node:fs';
+import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobStore, ByteRange } from './blob-store.ts';
+import { FileWriter } from './file-writer.ts';
 
 /**
  * Blobs as files under a root folder (`CAIRN_DATA_DIR/files`). A blob is written to a temporary
@@ -30,7 +31,7 @@ export class LocalBlobStore implements BlobStore {
     const created = await fs.mkdir(folder, { recursive: true });
     const partial = `${target}.${randomUUID()}.part`;
     try {
-      await pipeline(body, createWriteStream(partial, { flags: 'wx', flush: true }));
+      await pipeline(body, new FileWriter(partial));
       await fs.rename(partial, target);
     } catch (error) {
       await fs.rm(partial, { force: true });
