@@ -60,7 +60,7 @@ const EnvSchema = Type.Object({
     maximum: 400,
     default: 0,
     description:
-      'How far (percent) a serving process’s old space may grow past its live objects before V8 collects it whole (its --heap-growing-percent); 0 leaves it to V8. At 100, uploads and downloads ran at 0.9-1.0 of a bare Node server’s (0.4-0.5 at 0) for ~50 MB more peak memory per process under reads.',
+      'How far (percent) a serving process’s old space may grow past its live objects before V8 collects it whole (its --heap-growing-percent); 0 leaves it to V8. At 100, uploads and downloads ran at 0.9-1.0 of a bare Node server’s (0.4-0.6 at 0) for ~50 MB more peak memory per process under reads.',
   }),
   CAIRN_SCRYPT_CONCURRENCY: Type.Integer({
     minimum: 0,
