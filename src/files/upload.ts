@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { pipeline, type Readable, Transform, type TransformCallback } from 'node:stream';
 import '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import { fileTypeFromBuffer } from 'file-type';
 import { v7 as uuidv7 } from 'uuid';
 import { ApiError } from '../wire/errors.ts';
 import type { BlobStore } from './blob-store.ts';
@@ -197,6 +196,8 @@ class FileCheck extends Transform {
 
   private async judge(): Promise<void> {
     this.judged = true;
+    // Loaded by the first upload a process checks, not at start.
+    const { fileTypeFromBuffer } = await import('file-type');
     const found = await fileTypeFromBuffer(Buffer.concat(this.head));
     if (found?.mime !== this.expected) {
       throw this.fail(

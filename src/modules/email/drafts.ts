@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify';
-import sanitizeHtml from 'sanitize-html';
 import { v7 as uuidv7 } from 'uuid';
 import type { RowUpdate } from '../../db/schema.ts';
 import { linkIssue } from '../../files/links.ts';
@@ -23,9 +22,11 @@ import { type DraftRow, findDraft, listDrafts, sortableDraftFields } from './sto
 export const DRAFT_FILES = 'EMAIL_DRAFT';
 
 /** An HTML body keeps formatting, links and images, never scripts, handlers or `javascript:` links. */
-export function cleanBody(body: string | null | undefined, bodyType: string): string | null {
+export async function cleanBody(body: string | null | undefined, bodyType: string): Promise<string | null> {
   if (body === undefined || body === null) return null;
   if (bodyType !== 'HTML') return body;
+  // Loaded by the first HTML body, not by every serving process (~2 MB of heap with its parser).
+  const { default: sanitizeHtml } = await import('sanitize-html');
   return sanitizeHtml(body, {
     allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'span', 'font'],
     allowedAttributes: { ...sanitizeHtml.defaults.allowedAttributes, '*': ['style'], img: ['src', 'alt', 'width', 'height'] },
@@ -72,12 +73,12 @@ async function views(ctx: Context, rows: DraftRow[], recipient: Recipient, origi
 }
 
 /** The columns a body sets (PATCH: only those given). */
-function columnsOf(body: DraftInputBody, current: { body_type: string } | undefined): RowUpdate<'email_drafts'> {
+async function columnsOf(body: DraftInputBody, current: { body_type: string } | undefined): Promise<RowUpdate<'email_drafts'>> {
   const bodyType = body.bodyType ?? current?.body_type ?? 'PLAIN_TEXT';
   const columns: RowUpdate<'email_drafts'> = {};
   if (body.date !== undefined) columns.draft_date = instantOrNull(body.date);
   if (body.subject !== undefined) columns.subject = body.subject;
-  if (body.body !== undefined) columns.body = cleanBody(body.body, bodyType);
+  if (body.body !== undefined) columns.body = await cleanBody(body.body, bodyType);
   if (body.bodyType !== undefined) columns.body_type = bodyType;
   if (body.emailEditorJson !== undefined)
     columns.email_editor_json = body.emailEditorJson === null ? null : JSON.stringify(body.emailEditorJson);
@@ -143,7 +144,7 @@ export async function createEmailDraft(ctx: Context, recipientId: string, body: 
         secure: false,
         starred: false,
         attachments_from_template: '[]',
-        ...columnsOf(body, undefined),
+        ...(await columnsOf(body, undefined)),
         ...w.created(),
       })
       .returningAll()
@@ -166,7 +167,7 @@ export async function updateEmailDraft(ctx: Context, recipientId: string, draftI
     const existing = await requireDraft(ctx, recipient, draftId, w.db, true);
     const updated = await w.db
       .updateTable('email_drafts')
-      .set({ ...columnsOf(body, existing), ...w.updated() })
+      .set({ ...(await columnsOf(body, existing)), ...w.updated() })
       .where('tenant_id', '=', ctx.scope.tenantId)
       .where('id', '=', existing.id)
       .returningAll()

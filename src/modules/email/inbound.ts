@@ -39,7 +39,7 @@ export async function receiveEmail(
   const patient = sender?.patient;
   const careTeam = patient ? await careTeamNames(services.db, scope.tenantId, patient.id) : null;
   const id = uuidv7();
-  const html = message.html ? cleanBody(message.html, 'HTML') : null;
+  const html = message.html ? await cleanBody(message.html, 'HTML') : null;
   const store = async (w: Work) => {
     await w.db
       .insertInto('emails')

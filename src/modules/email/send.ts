@@ -1,4 +1,3 @@
-import { convert } from 'html-to-text';
 import { v7 as uuidv7 } from 'uuid';
 import type { Scope } from '../../db/scope.ts';
 import type { Work } from '../../events/work.ts';
@@ -151,6 +150,8 @@ export async function sendEmailDraft(ctx: Context, recipientId: string, draftId:
 async function handOver(services: Services, scope: Scope, email: EmailRow): Promise<StatusMove> {
   const { use: driver } = await services.providers.for(emailSlot, scope);
   const files = await filesOf(services.db, scope, EMAIL_FILES, [email.id]);
+  // Loaded by the first HTML email a process sends (~1 MB of heap), not at start.
+  const { convert } = await import('html-to-text');
   const sent = await driver.send(scope, {
     id: email.id,
     patientId: email.patient_id,

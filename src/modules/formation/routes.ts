@@ -1,4 +1,3 @@
-import { strToU8, zipSync } from 'fflate';
 import { Type } from 'typebox';
 import { type Formation, FormationVersionInfo, FormationVersionParam } from '../../formation/schemas.ts';
 import { type FormationRow, listVersions, loadFormation, resolveVersion } from '../../formation/store.ts';
@@ -199,6 +198,7 @@ const formationRoutes: AreaPlugin = async (app, { services }) => {
       const ctx = contextOf(request);
       const row = await formationAt(ctx, request.params.version);
       const assessments = (row.document as Formation).assessments ?? [];
+      const { strToU8, zipSync } = await import('fflate');
       const zip = zipSync({ 'assessments.json': strToU8(JSON.stringify(assessments, null, 2)) });
       const version = row.version === -1 ? 'draft' : row.version;
       return reply

@@ -2,11 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseScope } from '../../../http/scopes.ts';
 import type { Services } from '../../../http/services.ts';
 import { CONSOLE_CLIENT_ID } from './console.ts';
+import { interactionPath, REFRESH_TOKEN_SECONDS } from './endpoints.ts';
 import { actionOf, appNameOf, type Details, finish, interactionOf, sendPage, signInOf } from './interaction.ts';
 import { keepContext, launchOf } from './launch.ts';
 import { type ConsentChoice, consentPage, errorPage, type Picker } from './pages.ts';
 import { mayHavePatient, patientChoices } from './picker.ts';
-import { interactionPath, REFRESH_TOKEN_SECONDS } from './provider.ts';
 import { asksForPatient, covers, grantable, IDENTITY_SCOPES, registeredResourceScopes } from './scopes.ts';
 import type { InstanceServer } from './servers.ts';
 

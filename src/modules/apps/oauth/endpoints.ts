@@ -22,6 +22,11 @@ export const OAUTH_ROUTES = {
   credential: '/oauth/credential',
 } as const;
 
+/** Where the sign-in and consent pages of an interaction are, under the issuer. */
+export const interactionPath = (uid: string) => `/oauth/interaction/${uid}`;
+
+export const REFRESH_TOKEN_SECONDS = 90 * 24 * 60 * 60;
+
 /**
  * Where identity providers send people back after single sign-on (Cairn's route, not
  * oidc-provider's): one per instance, under its issuer, which an administrator registers at the provider.

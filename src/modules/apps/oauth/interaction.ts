@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InteractionResults } from 'oidc-provider';
 import type { Services } from '../../../http/services.ts';
 import { enabledProviders } from '../sso/store.ts';
+import { interactionPath } from './endpoints.ts';
 import { PAGE_CSP, signInPage } from './pages.ts';
-import { interactionPath } from './provider.ts';
 import type { InstanceServer } from './servers.ts';
 
 /**

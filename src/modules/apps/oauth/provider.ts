@@ -6,7 +6,7 @@ import { ASSERTION_ALGORITHMS } from '../../auth/index.ts';
 import { findAccount } from './accounts.ts';
 import { OAuthRecords } from './adapter.ts';
 import { AppClients } from './clients.ts';
-import { OAUTH_ROUTES } from './endpoints.ts';
+import { interactionPath, OAUTH_ROUTES, REFRESH_TOKEN_SECONDS } from './endpoints.ts';
 import { signingKeys } from './keys.ts';
 import { contextOf } from './launch.ts';
 import { errorPage, PAGE_CSP, signedOutPage, signOutPage } from './pages.ts';
@@ -19,12 +19,6 @@ import { LAUNCH_SCOPES, RESOURCE_SCOPES, resourceScopesOf } from './scopes.ts';
  * tenant registered (clients.ts), its accounts the tenant's users (accounts.ts). The sign-in and
  * consent pages are Cairn's own routes (sign-in.ts, consent.ts).
  */
-
-/** Where the sign-in and consent pages of an interaction are, under the issuer. */
-export const interactionPath = (uid: string) => `/oauth/interaction/${uid}`;
-
-export const REFRESH_TOKEN_SECONDS = 90 * 24 * 60 * 60;
-
 export async function buildProvider(services: Services, tenant: Tenant, instance: Instance, issuer: string): Promise<Provider> {
   const { db } = services;
   const scope = { tenantId: tenant.id, instanceId: instance.id };

@@ -4,7 +4,6 @@ import type Provider from 'oidc-provider';
 import type { Services } from '../../../http/services.ts';
 import type { Instance, Tenant } from '../../../tenancy/tenancy.ts';
 import { issuerOf } from './endpoints.ts';
-import { buildProvider } from './provider.ts';
 
 export interface InstanceServer {
   provider: Provider;
@@ -53,6 +52,9 @@ export class AuthorizationServers {
   }
 
   private async build(tenant: Tenant, instance: Instance, issuer: string): Promise<InstanceServer> {
+    // oidc-provider (and Koa under it) holds ~5 MB of a process's heap: loaded by the first
+    // instance that signs someone in, not by every serving process at start.
+    const { buildProvider } = await import('./provider.ts');
     const provider = await buildProvider(this.services, tenant, instance, issuer);
     return { provider, handle: provider.callback(), tenant, instance, issuer };
   }
