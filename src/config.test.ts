@@ -25,6 +25,10 @@ test('values are converted and checked, and a bad one names itself', () => {
   );
   assert.throws(() => loadConfig({ CAIRN_JWT_SECRET: 'short' }), /CAIRN_JWT_SECRET/);
   assert.throws(() => loadConfig({ CAIRN_DEMO_CLIENT: 'key-only' }), /CAIRN_DEMO_SECRET/);
+  assert.throws(
+    () => loadConfig({ CAIRN_WORKER_HEAP_MB: '128', CAIRN_WORKER_HEAP_FLOOR_MB: '128' }),
+    /CAIRN_WORKER_HEAP_FLOOR_MB/,
+  );
 });
 
 test("an area's section is read from the same environment, checked, and named when wrong", () => {

@@ -55,12 +55,11 @@ const EnvSchema = Type.Object({
     description:
       'V8 old-space limit of each serving process (`serve`, and each of `serve --workers`), with an 8 MB young generation; bounds its memory.',
   }),
-  CAIRN_WORKER_HEAP_GROWTH: Type.Integer({
+  CAIRN_WORKER_HEAP_FLOOR_MB: Type.Integer({
     minimum: 0,
-    maximum: 400,
-    default: 0,
+    default: 96,
     description:
-      'How far (percent) a serving process’s old space may grow past its live objects before V8 collects it whole (its --heap-growing-percent); 0 leaves it to V8. At 100, uploads and downloads ran at 0.9-1.0 of a bare Node server’s (0.4-0.6 at 0) for ~50 MB more peak memory per process under reads.',
+      'Old space a serving process fills before V8 collects it whole (its --initial-old-space-size), below CAIRN_WORKER_HEAP_MB; 0 leaves it to V8, which collects at ~1.4× the live objects and so marks the heap over and over while files stream. At 96, uploads ran at 0.86-0.96 of a bare Node server’s (0.59 at 0) for ~25 MB more peak memory per process under reads.',
   }),
   CAIRN_SCRYPT_CONCURRENCY: Type.Integer({
     minimum: 0,
@@ -161,8 +160,8 @@ export interface PlatformConfig {
   /** The built console's directory; undefined: console/dist. */
   consoleDir: string | undefined;
   workerHeapMb: number;
-  /** V8's --heap-growing-percent for each serving process; 0 leaves it to V8 (cli/heap.ts). */
-  workerHeapGrowth: number;
+  /** V8's --initial-old-space-size for each serving process; 0 leaves it to V8 (cli/heap.ts). */
+  workerHeapFloorMb: number;
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -177,6 +176,8 @@ const platformSettings = settingsSection('platform', EnvSchema, (e): PlatformCon
   if (e.CAIRN_JWT_SECRET && e.CAIRN_JWT_SECRET.length < 32) invalid('CAIRN_JWT_SECRET: must be at least 32 characters');
   if (Boolean(e.CAIRN_DEMO_CLIENT) !== Boolean(e.CAIRN_DEMO_SECRET))
     invalid('CAIRN_DEMO_CLIENT and CAIRN_DEMO_SECRET go together');
+  if (e.CAIRN_WORKER_HEAP_FLOOR_MB >= e.CAIRN_WORKER_HEAP_MB)
+    invalid('CAIRN_WORKER_HEAP_FLOOR_MB: must be below CAIRN_WORKER_HEAP_MB');
   const dataDir = path.resolve(e.CAIRN_DATA_DIR);
   const origins = e.CAIRN_CORS_ORIGINS.trim();
   return {
@@ -196,7 +197,7 @@ const platformSettings = settingsSection('platform', EnvSchema, (e): PlatformCon
     scryptConcurrency: e.CAIRN_SCRYPT_CONCURRENCY,
     consoleDir: e.CAIRN_CONSOLE_DIR ? path.resolve(e.CAIRN_CONSOLE_DIR) : undefined,
     workerHeapMb: e.CAIRN_WORKER_HEAP_MB,
-    workerHeapGrowth: e.CAIRN_WORKER_HEAP_GROWTH,
+    workerHeapFloorMb: e.CAIRN_WORKER_HEAP_FLOOR_MB,
     logLevel: e.LOG_LEVEL,
   };
 });

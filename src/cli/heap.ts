@@ -13,21 +13,24 @@
  *   The cost is collection: scavenges took 17-20% of a worker's CPU at 8 MB, ~13% at 64 MB, which
  *   req/s did not show beyond the runs' noise. 16 MB halves the scavenges for ~20 MB more; 4 MB
  *   saves ~10 MB at idle and nothing at the peak.
- * - How far the old space grows past its live objects before a full collection is V8's unless
- *   CAIRN_WORKER_HEAP_GROWTH says (issue 43, measured 2026-12-03). Streamed files are bytes outside
- *   V8's heap that count towards that limit: under the 256 MB cap V8 collects the whole heap 3-4
- *   times per 20 MB upload, and uploads ran at 0.36-0.52 of a bare Node server's. At 100 (a
- *   doubling) they ran at 0.89-0.98, downloads at 0.97-1.01, and a worker's peak under reads rose
- *   from 224-228 to 272-286 MB with no more reads a second: over the memory budget, so it is the
- *   operator's choice for file-heavy nodes, not the default.
+ * - The old space is collected whole no sooner than at CAIRN_WORKER_HEAP_FLOOR_MB (V8's
+ *   --initial-old-space-size: the allocation limit V8 does not shrink below; issue 43, measured
+ *   2026-12-03). Left to itself under the 256 MB cap, V8 sets the limit at ~1.4× the live objects
+ *   (56 MB live: 80 MB) and began marking again right after each collection, with 24 MB of room
+ *   left: while a file streamed, a process marked its whole heap every ~100 ms (31
+ *   full collections in a 5-upload bench run) and uploads ran at 0.55-0.62 of a bare Node
+ *   server's. At 96 MB: 14-15 collections, uploads at 0.86-0.96; at 128, 0.91-0.92. A worker's
+ *   peak under get, search and create (2 workers, 100,000 patients) rose from 158 to 180-186 MB
+ *   (221 at 128). The floor bounds that cost in MB, where a growth percent (--heap-growing-percent
+ *   at 100: 0.89-0.98 up, +50 MB peak) scales it with the heap.
  */
-export function heapFlags(heapMb: number, growthPercent = 0): string[] {
+export function heapFlags(heapMb: number, floorMb = 0): string[] {
   const flags = [`--max-old-space-size=${heapMb}`, '--max-semi-space-size=8'];
-  return growthPercent > 0 ? [...flags, `--heap-growing-percent=${growthPercent}`] : flags;
+  return floorMb > 0 ? [...flags, `--initial-old-space-size=${floorMb}`] : flags;
 }
 
 const DEFAULT_HEAP_MB = 256;
-
+const DEFAULT_FLOOR_MB = 96;
 /**
  * The flags a `cairn` process started with `argv` should restart with, or none: only a process
  * that will serve by itself (`serve` without `--workers` above 1), and only when neither its
@@ -43,10 +46,11 @@ export function missingHeapFlags(
   const count = workers < 0 ? '1' : argv[workers]!.includes('=') ? argv[workers]!.split('=')[1] : argv[workers + 1];
   if (Number(count) > 1) return undefined;
   const set = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
-  if (set.some((flag) => /^--max-(old|semi)-space-size/.test(flag))) return undefined;
+  if (set.some((flag) => /^--(max-old|max-semi|initial-old)-space-size/.test(flag))) return undefined;
   const heapMb = Number(env.CAIRN_WORKER_HEAP_MB ?? DEFAULT_HEAP_MB);
-  const growth = Number(env.CAIRN_WORKER_HEAP_GROWTH ?? 0);
+  const floorMb = Number(env.CAIRN_WORKER_HEAP_FLOOR_MB ?? DEFAULT_FLOOR_MB);
   // A bad value is the configuration's to refuse, with its message: start as given.
-  if (!Number.isInteger(heapMb) || heapMb < 64 || !Number.isInteger(growth) || growth < 0) return undefined;
-  return heapFlags(heapMb, growth);
+  if (!Number.isInteger(heapMb) || heapMb < 64 || !Number.isInteger(floorMb) || floorMb < 0 || floorMb >= heapMb)
+    return undefined;
+  return heapFlags(heapMb, floorMb);
 }

@@ -52,7 +52,7 @@ export async function serve(config: Config, workers: number): Promise<void> {
 
   await database.close();
   serveMetricsForWorkers();
-  cluster.setupPrimary({ execArgv: [...process.execArgv, ...heapFlags(config.workerHeapMb, config.workerHeapGrowth)] });
+  cluster.setupPrimary({ execArgv: [...process.execArgv, ...heapFlags(config.workerHeapMb, config.workerHeapFloorMb)] });
   // Each worker's share of the machine's cores for scrypt, unless the operator set it.
   const scrypt = { CAIRN_SCRYPT_CONCURRENCY: String(scryptConcurrencyFor(config.scryptConcurrency, workers)) };
   let stopping = false;
