@@ -89,8 +89,15 @@ export function standalone(url: string, name: string, bench: () => Promise<strin
 }
 
 /**
- * A throwaway PostgreSQL's settings for measuring (run.ts, access-log.ts). Commits do not wait for
- * the disk: the bench measures the server, not this machine's fsync. Tuned by the usual rules for
+ * Whether the bench's PostgreSQL makes commits wait for the disk, as PostgreSQL does by default:
+ * `BENCH_SYNCHRONOUS_COMMIT=on`. Off otherwise, so a run measures the server, not this machine's
+ * fsync; on, it shows what a read that writes its access record pays for a durable commit.
+ */
+export const synchronousCommit = process.env.BENCH_SYNCHRONOUS_COMMIT === 'on' ? 'on' : 'off';
+
+/**
+ * A throwaway PostgreSQL's settings for measuring (run.ts, access-log.ts): commits as
+ * `synchronousCommit` says. Tuned by the usual rules for
  * a dedicated server: a quarter of memory for shared buffers (at most 8 GB), most of the rest
  * counted as OS cache, SSD-like random reads.
  */
@@ -100,7 +107,7 @@ export function tunedPostgres(): Record<string, string> {
     shared_buffers: `${Math.min(8192, Math.floor(memoryMb / 4))}MB`,
     effective_cache_size: `${Math.floor((memoryMb * 3) / 4)}MB`,
     random_page_cost: '1.1',
-    synchronous_commit: 'off',
+    synchronous_commit: synchronousCommit,
     max_connections: '100',
   };
 }

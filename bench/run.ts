@@ -39,7 +39,7 @@ import pg from 'pg';
 import { type Cluster, freePort, startCluster } from '../src/test/postgres-cluster.ts';
 import { benchAccessLog } from './access-log.ts';
 import { benchCitus } from './citus.ts';
-import { benchClient, load, log, median, quick, root, tunedPostgres, waitFor } from './common.ts';
+import { benchClient, load, log, median, quick, root, synchronousCommit, tunedPostgres, waitFor } from './common.ts';
 import { benchEvents } from './events.ts';
 import { benchExportWalks } from './export.ts';
 import { benchFhir } from './fhir.ts';
@@ -671,7 +671,7 @@ function summarize(
   const text = [
     `# Cairn benchmark${quick ? ' (quick)' : ''}`,
     '',
-    `${new Date().toISOString()} — ${machine}; PostgreSQL on the same machine; ${connections} connections (bulk edits 2), ${seconds} s per run; Cairn, the same-SQL baseline and the floor each run 2 workers and take turns over ${ROUNDS} rounds (medians shown). Statements per request from pg_stat_statements, over the requests sent (those still in flight as a run's window closes run their statements too), with Cairn's job workers off (CAIRN_JOB_WORKERS=0, an API-only node), so each is the request's own: no job polling or outbox relay counted; each worker's read caches (tenant, instance, the caller's access) reload every CAIRN_CACHE_TTL_MS (60 s; a change clears them on every node).`,
+    `${new Date().toISOString()} — ${machine}; PostgreSQL on the same machine (synchronous_commit ${synchronousCommit}); ${connections} connections (bulk edits 2), ${seconds} s per run; Cairn, the same-SQL baseline and the floor each run 2 workers and take turns over ${ROUNDS} rounds (medians shown). Statements per request from pg_stat_statements, over the requests sent (those still in flight as a run's window closes run their statements too), with Cairn's job workers off (CAIRN_JOB_WORKERS=0, an API-only node), so each is the request's own: no job polling or outbox relay counted; each worker's read caches (tenant, instance, the caller's access) reload every CAIRN_CACHE_TTL_MS (60 s; a change clears them on every node).`,
     '',
     '| Scenario | Server | Patients | req/s | p50 ms | p95 ms | p99 ms | statements / request | peak RSS MB (worker) | errors |',
     '|---|---|---|---|---|---|---|---|---|---|',
