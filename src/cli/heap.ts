@@ -31,6 +31,7 @@ export function heapFlags(heapMb: number, floorMb = 0): string[] {
 
 const DEFAULT_HEAP_MB = 256;
 const DEFAULT_FLOOR_MB = 96;
+
 /**
  * The flags a `cairn` process started with `argv` should restart with, or none: only a process
  * that will serve by itself (`serve` without `--workers` above 1), and only when neither its
