@@ -45,6 +45,7 @@ import {
   tunedPostgres,
   waitFor,
 } from './common.ts';
+import { CPU_PARTS, type CpuPart, type CpuSeconds, cpuBetween, cpuSnapshot, postmasterOf } from './cpu.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
 
 const PATIENTS = quick ? 100_000 : 1_000_000;
@@ -223,6 +224,8 @@ interface Run {
   logPlanMs: number | null;
   /** WAL bytes written per request, full-page images included. */
   walPerRequest: number | null;
+  /** CPU microseconds per request by who spent them (bench/cpu.ts). */
+  cpu: CpuSeconds;
 }
 
 interface Paired {
@@ -230,8 +233,11 @@ interface Paired {
   runs: Record<Side, Run[]>;
 }
 
-/** A load run, with the statements the database ran meanwhile (pg_stat_statements reset first, read after). */
-async function measured(url: string, plan: LoadPlan): Promise<Run> {
+/**
+ * A load run, with the statements the database ran meanwhile (pg_stat_statements reset first, read
+ * after) and the CPU each process spent: the server's, PostgreSQL's when it runs here, the machine's.
+ */
+async function measured(url: string, plan: LoadPlan, server: ChildProcess, postmaster: number | null): Promise<Run> {
   const db = new pg.Client({ connectionString: url });
   await db.connect();
   // The WAL written meanwhile (PostgreSQL 14 and later), by every session: the servers' requests are all there is.
@@ -246,11 +252,17 @@ async function measured(url: string, plan: LoadPlan): Promise<Run> {
       () => false,
     );
     const walBefore = await wal();
+    const cpuBefore = cpuSnapshot(server, postmaster);
     const result = await load(plan);
+    const cpuAfter = cpuSnapshot(server, postmaster);
     const walAfter = await wal();
     const walPerRequest = walBefore === null || walAfter === null ? null : (walAfter - walBefore) / Math.max(1, result.sent);
+    const spent = cpuBetween(cpuBefore, cpuAfter, postmaster !== null);
+    const cpu = Object.fromEntries(
+      CPU_PARTS.map((part) => [part, spent[part] === null ? null : (spent[part] * 1e6) / Math.max(1, result.sent)]),
+    ) as CpuSeconds;
     if (!available)
-      return { result, statementsPerRequest: null, logWrites: null, logWriteMs: null, logPlanMs: null, walPerRequest };
+      return { result, statementsPerRequest: null, logWrites: null, logWriteMs: null, logPlanMs: null, walPerRequest, cpu };
     // Everything but this client's own reset and read; the log's write is the statement inserting into access_log.
     const { rows } = await db.query<{ calls: number; logCalls: number; logMs: number; logPlanMs: number; planned: boolean }>(
       `SELECT coalesce(sum(calls), 0)::float8 AS calls,
@@ -268,6 +280,7 @@ async function measured(url: string, plan: LoadPlan): Promise<Run> {
       logWriteMs: row.logCalls > 0 ? row.logMs / Math.max(1, result.sent) : null,
       logPlanMs: row.logCalls > 0 && row.planned ? row.logPlanMs / Math.max(1, result.sent) : null,
       walPerRequest,
+      cpu,
     };
   } finally {
     await db.end();
@@ -284,6 +297,7 @@ async function throughput(url: string, servers: Servers, tenant: string, list: S
     seconds: runSeconds,
   });
   const paired: Paired[] = [];
+  const postmaster = await postmasterOf(url);
   for (const scenario of list) {
     // A short warm-up of each fills caches and lets the JIT settle.
     for (const side of ['on', 'off'] as const) await load(plan(side, scenario, quick ? 1 : 2));
@@ -291,7 +305,7 @@ async function throughput(url: string, servers: Servers, tenant: string, list: S
     // Turns, round by round, the first alternating: a passing disturbance falls on both.
     for (let round = 0; round < ROUNDS; round++) {
       const order: Side[] = round % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
-      for (const side of order) runs[side].push(await measured(url, plan(side, scenario)));
+      for (const side of order) runs[side].push(await measured(url, plan(side, scenario), servers.processes[side], postmaster));
     }
     paired.push({ name: scenario.name, runs });
     const ratio = median(runs.on.map((on, i) => on.result.rps / runs.off[i]!.result.rps));
@@ -771,6 +785,21 @@ function report(figures: {
       ok: ratio >= RATIO_TARGET,
     };
   });
+  // Where the record's cost goes: each part's CPU per request on and off, and the machine's ratio.
+  const cpuRows = paired.map((p) => {
+    const per = (side: Side, part: CpuPart) => {
+      const values = p.runs[side].map((r) => r.cpu[part]).filter((v): v is number => v !== null);
+      return values.length > 0 ? median(values) : null;
+    };
+    const cell = (part: CpuPart) => {
+      const on = per('on', part);
+      const off = per('off', part);
+      return on === null || off === null ? '–' : `${n(on)} / ${n(off)} (${on >= off ? '+' : '−'}${n(Math.abs(on - off))})`;
+    };
+    const machineOn = per('on', 'machine');
+    const machineOff = per('off', 'machine');
+    return `| ${p.name} | ${CPU_PARTS.map(cell).join(' | ')} | ${machineOn && machineOff ? (machineOff / machineOn).toFixed(2) : '–'} |`;
+  });
   // Columns: each table, then its indexes, as sizes() lists them.
   const relations = [...(growth[0]?.bytes.keys() ?? [])];
   const sizeRows = growth.map((g) => {
@@ -803,6 +832,12 @@ function report(figures: {
     "| Scenario | on req/s | off req/s | on ÷ off | p95 ms on | p95 ms off | statements / request on | statements / request off | the log's INSERTs / request | their execute ms / request | their plan ms / request | WAL KiB / request on | WAL KiB / request off | errors |",
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...ratios.map((r) => r.row),
+    '',
+    `**Where the record's cost goes** (CPU µs per request, on / off (difference), medians of the rounds; read from /proc around each run): the Cairn server (primary and workers); PostgreSQL's backends (the sessions running the statements, the record's insert and commit in the on server's); its WAL writer (writing and flushing the record's WAL); its other background processes; and the whole machine, the load's client included. The machine's ${os.cpus().length} cores are all busy in these runs, so req/s is about the cores over the machine's CPU per request: on ÷ off follows off's CPU ÷ on's (last column). A part shown – was not measurable here (PostgreSQL on another machine).`,
+    '',
+    '| Scenario | Cairn | PostgreSQL backends | WAL writer | other PostgreSQL | whole machine | off ÷ on (machine CPU) |',
+    '|---|---|---|---|---|---|---|',
+    ...cpuRows,
     '',
     `**Size per 1,000 records** (KiB): the growth of each table (pg_table_size: heap, TOAST and their maps) and of each index (pg_relation_size) over a known number of logged reads on the server with the log on, nothing else running, divided per 1,000 records written.`,
     '',
