@@ -45,7 +45,7 @@ import {
   tunedPostgres,
   waitFor,
 } from './common.ts';
-import { CPU_PARTS, type CpuPart, type CpuSeconds, cpuBetween, cpuSnapshot, postmasterOf } from './cpu.ts';
+import { CPU_PARTS, type CpuByPart, type CpuPart, cpuBetween, cpuSnapshot, postmasterOf } from './cpu.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
 
 const PATIENTS = quick ? 100_000 : 1_000_000;
@@ -225,7 +225,7 @@ interface Run {
   /** WAL bytes written per request, full-page images included. */
   walPerRequest: number | null;
   /** CPU microseconds per request by who spent them (bench/cpu.ts). */
-  cpu: CpuSeconds;
+  cpu: CpuByPart;
 }
 
 interface Paired {
@@ -260,7 +260,7 @@ async function measured(url: string, plan: LoadPlan, server: ChildProcess, postm
     const spent = cpuBetween(cpuBefore, cpuAfter, postmaster !== null);
     const cpu = Object.fromEntries(
       CPU_PARTS.map((part) => [part, spent[part] === null ? null : (spent[part] * 1e6) / Math.max(1, result.sent)]),
-    ) as CpuSeconds;
+    ) as CpuByPart;
     if (!available)
       return { result, statementsPerRequest: null, logWrites: null, logWriteMs: null, logPlanMs: null, walPerRequest, cpu };
     // Everything but this client's own reset and read; the log's write is the statement inserting into access_log.

@@ -10,11 +10,12 @@ import type { ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import pg from 'pg';
+import { workerPids } from './memory.ts';
 
 export const CPU_PARTS = ['cairn', 'backends', 'walWriter', 'background', 'machine'] as const;
 export type CpuPart = (typeof CPU_PARTS)[number];
-/** Seconds of CPU by part. */
-export type CpuSeconds = Record<CpuPart, number | null>;
+/** A figure of CPU by part (seconds over a run, or µs per request); null where not measurable. */
+export type CpuByPart = Record<CpuPart, number | null>;
 
 interface Snapshot {
   /** Ticks by process, with the part each belongs to. */
@@ -50,7 +51,7 @@ function commandOf(pid: number): string {
   }
 }
 
-/** Every process on the machine with its parent and ticks. */
+/** Every process on the machine with its parent and ticks: the postmaster's children are found among them. */
 function allProcesses(): Map<number, { ppid: number; ticks: number }> {
   const found = new Map<number, { ppid: number; ticks: number }>();
   for (const entry of fs.readdirSync('/proc')) {
@@ -59,15 +60,6 @@ function allProcesses(): Map<number, { ppid: number; ticks: number }> {
     if (stat) found.set(Number(entry), stat);
   }
   return found;
-}
-
-/** The descendants of `pid` among `all`, itself included. */
-function treeOf(pid: number, all: Map<number, { ppid: number }>): number[] {
-  const tree = [pid];
-  for (let i = 0; i < tree.length; i++) {
-    for (const [child, { ppid }] of all) if (ppid === tree[i]) tree.push(child);
-  }
-  return tree;
 }
 
 /**
@@ -112,7 +104,7 @@ function machineTicks(): number {
 export function cpuSnapshot(server: ChildProcess, postmaster: number | null): Snapshot {
   const all = allProcesses();
   const processes = new Map<number, { part: CpuPart; ticks: number }>();
-  for (const pid of treeOf(server.pid!, all)) processes.set(pid, { part: 'cairn', ticks: all.get(pid)?.ticks ?? 0 });
+  for (const pid of [server.pid!, ...workerPids(server)]) processes.set(pid, { part: 'cairn', ticks: all.get(pid)?.ticks ?? 0 });
   if (postmaster !== null) {
     for (const [pid, { ppid, ticks }] of all) if (ppid === postmaster) processes.set(pid, { part: postgresPart(pid), ticks });
   }
@@ -120,8 +112,8 @@ export function cpuSnapshot(server: ChildProcess, postmaster: number | null): Sn
 }
 
 /** CPU seconds by part between two snapshots; a process begun meanwhile counts whole, one ended meanwhile is lost. */
-export function cpuBetween(before: Snapshot, after: Snapshot, postgresHere: boolean): CpuSeconds {
-  const seconds: CpuSeconds = {
+export function cpuBetween(before: Snapshot, after: Snapshot, postgresHere: boolean): CpuByPart {
+  const seconds: CpuByPart = {
     cairn: 0,
     backends: postgresHere ? 0 : null,
     walWriter: postgresHere ? 0 : null,
