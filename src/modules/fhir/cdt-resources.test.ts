@@ -16,7 +16,9 @@ import { createTestTenant, startApp, type TestTenant } from '../../test/harness.
  * and a formation mapping a field of the wrong type is refused when published.
  */
 
-const app = await startApp();
+// No settle time: the seed's last records are written moments before the $export, whose
+// transactionTime would otherwise stop a second short of them on PostgreSQL (docs/fhir-bulk-export.md).
+const app = await startApp({}, { env: { CAIRN_EXPORT_SETTLE_MS: '0' } });
 const demoFormation = (): Formation => JSON.parse(fs.readFileSync(demoFormationPath, 'utf8'));
 
 /** Errors of a resource against the profile it names (an Observation's is its CDT's). */
