@@ -53,10 +53,18 @@ test("the time comes from the services' clock", () => {
     offenders(machineTime, (file) => file === 'http/services.ts' || file === 'wire/errors.ts'),
     [],
   );
-  // Durations measured by the process (start-up deadlines, worker restarts, load progress), never stored.
-  const durations = new Set(['db/availability.ts', 'cli/serve.ts', 'cli/seed-bulk.ts']);
+  // Durations measured by the process (start-up deadlines, worker restarts, load progress), never
+  // stored; and a new id's millisecond, which orders ids rather than dates a record.
+  const durations = new Set(['db/availability.ts', 'cli/serve.ts', 'cli/seed-bulk.ts', 'db/ids.ts']);
   assert.deepEqual(
     offenders(/Date\.now\(\)/, (file) => durations.has(file)),
+    [],
+  );
+});
+
+test('row ids come from db/ids.ts (uuid v7 on a pool of random bytes)', () => {
+  assert.deepEqual(
+    offenders(/\bv7\b.*from 'uuid'/, (file) => file === 'db/ids.ts'),
     [],
   );
 });

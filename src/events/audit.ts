@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../db/ids.ts';
 import type { NewRow } from '../db/schema.ts';
 
 /**

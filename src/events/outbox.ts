@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../db/ids.ts';
 import type { DB, NewRow, Row } from '../db/schema.ts';
 import type { Actor } from './audit.ts';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { pipeline, type Readable, Transform, type TransformCallback } from 'node:stream';
 import '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../db/ids.ts';
 import { ApiError } from '../wire/errors.ts';
 import type { BlobStore } from './blob-store.ts';
 import { contentTypes, extensionOf, type FileRules } from './rules.ts';

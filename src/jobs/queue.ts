@@ -1,8 +1,8 @@
 import { type Kysely, sql } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
 import { parameterBatches } from '../db/batches.ts';
 import { crossTenant } from '../db/cross-tenant.ts';
 import type { DatabaseKind } from '../db/database.ts';
+import { uuidv7 } from '../db/ids.ts';
 import type { DB, NewRow, Row } from '../db/schema.ts';
 import type { NewJob } from '../events/work.ts';
 import type { JobState } from './tables.ts';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../db/ids.ts';
 import type { DB } from '../db/schema.ts';
 import type { ChannelName } from './channels.ts';
 import type { ProviderScope } from './slot.ts';

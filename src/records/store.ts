@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
+import { v5 as uuidv5 } from 'uuid';
+import { uuidv7 } from '../db/ids.ts';
 import type { DB, Row } from '../db/schema.ts';
 import type { Scope } from '../db/scope.ts';
 import type { Writing } from '../events/work.ts';

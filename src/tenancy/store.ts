@@ -1,6 +1,6 @@
 import { type Kysely, type SqlBool, sql } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
 import { parameterBatches } from '../db/batches.ts';
+import { uuidv7 } from '../db/ids.ts';
 import type { DB, GrantType, PrincipalType } from '../db/schema.ts';
 import { violationOf } from '../db/violations.ts';
 import type { Writing } from '../events/work.ts';

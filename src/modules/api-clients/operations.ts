@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { Work } from '../../events/work.ts';
 import type { TenantContext } from '../../http/context.ts';
 import { dataAndMeta, type Paging, parseSort } from '../../http/pagination.ts';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { Context, TenantContext } from '../../http/context.ts';
 import { parseScope } from '../../http/scopes.ts';
 import { newSecret } from '../../tenancy/secrets.ts';

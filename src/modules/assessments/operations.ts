@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Updateable } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Actor, AuditEntry } from '../../events/audit.ts';
 import type { Context } from '../../http/context.ts';

@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { Work } from '../../events/work.ts';
 import type { Context } from '../../http/context.ts';
 import type { Paging } from '../../http/pagination.ts';

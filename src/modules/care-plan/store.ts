@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { DB, Row } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';
 import { PREPARED } from '../../db/sql.ts';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { Work } from '../../events/work.ts';
 import { linkIssue } from '../../files/links.ts';
 import { type FileRow, filesOf } from '../../files/store.ts';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Value } from 'typebox/value';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { Work } from '../../events/work.ts';
 import { phonesFor } from '../../formation/phones.ts';
 import { disclose } from '../../http/access-log.ts';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
 import { parameterBatches } from '../../db/batches.ts';
+import { uuidv7 } from '../../db/ids.ts';
 import { lockKey } from '../../db/locks.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { RowUpdate } from '../../db/schema.ts';
 import { linkIssue } from '../../files/links.ts';
 import { deleteFilesOf, filesOf } from '../../files/store.ts';

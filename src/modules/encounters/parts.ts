@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { Context } from '../../http/context.ts';
 import { type CdtRecordView, cdtRecordView } from '../../records/cdt-view.ts';
 import { requirePatient, withPatient } from '../../records/patient-scope.ts';

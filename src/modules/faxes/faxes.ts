@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { PatientScope, PurgedPatient, Work } from '../../events/work.ts';
 import { linkIssue } from '../../files/links.ts';
 import { deleteFiles, deleteFilesOf, filesOf } from '../../files/store.ts';

@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { Scope } from '../../db/scope.ts';
 import type { AuditAction } from '../../events/audit.ts';
 import { linkIssue } from '../../files/links.ts';

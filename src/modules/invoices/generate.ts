@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { Services } from '../../http/services.ts';
 import type { ClaimedJob } from '../../jobs/kinds.ts';
 import { requirePatient } from '../../records/patient-scope.ts';

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { DB, NewRow, RowUpdate } from '../../db/schema.ts';
 import { PREPARED } from '../../db/sql.ts';
 import { type Context, readRecording } from '../../http/context.ts';

@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { PatientTerritory, RowUpdate } from '../../db/schema.ts';
 import type { Formation } from '../../formation/schemas.ts';
 import { badField } from '../../wire/errors.ts';

@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { PatientScope } from '../../db/scope.ts';
 import type { Actor } from '../../events/audit.ts';
 import type { Work } from '../../events/work.ts';

@@ -1,5 +1,5 @@
 import { Value } from 'typebox/value';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { Context } from '../../http/context.ts';
 import type { Paging } from '../../http/pagination.ts';
 import type { ChannelName, SandboxOutcome } from '../../providers/channels.ts';

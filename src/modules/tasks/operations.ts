@@ -1,5 +1,5 @@
 import type { InsertObject, Kysely, UpdateObject } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Scope } from '../../db/scope.ts';
 import { type Actor, type AuditAction, type AuditEntry, createdStamp } from '../../events/audit.ts';

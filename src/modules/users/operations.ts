@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { DB, GrantType, RowUpdate, UsersTable } from '../../db/schema.ts';
 import type { TenantContext } from '../../http/context.ts';
 import type { Services } from '../../http/services.ts';

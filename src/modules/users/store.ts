@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import type { DB, Row } from '../../db/schema.ts';
 import { likeContains, PREPARED } from '../../db/sql.ts';
 import type { Writing } from '../../events/work.ts';

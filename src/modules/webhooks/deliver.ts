@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { v7 as uuidv7 } from 'uuid';
 import { settingsOf } from '../../config.ts';
+import { uuidv7 } from '../../db/ids.ts';
 import { writeAccess } from '../../events/access.ts';
 import type { EventBody } from '../../events/outbox.ts';
 import type { Services } from '../../http/services.ts';

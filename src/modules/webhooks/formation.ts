@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../db/ids.ts';
 import { entityOf, eventCatalog } from '../../events/outbox.ts';
 import type { Work } from '../../events/work.ts';
 import { Title } from '../../formation/schemas.ts';

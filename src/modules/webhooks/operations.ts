@@ -1,5 +1,5 @@
-import { v7 as uuidv7 } from 'uuid';
 import { settingsOf } from '../../config.ts';
+import { uuidv7 } from '../../db/ids.ts';
 import { entityOf, eventCatalog } from '../../events/outbox.ts';
 import type { Work } from '../../events/work.ts';
 import type { TenantContext } from '../../http/context.ts';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
 import { parameterBatches } from '../../db/batches.ts';
 import { crossTenant } from '../../db/cross-tenant.ts';
+import { uuidv7 } from '../../db/ids.ts';
 import { tryLockKey } from '../../db/locks.ts';
 import type { NewRow } from '../../db/schema.ts';
 import { type EventRow, eventBody } from '../../events/outbox.ts';

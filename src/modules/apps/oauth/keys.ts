@@ -1,6 +1,6 @@
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Kysely } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../../db/ids.ts';
 import type { DB } from '../../../db/schema.ts';
 import type { Sealer } from '../../../providers/sealed.ts';
 import type {} from '../tables.ts';

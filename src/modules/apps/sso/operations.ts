@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../../db/ids.ts';
 import type { TenantContext } from '../../../http/context.ts';
 import { ApiError, type FieldError, validationError } from '../../../wire/errors.ts';
 import { write } from '../../../work/write.ts';

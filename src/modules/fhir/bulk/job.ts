@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { type SqlBool, sql } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
 import { settingsOf } from '../../../config.ts';
+import { uuidv7 } from '../../../db/ids.ts';
 import type { Context } from '../../../http/context.ts';
 import { type FhirResource, isUuid, patientsOfRow } from '../../../http/fhir.ts';
 import type { Services } from '../../../http/services.ts';

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { v7 as uuidv7 } from 'uuid';
 import { settingsOf } from '../../../config.ts';
+import { uuidv7 } from '../../../db/ids.ts';
 import { oldestWriteInFlight } from '../../../db/in-flight.ts';
 import { lockKey } from '../../../db/locks.ts';
 import type { Context } from '../../../http/context.ts';
