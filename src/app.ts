@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { areas as allAreas } from './areas.ts';
 import { type Config, settingsOf } from './config.ts';
@@ -16,6 +16,7 @@ import { registerConsole } from './http/console.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { RequestLog, requestLogSerializers } from './http/request-log.ts';
 import type { AccessTable } from './http/route-access.ts';
 import { SchemaCompilation } from './http/schema-compilation.ts';
 import { type Clock, Services } from './http/services.ts';
@@ -50,12 +51,6 @@ export interface App {
   schemas: SchemaCompilation;
 }
 
-/** Logs carry no PHI: a request is its method, route pattern and id, never its URL or body. */
-const logSerializers = {
-  req: (request: FastifyRequest) => ({ id: request.id, method: request.method, route: request.routeOptions?.url ?? 'unmatched' }),
-  res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
-};
-
 /** Says at start-up which engine serves: PGlite, PostgreSQL, or a Citus coordinator and its workers. */
 async function logDatabase(log: FastifyBaseLogger, database: Database): Promise<void> {
   if (database.kind !== 'citus') return log.info({ database: database.kind }, `database: ${database.kind}`);
@@ -74,7 +69,8 @@ export async function buildApp({ config, database, clock, blobs, providers, area
 
   const schemas = new SchemaCompilation();
   const app = Fastify({
-    logger: { level: config.logLevel, serializers: logSerializers },
+    logger: { level: config.logLevel, serializers: requestLogSerializers },
+    logController: new RequestLog(),
     bodyLimit: config.bodyLimitBytes,
     exposeHeadRoutes: false,
     return503OnClosing: true,

@@ -84,7 +84,11 @@ const EnvSchema = Type.Object({
       Type.Literal('trace'),
       Type.Literal('silent'),
     ],
-    { default: 'info', description: 'pino log level.' },
+    {
+      default: 'info',
+      description:
+        'pino log level. At `info` each request is one line: its id, method, route pattern (never its URL), status and time.',
+    },
   ),
 });
 
