@@ -9,7 +9,9 @@ const ISSUER = 'cairn';
 const AUDIENCE = 'cairn-api';
 
 /** Cairn's own tokens are JWTs (three dot-separated parts); anything else is an opaque token. */
-export const isCairnToken = (token: string) => token.split('.').length === 3;
+const JWT_SHAPE = /^[^.]*\.[^.]*\.[^.]*$/;
+// Asked on every request: a match splits nothing (no three strings and an array to collect).
+export const isCairnToken = (token: string) => JWT_SHAPE.test(token);
 
 export interface IssuedToken {
   token: string;
