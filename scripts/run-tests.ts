@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { dropTestSchemas } from '../src/test/scratch-schema.ts';
 
 const filters = process.argv.slice(2);
 // The server's tests under src/, and each client package's under clients/<language>/test/.
@@ -98,4 +99,10 @@ const result = spawnSync(
   { stdio: 'inherit', env },
 );
 if (env.CAIRN_TEST_TEMPLATE) fs.rmSync(path.dirname(env.CAIRN_TEST_TEMPLATE), { recursive: true, force: true });
+if (onPostgres && process.env.DATABASE_URL) {
+  // The test files' own schemas, left on Citus until no file migrates beside the drop (test/scratch-schema.ts).
+  const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '', poolSize: 1 });
+  await dropTestSchemas(database.db);
+  await database.close();
+}
 process.exit(result.status ?? 1);

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Kysely, NO_MIGRATIONS, PostgresDialect, type PostgresPool, sql } from 'kysely';
 import pg from 'pg';
+import { dropTestSchema } from '../test/scratch-schema.ts';
 import { type Database, openDatabase } from './database.ts';
 import { migrateToLatest, withMigrator } from './migrate.ts';
 
@@ -218,7 +219,7 @@ async function scratchSchema(url: string): Promise<Scratch> {
     citus,
     async close() {
       await db.destroy();
-      await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(admin.db);
+      await dropTestSchema(admin, schema);
       await admin.close();
     },
   };

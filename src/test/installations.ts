@@ -17,6 +17,7 @@ import { settingsSections } from '../platform/area.ts';
 import type { TestClock } from './clock.ts';
 import { testDataDir } from './data-dirs.ts';
 import type { TestApp } from './harness.ts';
+import { dropTestSchema } from './scratch-schema.ts';
 
 /**
  * Whole installations for the operating commands' tests (backup, restore, copy): a data
@@ -75,7 +76,7 @@ export function schemaUrl(url: string, schema: string): string {
 async function dropSchema(url: string, schema: string): Promise<void> {
   const admin = await openDatabase({ databaseUrl: url, dataDir: '', poolSize: 1 });
   try {
-    await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(admin.db);
+    await dropTestSchema(admin, schema);
   } finally {
     await admin.close();
   }
