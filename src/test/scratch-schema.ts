@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { type Database, openDatabase } from '../db/database.ts';
 
 /** The prefixes of the schemas test files make for themselves on a shared server. */
-const TEST_SCHEMAS = ['cairn_scratch', 'cairn_install', 'cairn_migrations'];
+const TEST_SCHEMAS = ['cairn_scratch', 'cairn_nodes', 'cairn_wakeups', 'cairn_install', 'cairn_migrations'];
 
 /**
  * Drops a test file's own schema when it is done, except on Citus. There a DROP SCHEMA beside
