@@ -40,6 +40,7 @@ import { type Cluster, freePort, startCluster } from '../src/test/postgres-clust
 import { benchAccessLog } from './access-log.ts';
 import { benchCitus } from './citus.ts';
 import { benchClient, load, log, median, quick, root, synchronousCommit, tunedPostgres, waitFor } from './common.ts';
+import { cpuBetween, cpuSnapshot, postmasterOf } from './cpu.ts';
 import { benchEvents } from './events.ts';
 import { benchExportWalks } from './export.ts';
 import { benchFhir } from './fhir.ts';
@@ -102,6 +103,12 @@ interface Measured extends Scenario {
   rounds: LoadResult[];
   /** SQL statements sent per request (pg_stat_statements), the median over the rounds. */
   statements: number | null;
+  /**
+   * CPU µs per request sent, medians over the rounds (/proc around each run): the server's own
+   * processes (primary and workers), and PostgreSQL's (backends, WAL writer and the rest; null when
+   * the database is on another machine).
+   */
+  cpu: { server: number; postgres: number | null };
 }
 
 /**
@@ -214,6 +221,7 @@ async function main() {
     await waitFor(`http://127.0.0.1:${baselinePort}/none`);
     await waitFor(`http://127.0.0.1:${floorPort}/none`);
     const servers = { cairn: server, baseline, floor };
+    const postmaster = await postmasterOf(databaseUrl);
     // Every worker listening, then a moment for start-up's garbage to settle.
     for (const child of Object.values(servers)) {
       for (let attempt = 0; attempt < 100 && workerPids(child).length < 2; attempt++) await sleep(100);
@@ -267,15 +275,24 @@ async function main() {
       for (const member of group) await load({ ...member.plan, seconds: quick ? 1 : 2 });
       // The servers take turns, round by round, so a passing disturbance of this shared machine
       // falls on all rather than on one; the medians of the rounds are kept.
-      const rounds: { result: LoadResult; peakMb: number; statements: number | null }[][] = group.map(() => []);
+      const rounds: { result: LoadResult; peakMb: number; statements: number | null; cpu: Measured['cpu'] }[][] = group.map(
+        () => [],
+      );
       for (let round = 0; round < (group.length > 1 ? ROUNDS : 1); round++) {
         for (const [position, member] of group.entries()) {
-          const { value, statements } = await countStatements(databaseUrl, () =>
-            peakMemory(servers[member.target], () => load(member.plan)),
-          );
-          rounds[position]!.push({ result: value.value, peakMb: value.peakMb, statements });
+          const child = servers[member.target];
+          const { value, statements } = await countStatements(databaseUrl, async () => {
+            const before = cpuSnapshot(child, postmaster);
+            const ran = await peakMemory(child, () => load(member.plan));
+            return { ran, spent: cpuBetween(before, cpuSnapshot(child, postmaster), postmaster !== null) };
+          });
+          const { ran, spent } = value;
+          const perRequest = (s: number) => (s * 1e6) / Math.max(1, ran.value.sent);
+          const postgres = spent.backends === null ? null : perRequest(spent.backends + spent.walWriter! + spent.background!);
+          const cpu = { server: perRequest(spent.cairn!), postgres };
+          rounds[position]!.push({ result: ran.value, peakMb: ran.peakMb, statements, cpu });
           const peaks = memory[member.target][member.name === 'token issue' ? 'peakTokenIssue' : 'peak'];
-          for (const [pid, mb] of value.byWorker) peaks.set(pid, Math.max(peaks.get(pid) ?? 0, mb));
+          for (const [pid, mb] of ran.byWorker) peaks.set(pid, Math.max(peaks.get(pid) ?? 0, mb));
         }
       }
       for (const [position, member] of group.entries()) {
@@ -290,6 +307,10 @@ async function main() {
           peakMb: Math.max(...runs.map((run) => run.peakMb)),
           rounds: runs.map((run) => run.result),
           statements: perRequest.length > 0 ? median(perRequest) : null,
+          cpu: {
+            server: median(runs.map((run) => run.cpu.server)),
+            postgres: runs[0]!.cpu.postgres === null ? null : median(runs.map((run) => run.cpu.postgres!)),
+          },
         });
         log(
           `${member.name.padEnd(28)} ${member.target.padEnd(8)} ${member.tenant.padEnd(5)} ${result.rps.toFixed(0).padStart(6)} req/s  p95 ${result.p95.toFixed(1)} ms  ${measured.at(-1)!.statements?.toFixed(2) ?? '?'} stmt/req${result.non2xx ? `  (${result.non2xx} non-2xx)` : ''}`,
@@ -622,7 +643,7 @@ function summarize(
     measured.find((m) => m.name === name && m.target === target && m.tenant === tenant);
   const rows = measured.map(
     (m) =>
-      `| ${m.name} | ${m.target === 'baseline' ? 'same SQL' : m.target} | ${sizes[m.tenant].toLocaleString('en-US')} | ${m.result.rps.toFixed(0)} | ${m.result.p50.toFixed(1)} | ${m.result.p95.toFixed(1)} | ${m.result.p99.toFixed(1)} | ${m.statements?.toFixed(2) ?? '–'} | ${m.peakMb.toFixed(0)} | ${m.result.non2xx + m.result.errors} |`,
+      `| ${m.name} | ${m.target === 'baseline' ? 'same SQL' : m.target} | ${sizes[m.tenant].toLocaleString('en-US')} | ${m.result.rps.toFixed(0)} | ${m.result.p50.toFixed(1)} | ${m.result.p95.toFixed(1)} | ${m.result.p99.toFixed(1)} | ${m.statements?.toFixed(2) ?? '–'} | ${m.cpu.server.toFixed(0)} | ${m.cpu.postgres?.toFixed(0) ?? '–'} | ${m.peakMb.toFixed(0)} | ${m.result.non2xx + m.result.errors} |`,
   );
   // The median of the rounds' ratios: each compares runs taken moments apart.
   const ratio = (m: Measured, against: Target, target: number) => {
@@ -641,6 +662,22 @@ function summarize(
   const paired = measured.filter((m) => m.target === 'cairn' && find(m.name, 'floor', m.tenant));
   const floor = paired.map((m) => ratio(m, 'floor', floorTargets[m.name] ?? 0)!);
   const overhead = paired.map((m) => ratio(m, 'baseline', 0)!);
+  // What the framework adds to a request in the server's own processes, and what its SQL costs PostgreSQL.
+  const cpu = paired.map((m) => {
+    const same = find(m.name, 'baseline', m.tenant)!;
+    const bare = find(m.name, 'floor', m.tenant)!;
+    return {
+      name: `${m.name} (${sizes[m.tenant].toLocaleString('en-US')})`,
+      server: { cairn: m.cpu.server, sameSql: same.cpu.server, floor: bare.cpu.server },
+      postgres: { cairn: m.cpu.postgres, sameSql: same.cpu.postgres, floor: bare.cpu.postgres },
+    };
+  });
+  const µs = (value: number | null) => (value === null ? '–' : value.toLocaleString('en-US', { maximumFractionDigits: 0 }));
+  const signed = (value: number | null) => (value === null ? '–' : `${value >= 0 ? '+' : '−'}${µs(Math.abs(value))}`);
+  const cpuRows = cpu.map(
+    (c) =>
+      `| ${c.name} | ${µs(c.server.cairn)} | ${µs(c.server.sameSql)} | ${µs(c.server.floor)} | ${signed(c.server.cairn - c.server.sameSql)} | ${µs(c.postgres.cairn)} | ${µs(c.postgres.sameSql)} | ${µs(c.postgres.floor)} |`,
+  );
   const statements = measured
     .filter((m) => m.statements !== null)
     .map((m) => ({ name: m.name, server: m.target, patients: sizes[m.tenant], perRequest: Number(m.statements!.toFixed(2)) }));
@@ -673,9 +710,15 @@ function summarize(
     '',
     `${new Date().toISOString()} — ${machine}; PostgreSQL on the same machine (synchronous_commit ${synchronousCommit}); ${connections} connections (bulk edits 2), ${seconds} s per run; Cairn, the same-SQL baseline and the floor each run 2 workers and take turns over ${ROUNDS} rounds (medians shown). Statements per request from pg_stat_statements, over the requests sent (those still in flight as a run's window closes run their statements too), with Cairn's job workers off (CAIRN_JOB_WORKERS=0, an API-only node), so each is the request's own: no job polling or outbox relay counted; each worker's read caches (tenant, instance, the caller's access) reload every CAIRN_CACHE_TTL_MS (60 s; a change clears them on every node).`,
     '',
-    '| Scenario | Server | Patients | req/s | p50 ms | p95 ms | p99 ms | statements / request | peak RSS MB (worker) | errors |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| Scenario | Server | Patients | req/s | p50 ms | p95 ms | p99 ms | statements / request | server CPU µs / request | PostgreSQL CPU µs / request | peak RSS MB (worker) | errors |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
+    '',
+    "**CPU a request, in the server's processes and in PostgreSQL's** (µs, medians of the rounds; read from /proc around each run, over the requests sent): the machine's 2 cores are shared by the load, the server and PostgreSQL, so req/s moves with the whole machine's load from round to round, while CPU per request says what each request cost. Cairn − same SQL is the framework's own cost: routing, authentication, validation, the access record's part in the server, serialization, logging; the same SQL's PostgreSQL column is the statement alone, Cairn's adds the access record.",
+    '',
+    '| Scenario | server: Cairn | server: same SQL | server: floor | server: Cairn − same SQL | PostgreSQL: Cairn | PostgreSQL: same SQL | PostgreSQL: floor |',
+    '|---|---|---|---|---|---|---|---|',
+    ...cpuRows,
     '',
     '**Cairn ÷ floor (throughput)**: the floor does the least SQL that could answer, and nothing else',
     '',
@@ -714,6 +757,7 @@ function summarize(
     patients: sizes[m.tenant],
     ...m.result,
     statementsPerRequest: m.statements,
+    cpuPerRequest: m.cpu,
     peakMb: m.peakMb,
   }));
   return {
@@ -727,6 +771,7 @@ function summarize(
       figures,
       floor,
       overhead,
+      cpuPerRequest: cpu,
       statements,
       growth,
       idempotency,
