@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Kysely, NO_MIGRATIONS, PostgresDialect, type PostgresPool, sql } from 'kysely';
 import pg from 'pg';
-import { dropTestSchema } from '../test/scratch-schema.ts';
+import { scratchSchema } from '../test/scratch-schema.ts';
 import { type Database, openDatabase } from './database.ts';
 import { migrateToLatest, withMigrator } from './migrate.ts';
 
@@ -148,7 +147,7 @@ test('each CREATE TABLE is followed by its distribution: by tenant with a tenant
 const databaseUrl = process.env.DATABASE_URL ?? '';
 
 test('the migrations go up to the latest, down to nothing and up again', async () => {
-  const scratch = databaseUrl ? await scratchSchema(databaseUrl) : await inMemory();
+  const scratch = databaseUrl ? await onServer(databaseUrl) : await inMemory();
   try {
     const { db } = scratch;
     assert.equal((await migrateToLatest(db)).length, migrationFiles.length);
@@ -193,34 +192,22 @@ async function inMemory(): Promise<Scratch> {
 }
 
 /**
- * A schema of its own on the server other test files share, first in the search path; `public`
- * after it holds the extensions the migrations create if they are missing (made there first, as
- * `cairn migrate` would, so they are not made inside the schema dropped at the end). Every query
- * goes by the extended protocol, which refuses a string of several statements, as Citus's
- * workers do. On Citus, 4 shards a table rather than the cluster's 32: what is checked is how
- * each table is distributed, and the chain runs four times faster.
+ * The migrations in a schema of their own on the server (test/scratch-schema.ts: on Citus 4 shards
+ * a table, since what is checked is how each table is distributed, and the chain runs four times
+ * faster). Every query goes by the extended protocol, which refuses a string of several
+ * statements, as Citus's workers do.
  */
-async function scratchSchema(url: string): Promise<Scratch> {
-  const admin = await openDatabase({ databaseUrl: url, dataDir: '', poolSize: 1 });
-  const citus = admin.kind === 'citus';
-  const schema = `cairn_migrations_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public`.execute(admin.db);
-  await sql`CREATE EXTENSION IF NOT EXISTS btree_gin SCHEMA public`.execute(admin.db);
-  await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(admin.db);
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: 1,
-    options: `-c search_path=${schema},public${citus ? ' -c citus.shard_count=4' : ''}`,
-  });
+async function onServer(url: string): Promise<Scratch> {
+  const scratch = await scratchSchema(url, 'cairn_migrations');
+  const pool = new pg.Pool({ connectionString: scratch.url, max: 1 });
   pool.on('error', () => {});
   const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: extendedProtocol(pool) }) });
   return {
     db,
-    citus,
+    citus: scratch.citus,
     async close() {
       await db.destroy();
-      await dropTestSchema(admin, schema);
-      await admin.close();
+      await scratch.drop();
     },
   };
 }

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { openDatabase } from '../db/database.ts';
 import { call, jobsSettled, startServer } from '../test/processes.ts';
 import { startReceiver } from '../test/receiver.ts';
-import { scratchUrl } from '../test/scratch-schema.ts';
+import { scratchSchema } from '../test/scratch-schema.ts';
 
 /**
  * The job queue with several nodes on one database: two `cairn serve` processes, each with job
@@ -26,7 +26,7 @@ describe('the job queue on two nodes', { skip }, () => {
   test('two cairn serve processes under load: no delivery twice, none lost, both work, per-record order', {
     timeout: 300_000,
   }, async (t) => {
-    const scratch = await scratchUrl(process.env.DATABASE_URL!, 'cairn_nodes');
+    const scratch = await scratchSchema(process.env.DATABASE_URL!, 'cairn_nodes');
     after(() => scratch.drop());
     const scratchDb = await openDatabase({ databaseUrl: scratch.url, dataDir: '', poolSize: 1 });
     after(() => scratchDb.close());

@@ -3,7 +3,7 @@ import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { call, jobsSettled, startServer } from '../test/processes.ts';
 import { startReceiver } from '../test/receiver.ts';
-import { scratchUrl } from '../test/scratch-schema.ts';
+import { scratchSchema } from '../test/scratch-schema.ts';
 
 /**
  * Wake-ups between nodes: writes on an API-only node (CAIRN_JOB_WORKERS=0) name their tenant in a
@@ -20,7 +20,7 @@ describe('wake-ups between nodes', { skip }, () => {
   test("an API-only node's writes wake the job node for their tenant: deliveries with no sweep to find them", {
     timeout: 300_000,
   }, async () => {
-    const scratch = await scratchUrl(process.env.DATABASE_URL!, 'cairn_wakeups');
+    const scratch = await scratchSchema(process.env.DATABASE_URL!, 'cairn_wakeups');
     after(() => scratch.drop());
     const receiver = await startReceiver(200);
     const env = {

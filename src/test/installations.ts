@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -7,7 +6,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { after } from 'node:test';
 import { promisify } from 'node:util';
-import { sql } from 'kysely';
 import { buildApp } from '../app.ts';
 import { areas } from '../areas.ts';
 import { loadConfig } from '../config.ts';
@@ -17,7 +15,7 @@ import { settingsSections } from '../platform/area.ts';
 import type { TestClock } from './clock.ts';
 import { testDataDir } from './data-dirs.ts';
 import type { TestApp } from './harness.ts';
-import { dropTestSchema } from './scratch-schema.ts';
+import { scratchSchema } from './scratch-schema.ts';
 
 /**
  * Whole installations for the operating commands' tests (backup, restore, copy): a data
@@ -39,47 +37,17 @@ export async function newInstallation({ empty = false } = {}): Promise<Installat
     ? fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'cairn-target-'))
     : await testDataDir('cairn-install-');
   const server = process.env.DATABASE_URL;
-  const schema = server ? await newSchema(server) : undefined;
-  const databaseUrl = server && schema ? schemaUrl(server, schema) : '';
+  const scratch = server ? await scratchSchema(server, 'cairn_install') : undefined;
+  const databaseUrl = scratch?.url ?? '';
   return {
     dataDir,
     databaseUrl,
     env: { ...process.env, CAIRN_DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
     async remove() {
       fs.rmSync(dataDir, { recursive: true, force: true });
-      if (server && schema) await dropSchema(server, schema);
+      await scratch?.drop();
     },
   };
-}
-
-/** A schema of its own on the server; `public` after it holds the extensions (made there first, as the migrations test does). */
-export async function newSchema(url: string): Promise<string> {
-  const admin = await openDatabase({ databaseUrl: url, dataDir: '', poolSize: 1 });
-  const schema = `cairn_install_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  try {
-    await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public`.execute(admin.db);
-    await sql`CREATE EXTENSION IF NOT EXISTS btree_gin SCHEMA public`.execute(admin.db);
-    await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(admin.db);
-  } finally {
-    await admin.close();
-  }
-  return schema;
-}
-
-/** The server's URL with the schema first in the search path (4 shards a table on Citus: what is tested is the copy, not the spread). */
-export function schemaUrl(url: string, schema: string): string {
-  const parsed = new URL(url);
-  parsed.searchParams.set('options', `-c search_path=${schema},public -c citus.shard_count=4`);
-  return parsed.toString();
-}
-
-async function dropSchema(url: string, schema: string): Promise<void> {
-  const admin = await openDatabase({ databaseUrl: url, dataDir: '', poolSize: 1 });
-  try {
-    await dropTestSchema(admin, schema);
-  } finally {
-    await admin.close();
-  }
 }
 
 /** Runs `cairn <args>` as an operator would; answers its output, or throws it with the exit code. */

@@ -7,9 +7,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { createPatient, createTestTenant } from '../../test/harness.ts';
-import { cairn, LOOPBACK_WEBHOOKS, newSchema, openApp, schemaUrl, startS3 } from '../../test/installations.ts';
+import { cairn, LOOPBACK_WEBHOOKS, openApp, startS3 } from '../../test/installations.ts';
 import { call, startServer } from '../../test/processes.ts';
 import { type Received, startReceiver } from '../../test/receiver.ts';
+import { scratchSchema } from '../../test/scratch-schema.ts';
 
 /**
  * A move as an operator makes it: the original served, so its events were relayed and delivered
@@ -39,7 +40,7 @@ describe('a copy served', { skip, timeout: 300_000 }, () => {
       fs.rmSync(copiedDir, { recursive: true, force: true });
     });
     const s3 = await startS3('cairn-served');
-    const targetUrl = schemaUrl(process.env.DATABASE_URL!, await newSchema(process.env.DATABASE_URL!));
+    const { url: targetUrl } = await scratchSchema(process.env.DATABASE_URL!, 'cairn_install');
     const sourceEnv = { CAIRN_DATA_DIR: dataDir, DATABASE_URL: '' };
 
     // The original: a subscription, patients whose events it relayed and delivered, as a server does.

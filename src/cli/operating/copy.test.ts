@@ -13,9 +13,10 @@ import { mergeAreas } from '../../platform/area.ts';
 import { TestClock } from '../../test/clock.ts';
 import { multipart, sampleFile } from '../../test/files.ts';
 import { Api, createTestTenant } from '../../test/harness.ts';
-import { cairn, newSchema, openApp, schemaUrl, startS3 } from '../../test/installations.ts';
+import { cairn, openApp, startS3 } from '../../test/installations.ts';
 import { startReceiver } from '../../test/receiver.ts';
 import { fullFormation, seedFixtures } from '../../test/route-fixtures.ts';
+import { scratchSchema } from '../../test/scratch-schema.ts';
 
 /**
  * `cairn copy` from the embedded database and local files to a PostgreSQL server (or Citus) and
@@ -32,8 +33,7 @@ describe('cairn copy', { skip, timeout: 600_000 }, () => {
     mergeAreas(areas);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-copy-'));
     const s3 = await startS3('cairn-copy');
-    const schema = await newSchema(process.env.DATABASE_URL!);
-    const targetUrl = schemaUrl(process.env.DATABASE_URL!, schema);
+    const { schema, url: targetUrl } = await scratchSchema(process.env.DATABASE_URL!, 'cairn_install');
     after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
     const sourceEnv = { CAIRN_DATA_DIR: dataDir, DATABASE_URL: '' };
 
