@@ -191,7 +191,7 @@ export async function benchEvents(): Promise<string> {
       '|---|---|---|',
       `| commit → delivery at ${RATE} writes/s: p50 / p95 / p99 | ${percentile(pacedDelays, 50)} / ${p95} / ${percentile(pacedDelays, 99)} ms (${pacedDelivered} events delivered, ${pacedTwice} twice, for ${pacedCount} creates answered before the load stopped; ${paced.rps.toFixed(0)} writes/s reached) | p95 < 1000 ms: ${p95 < 1000 && pacedDelivered >= pacedCount ? 'met' : 'MISSED'} |`,
       `| events delivered per second, creates at full speed | ${eventsPerSecond.toFixed(0)} (${delivered} events delivered, ${duplicates} twice, for ${blastCount} creates answered; writes ${blast.rps.toFixed(0)}/s; delay p50 ${percentile(blastDelays, 50)} ms, p95 ${percentile(blastDelays, 95)} ms) | |`,
-      `| patient create, outbox on ÷ before it (${beforeRef}), job workers on | ${createRatio.toFixed(2)} (now ${rateList('now')} req/s; before ${rateList('before')}) | ≥ 0.9: ${createRatio >= 0.9 ? 'met' : 'MISSED'} |`,
+      `| patient create, outbox on ÷ before it (${beforeRef}), job workers on | ${createRatio.toFixed(2)} (now ${rateList('now')} req/s; before ${rateList('before')}) | ≥ 0.9: ${createRatio >= 0.9 ? 'met' : `MISSED. Why: on an API-only node (below) the ratio is ${ratio('api').toFixed(2)}, the outbox row's own cost; the rest is the relay and the deliveries (one POST to the receiver an event), on the same two cores, work the build before the outbox never did`} |`,
       `| the same on an API-only node (CAIRN_JOB_WORKERS=0) | ${ratio('api').toFixed(2)} (${rateList('api')} req/s) | |`,
       '',
     ].join('\n');
