@@ -275,7 +275,7 @@ export async function benchFiles(): Promise<string> {
     const cpu = (runs: { main: number; others: number }[]) =>
       `${(ms(runs, 'main') + ms(runs, 'others')).toFixed(0)} ms (main thread ${ms(runs, 'main').toFixed(0)}, other threads ${ms(runs, 'others').toFixed(0)})`;
     // A miss says where the upload's CPU went beside the bare server's: its JavaScript, or the threads beside it.
-    const uploadWhy = `MISSED. Why: CPU per upload, Cairn ${cpu(uploadCpu)} against the bare server's ${cpu(bareCpu)}: the main thread parses the multipart body, checks and hashes it; the other threads are V8's collector (20 MB of network buffers a file, collected with Cairn's larger heap) and libuv's disk writes`;
+    const uploadWhy = `MISSED. Why: CPU per upload, Cairn ${cpu(uploadCpu)} against the bare server's ${cpu(bareCpu)}: the main thread parses the multipart body, checks and hashes it; the other threads are V8's collector (a full collection every upload or two: 20 MB of network buffers a file, beside a heap that also holds PGlite's database) and libuv's disk writes (the same bytes as the bare server's)`;
     return [
       '',
       `**Files** (20 MB, ${ROUNDS} rounds, medians; one Cairn process on PGlite and the filesystem store, the same disk as cp)`,
