@@ -31,16 +31,28 @@ const ticksPerSecond = (() => {
   }
 })();
 
-/** A process's parent and its user plus system ticks, or null once it is gone. */
-function statOf(pid: number): { ppid: number; ticks: number } | null {
+/** A process's (`/proc/<pid>/stat`) or thread's (`/proc/<pid>/task/<tid>/stat`) parent and user plus system ticks, or null once it is gone. */
+function statOf(pid: number, path = `/proc/${pid}/stat`): { ppid: number; ticks: number } | null {
   try {
     // The command may hold spaces and parentheses: the fields start after its last ')'.
-    const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const text = fs.readFileSync(path, 'utf8');
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
     return { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
   } catch {
     return null;
   }
+}
+
+/**
+ * A process's CPU ticks, its main thread's (the JavaScript) and its other threads' (V8's
+ * collector, libuv's threads); a thread gone meanwhile is lost, as the kernel's own totals keep it.
+ */
+export function threadTicks(pid: number): { main: number; others: number } {
+  const ticks = { main: 0, others: 0 };
+  for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+    ticks[task === String(pid) ? 'main' : 'others'] += statOf(pid, `/proc/${pid}/task/${task}/stat`)?.ticks ?? 0;
+  }
+  return ticks;
 }
 
 function commandOf(pid: number): string {

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { median, root, standalone } from './common.ts';
+import { threadTicks } from './cpu.ts';
 
 const SIZE = 20 * 1024 * 1024;
 /** The kernel's clock ticks a second, in which /proc counts CPU time (USER_HZ, 100 on Linux). */
@@ -27,24 +28,6 @@ const client = { key: 'bench-files', secret: 'bench-files-secret-0123456789' };
 function rssMb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-}
-
-/**
- * A process's CPU ticks, its main thread's (the JavaScript: parsing, checking, hashing) and its
- * other threads' (V8's collector, libuv's threads writing to the disk), from /proc.
- */
-function threadTicks(pid: number): { main: number; others: number } {
-  const ticks = { main: 0, others: 0 };
-  for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const text = fs.readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
-      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      ticks[task === String(pid) ? 'main' : 'others'] += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // A thread gone meanwhile: its ticks are lost, as the kernel's own totals would keep them.
-    }
-  }
-  return ticks;
 }
 
 /** CPU ticks of `pid`'s threads while `work` runs. */
